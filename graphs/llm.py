@@ -1,0 +1,231 @@
+"""One model call: cache lookup, retries with backoff that honour Retry-After, and the raw text kept.
+
+Every node in every graph calls :meth:`ModelClient.call`. Errors are returned (never raised
+into the graph) and never cached; the reasoning of R1-style models is split from the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from graphs.models import GenerationParams, ModelSpec, check_ready, get_chat_model, parse_spec
+from stores.cache import ResponseCache, cache_key
+
+_THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff; a server's Retry-After wins when it asks for longer."""
+
+    max_attempts: int = 4
+    initial_delay: float = 0.5
+    factor: float = 2.0
+    max_delay: float = 30.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        backoff = min(self.max_delay, self.initial_delay * self.factor ** (attempt - 1))
+        backoff *= 0.8 + 0.4 * random.random()
+        return max(backoff, min(retry_after or 0.0, self.max_delay))
+
+
+@dataclass
+class CallResult:
+    raw: str | None
+    answer: str | None = None  # raw with any <think> block removed
+    reasoning: str | None = None
+    error: str | None = None
+    latency_s: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+    attempts: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "raw": self.raw,
+            "reasoning": self.reasoning,
+            "error": self.error,
+            "latency_s": round(self.latency_s, 4),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached": self.cached,
+        }
+
+
+def split_reasoning(text: str, extra_reasoning: str | None = None) -> tuple[str, str | None]:
+    """Separate ``<think>…</think>`` (DeepSeek-R1, QwQ) from the answer."""
+    parts = [m.group(1).strip() for m in _THINK.finditer(text)]
+    answer = _THINK.sub("", text).strip()
+    if extra_reasoning:
+        parts.insert(0, extra_reasoning)
+    return answer, ("\n".join(parts) or None)
+
+
+def _to_messages(messages: list[dict[str, str]]) -> list[BaseMessage]:
+    out: list[BaseMessage] = []
+    for message in messages:
+        role, content = message["role"], message["content"]
+        if role == "system":
+            out.append(SystemMessage(content))
+        elif role == "assistant":
+            out.append(AIMessage(content))
+        else:
+            out.append(HumanMessage(content))
+    return out
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _is_retryable(exc: BaseException) -> bool:
+    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(status, int):
+        return status == 429 or status == 408 or status >= 500
+    name = type(exc).__name__
+    retryable = ("Timeout", "Connection", "RemoteProtocol", "JSONDecode", "ResponseValidation", "EmptyAnswer")
+    return any(tag in name for tag in retryable) or isinstance(exc, asyncio.TimeoutError)
+
+
+class EmptyAnswerError(RuntimeError):
+    """The server answered with empty content: a fault worth a retry, never a cached answer."""
+
+
+def _describe(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    text = str(exc).splitlines()[0][:300] if str(exc) else ""
+    return f"{type(exc).__name__}{f' {status}' if status else ''}: {text}"
+
+
+@dataclass
+class ModelClient:
+    """A model spec bound to generation params, a cache and a retry policy."""
+
+    spec: ModelSpec
+    params: GenerationParams = field(default_factory=GenerationParams)
+    cache: ResponseCache | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    structured: bool = True
+    calls_made: int = 0
+    _models: dict[int, BaseChatModel] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_spec(
+        cls, spec: str, *, base_url: str | None = None, cache: ResponseCache | None = None, **kwargs: Any
+    ) -> ModelClient:
+        parsed = parse_spec(spec, base_url=base_url)
+        check_ready(parsed)
+        return cls(spec=parsed, cache=cache, **kwargs)
+
+    @property
+    def label(self) -> str:
+        return str(self.spec)
+
+    def _model(self) -> BaseChatModel:
+        # ChatOpenAI's async client is bound to the loop it first ran on: one model per loop.
+        try:
+            loop_id = id(asyncio.get_running_loop())
+        except RuntimeError:
+            loop_id = 0
+        if loop_id not in self._models:
+            self._models[loop_id] = get_chat_model(
+                f"{self.spec.provider}:{self.spec.model}", base_url=self.spec.base_url, **self.params.as_dict()
+            )
+        return self._models[loop_id]
+
+    def response_format(self, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
+        """The provider's way to constrain output to ``schema``."""
+        if not self.structured or (self.spec.provider == "together" and self.spec.is_reasoning):
+            return None
+        if self.spec.provider == "openai":
+            return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+        return {"type": "json_object", "schema": schema}
+
+    def _key(self, messages: list[dict[str, str]], fmt: dict[str, Any] | None, repeat: int) -> str:
+        params = {**self.params.as_dict(), "response_format": fmt}
+        params.pop("timeout")
+        return cache_key(
+            provider=self.spec.provider,
+            model=self.spec.model,
+            base_url=self.spec.base_url,
+            messages=messages,
+            params=params,
+            repeat=repeat,
+        )
+
+    async def call(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        schema: dict[str, Any] | None = None,
+        schema_name: str = "answer",
+        repeat: int = 0,
+    ) -> CallResult:
+        """Ask once (with retries). Never raises for model or transport faults."""
+        fmt = self.response_format(schema, schema_name) if schema else None
+        key = self._key(messages, fmt, repeat)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                answer, reasoning = split_reasoning(hit["raw"], hit.get("reasoning"))
+                return CallResult(
+                    raw=hit["raw"],
+                    answer=answer,
+                    reasoning=reasoning,
+                    prompt_tokens=hit.get("prompt_tokens", 0),
+                    completion_tokens=hit.get("completion_tokens", 0),
+                    cached=True,
+                )
+        kwargs: dict[str, Any] = {"response_format": fmt} if fmt else {}
+        started = time.perf_counter()
+        last: BaseException | None = None
+        for attempt in range(1, self.retry.max_attempts + 1):
+            try:
+                self.calls_made += 1
+                message = await asyncio.wait_for(
+                    self._model().ainvoke(_to_messages(messages), **kwargs), timeout=self.params.timeout + 5
+                )
+                raw = message.content if isinstance(message.content, str) else str(message.content)
+                extra = message.additional_kwargs.get("reasoning_content")
+                if not raw.strip() and not extra:
+                    raise EmptyAnswerError("the model returned empty content")
+                usage = getattr(message, "usage_metadata", None) or {}
+                answer, reasoning = split_reasoning(raw, extra)
+                result = CallResult(
+                    raw=raw,
+                    answer=answer,
+                    reasoning=reasoning,
+                    latency_s=time.perf_counter() - started,
+                    prompt_tokens=int(usage.get("input_tokens", 0)),
+                    completion_tokens=int(usage.get("output_tokens", 0)),
+                    attempts=attempt,
+                )
+                if self.cache is not None:
+                    self.cache.put(key, provider=self.spec.provider, model=self.spec.model, response=result.as_dict())
+                return result
+            except Exception as exc:
+                last = exc
+                if attempt == self.retry.max_attempts or not _is_retryable(exc):
+                    break
+                await asyncio.sleep(self.retry.delay(attempt, _retry_after(exc)))
+        assert last is not None
+        return CallResult(
+            raw=None, error=_describe(last), latency_s=time.perf_counter() - started, attempts=attempt
+        )

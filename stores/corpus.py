@@ -1,0 +1,135 @@
+"""Loading the UNSC corpus and the views the tests use."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from stores.paths import P5_BY_NAME, corpus_path
+from stores.records import Record
+
+
+class CorpusError(ValueError):
+    """A corpus file is malformed; the message names the file, line and field."""
+
+
+def _field_path(loc: tuple[object, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "<record>"
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
+    """Yield ``(line_number, object)``; raise :class:`CorpusError` naming the bad line."""
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CorpusError(f"{path}:{number}: invalid JSON: {exc.msg} (column {exc.colno})") from exc
+            if not isinstance(obj, dict):
+                raise CorpusError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
+            yield number, obj
+
+
+def parse_record(obj: dict[str, object], *, where: str) -> Record:
+    """Validate one object; the error names ``where`` and the first bad field."""
+    try:
+        return Record.model_validate(obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise CorpusError(f"{where}: field {_field_path(first['loc'])}: {first['msg']}") from exc
+
+
+@dataclass
+class Corpus:
+    """The records of one corpus file, with the views the paper uses."""
+
+    records: list[Record]
+    path: Path | None = None
+    sha256: str = ""
+    _by_id: dict[str, Record] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_id = {record.id: record for record in self.records}
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def get(self, record_id: str) -> Record:
+        try:
+            return self._by_id[record_id]
+        except KeyError:
+            raise KeyError(f"no record with id {record_id!r} in the corpus") from None
+
+    @cached_property
+    def drafts(self) -> list[Record]:
+        """The non-adopted drafts (the paper's 66), by date."""
+        return sorted((r for r in self.records if r.is_non_adopted_draft), key=lambda r: (r.date, r.id))
+
+    @cached_property
+    def adopted(self) -> list[Record]:
+        return sorted((r for r in self.records if r.adopted), key=lambda r: (r.date, r.id))
+
+    @cached_property
+    def amendments(self) -> list[Record]:
+        return sorted((r for r in self.records if r.kind == "amendment"), key=lambda r: (r.date, r.id))
+
+
+def p5_vote(record: Record, code: str) -> str | None:
+    """The recorded vote (Y/N/A) of a P5 member by code, or None if it did not vote."""
+    for name, vote in record.votes.items():
+        if P5_BY_NAME.get(name) == code:
+            return vote
+    return None
+
+
+def load_corpus(path: str | os.PathLike[str] | None = None) -> Corpus:
+    """Read ``corpus.jsonl``; a malformed line raises :class:`CorpusError` naming file and line."""
+    file = corpus_path(path)
+    raw = file.read_bytes()
+    records = [parse_record(obj, where=f"{file}:{number}") for number, obj in iter_jsonl(file)]
+    return Corpus(records=records, path=file, sha256=hashlib.sha256(raw).hexdigest())
+
+
+ContextKind = Literal["context", "draft_text", "fallback"]
+
+CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
+    "context": "a description of the draft from the UN press release (the outcome removed)",
+    "draft_text": "the text of the draft resolution",
+    "fallback": "only the title, agenda item and topic (no description of the draft was found)",
+}
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    """Text safe for a pre-vote prompt, and which kind of text it is."""
+
+    text: str
+    kind: ContextKind
+
+    @property
+    def description(self) -> str:
+        return CONTEXT_KIND_DESCRIPTIONS[self.kind]
+
+
+def context_for_prompt(record: Record) -> PromptContext:
+    """``context``, then ``draft_text``, then title / agenda / topic; never ``press_excerpt``."""
+    if record.context and record.context.text.strip():
+        return PromptContext(record.context.text.strip(), "context")
+    if record.draft_text and record.draft_text.text.strip():
+        return PromptContext(record.draft_text.text.strip(), "draft_text")
+    parts = [
+        f"Title: {record.title}" if record.title else "",
+        f"Agenda item: {record.agenda_item}" if record.agenda_item else "",
+        f"Topic: {record.topic}" if record.topic else "",
+    ]
+    return PromptContext("\n".join(p for p in parts if p) or "(no description available)", "fallback")

@@ -1,0 +1,87 @@
+"""Typed records for the UNSC corpus (schema: ``shared/data/DATA.md``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Vote = Literal["Y", "N", "A"]
+
+
+class Tally(BaseModel):
+    yes: int
+    no: int
+    abstain: int
+
+
+class Context(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    text: str
+    source: str | None = None
+    url: str | None = None
+    confidence: str | float | None = None
+
+
+class DraftText(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    text: str
+    source: str | None = None
+    url: str | None = None
+    complete: bool | None = None
+
+
+class PressExcerpt(BaseModel):
+    """Reveals the outcome: never bound for a pre-vote prompt."""
+
+    model_config = ConfigDict(extra="allow")
+    text: str
+    url: str | None = None
+    source_type: str | None = None
+    reveals_outcome: bool = True
+
+
+class Statement(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    member: str
+    text: str
+    url: str | None = None
+    kind: str | None = None
+    note: str | None = None
+
+
+class Record(BaseModel):
+    """One item the Security Council voted on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+    id: str
+    kind: Literal["draft", "amendment"]
+    adopted: bool
+    resolution: str | None = None
+    date: dt.date
+    meeting: str | None = None
+    agenda_item: str | None = None
+    category: str | None = None
+    region: str | None = None
+    topic: str | None = None
+    sponsors: list[str] = Field(default_factory=list)
+    title: str | None = None
+    tally: Tally
+    votes: dict[str, Vote]
+    vetoed_by: list[str] = Field(default_factory=list)
+    context: Context | None = None
+    draft_text: DraftText | None = None
+    press_excerpt: PressExcerpt | None = None
+    statements: list[Statement] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def is_non_adopted_draft(self) -> bool:
+        return self.kind == "draft" and not self.adopted
+
+    @property
+    def label(self) -> str:
+        """A human name: the resolution number for adopted items, else the draft symbol."""
+        return f"resolution {self.resolution}" if self.resolution else f'"{self.id}"'

@@ -1,0 +1,241 @@
+"""The durable run store: one row per sample, written the moment it completes.
+
+A run is an id plus its config (model spec, prompt versions, seed, data hash, package version).
+A sample is keyed by a stable id built from (test, item, persona, order, repeat), so re-running
+a run id skips what is done and a crash loses at most the samples in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+import pandas as pd
+
+from stores.paths import home
+from stores.sqlite import connect
+
+Status = Literal["ok", "invalid", "error"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_id TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    test TEXT NOT NULL,
+    item TEXT NOT NULL,
+    persona TEXT NOT NULL,
+    pair_order TEXT NOT NULL,
+    repeat INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    messages TEXT NOT NULL,
+    raw TEXT,
+    parsed TEXT,
+    parse_error TEXT,
+    error TEXT,
+    latency_s REAL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    model_calls INTEGER NOT NULL DEFAULT 0,
+    extra TEXT,
+    created REAL NOT NULL,
+    PRIMARY KEY (run_id, sample_id)
+);
+"""
+
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class RunNotFoundError(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def check_run_id(run_id: str) -> str:
+    """Run ids become file and thread names: keep them to a safe alphabet."""
+    if not _RUN_ID.match(run_id):
+        raise ValueError(f"invalid run id {run_id!r}: use letters, digits, '.', '_' or '-' (max 128)")
+    return run_id
+
+
+def sample_id(*, test: str, item: str, persona: str, order: str = "", repeat: int = 0) -> str:
+    """The stable identity of one sample."""
+    return "|".join((test, item, persona, order, f"r{repeat}"))
+
+
+@dataclass
+class SampleRow:
+    """One completed sample. ``parsed`` is None exactly when the answer was invalid or errored."""
+
+    test: str
+    item: str
+    persona: str
+    repeat: int
+    status: Status
+    messages: list[dict[str, Any]]
+    raw: str | None = None
+    parsed: Any = None
+    parse_error: str | None = None
+    error: str | None = None
+    pair_order: str = ""
+    latency_s: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    model_calls: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sample_id(self) -> str:
+        return sample_id(
+            test=self.test, item=self.item, persona=self.persona, order=self.pair_order, repeat=self.repeat
+        )
+
+
+class RunStore:
+    """SQLite-backed store, safe for several threads and processes."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or home() / "runs.sqlite"
+        self._conn = connect(self.path, _SCHEMA)
+        self._lock = threading.Lock()
+
+    # runs -----------------------------------------------------------------------------------
+    def create_run(self, run_id: str, config: dict[str, Any]) -> dict[str, Any]:
+        """Register a run, or return the stored config when resuming the same run id."""
+        check_run_id(run_id)
+        with self._lock:
+            row = self._conn.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row:
+                stored: dict[str, Any] = json.loads(row[0])
+                for key in ("test", "model"):
+                    if key in config and key in stored and config[key] != stored[key]:
+                        raise ValueError(
+                            f"run {run_id!r} was started with {key}={stored[key]!r}, not {config[key]!r}: "
+                            "use a new --run-id"
+                        )
+                return stored
+            self._conn.execute(
+                "INSERT INTO runs (run_id, config, created) VALUES (?,?,?)",
+                (run_id, json.dumps(config, sort_keys=True, default=str), time.time()),
+            )
+        return config
+
+    def update_config(self, run_id: str, **changes: Any) -> None:
+        config = self.get_run(run_id)
+        config.update(changes)
+        with self._lock:
+            self._conn.execute(
+                "UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config, default=str), run_id)
+            )
+
+    def get_run(self, run_id: str) -> dict[str, Any]:
+        with self._lock:
+            row = self._conn.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if not row:
+            raise RunNotFoundError(f"no run {run_id!r} in {self.path} (see `nationbias runs list`)")
+        config: dict[str, Any] = json.loads(row[0])
+        return config
+
+    def runs_frame(self) -> pd.DataFrame:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT r.run_id, r.config, r.created, "
+                "SUM(s.status='ok'), SUM(s.status='invalid'), SUM(s.status='error') "
+                "FROM runs r LEFT JOIN samples s ON s.run_id = r.run_id GROUP BY r.run_id ORDER BY r.created"
+            ).fetchall()
+        records = []
+        for run_id, config, created, ok, invalid, error in rows:
+            cfg = json.loads(config)
+            records.append(
+                {
+                    "run_id": run_id,
+                    "test": cfg.get("test"),
+                    "model": cfg.get("model"),
+                    "created": pd.Timestamp(created, unit="s").floor("s"),
+                    "ok": int(ok or 0),
+                    "invalid": int(invalid or 0),
+                    "error": int(error or 0),
+                }
+            )
+        return pd.DataFrame(records, columns=["run_id", "test", "model", "created", "ok", "invalid", "error"])
+
+    # samples --------------------------------------------------------------------------------
+    def done_ids(self, run_id: str, *, include_errors: bool = True) -> set[str]:
+        """Sample ids already recorded; with ``include_errors=False`` failed ones count as not done."""
+        query = "SELECT sample_id FROM samples WHERE run_id = ?"
+        if not include_errors:
+            query += " AND status != 'error'"
+        with self._lock:
+            return {row[0] for row in self._conn.execute(query, (run_id,))}
+
+    def write(self, run_id: str, row: SampleRow) -> None:
+        """Write one sample now (upsert: a retried sample replaces its failed row)."""
+        data = asdict(row)
+        values = (
+            run_id,
+            row.sample_id,
+            row.test,
+            row.item,
+            row.persona,
+            row.pair_order,
+            row.repeat,
+            row.status,
+            json.dumps(data["messages"], ensure_ascii=False),
+            row.raw,
+            None if row.parsed is None else json.dumps(row.parsed, ensure_ascii=False),
+            row.parse_error,
+            row.error,
+            row.latency_s,
+            row.prompt_tokens,
+            row.completion_tokens,
+            row.model_calls,
+            json.dumps(row.extra, ensure_ascii=False, default=str),
+            time.time(),
+        )
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values
+            )
+
+    def samples_frame(self, run_id: str) -> pd.DataFrame:
+        """One row per sample, JSON columns decoded."""
+        self.get_run(run_id)
+        frame = pd.read_sql_query(
+            "SELECT * FROM samples WHERE run_id = ? ORDER BY sample_id", self._conn, params=(run_id,)
+        )
+        for column in ("messages", "parsed", "extra"):
+            frame[column] = frame[column].map(lambda v: None if v is None else json.loads(v))
+        return frame
+
+    def export(self, run_id: str, fmt: Literal["csv", "jsonl"], out: TextIO | None = None) -> None:
+        """Write one row per sample to ``out`` (stdout by default)."""
+        out = out or sys.stdout
+        frame = self.samples_frame(run_id)
+        if fmt == "csv":
+            flat = frame.copy()
+            for column in ("messages", "parsed", "extra"):
+                flat[column] = flat[column].map(lambda v: json.dumps(v, ensure_ascii=False))
+            flat.to_csv(out, index=False)
+        elif fmt == "jsonl":
+            for record in frame.to_dict(orient="records"):
+                out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        else:
+            raise ValueError(f"unknown export format {fmt!r}: use csv or jsonl")
+
+    def write_many(self, run_id: str, rows: Iterable[SampleRow]) -> None:
+        for row in rows:
+            self.write(run_id, row)
+
+    def close(self) -> None:
+        self._conn.close()
