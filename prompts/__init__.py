@@ -1,1 +1,5 @@
-"""prompts"""
+"""Named, versioned prompt templates."""
+
+from prompts.registry import Prompt, PromptError, get_prompt, prompt_versions
+
+__all__ = ["Prompt", "PromptError", "get_prompt", "prompt_versions"]
