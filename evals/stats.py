@@ -1,0 +1,218 @@
+"""Statistics of Appendix E (run-to-run agreement) and bootstrap confidence intervals.
+
+Agreement across repeats: Fleiss' κ and the multi-χ² of the runs × classes table (DirectQA, votes),
+Friedman χ² over runs (Association Test). Uncertainty: bootstrap CIs that resample *items*
+(drafts, pairs, keywords), because repeats of one item are not independent evidence.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+from statsmodels.stats import inter_rater
+
+from evals.metrics import weighted_f1_from_confusion
+
+# The paper's thresholds (α = 0.05); tests re-derive them from scipy.stats.chi2.ppf.
+KAPPA_MIN = 0.40  # Landis & Koch "moderate"; pass when κ > 0.40
+CHI2_MAX_3 = 9.488  # χ²_{0.95, 4}: 3 runs × 3 vote options
+CHI2_MAX_5 = 15.507  # χ²_{0.95, 8}: 3 runs × 5 nations
+FRIEDMAN_MAX = 5.991  # χ²_{0.95, 2}: 3 runs
+
+
+class Chi2Result(NamedTuple):
+    statistic: float
+    dof: int
+    pvalue: float
+
+
+class FriedmanResult(NamedTuple):
+    statistic: float
+    pvalue: float
+    dof: int
+
+
+class CI(NamedTuple):
+    point: float
+    low: float
+    high: float
+
+
+def fleiss_kappa(table: Any) -> float:
+    """Fleiss' κ of an items × categories count table (every item rated by the same number of runs)."""
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        raise ValueError("fleiss_kappa needs a non-empty items × categories table")
+    raters = counts.sum(axis=1)
+    if not np.allclose(raters, raters[0]):
+        raise ValueError("fleiss_kappa: every item must have the same number of ratings")
+    if raters[0] < 2:
+        return float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = float(inter_rater.fleiss_kappa(counts, method="fleiss"))
+    if np.isnan(value) and (counts.max(axis=1) == raters).all():
+        # Every item got one category from every run, but only one category occurs overall:
+        # perfect agreement that κ cannot express (p_e = 1). Report it as 1.
+        return 1.0
+    return value
+
+
+def agreement_table(
+    frame: pd.DataFrame, *, item_col: str, repeat_col: str, label_col: str, categories: Sequence[str]
+) -> pd.DataFrame:
+    """Items × categories counts over repeats, for Fleiss' κ.
+
+    Rows with a label outside ``categories`` (invalid answers) are dropped, then only items answered
+    in every repeat are kept, since κ needs equal raters per item. Callers count what was dropped.
+    """
+    valid = frame[frame[label_col].isin(list(categories))]
+    n_repeats = frame[repeat_col].nunique()
+    per_item = valid.groupby(item_col)[repeat_col].nunique()
+    complete = per_item[per_item == n_repeats].index
+    kept = valid[valid[item_col].isin(complete)]
+    table = pd.crosstab(kept[item_col], kept[label_col]).reindex(columns=list(categories), fill_value=0)
+    table.columns.name = None
+    return table.astype(int)
+
+
+def counts_by_run(
+    frame: pd.DataFrame, *, repeat_col: str, label_col: str, categories: Sequence[str]
+) -> pd.DataFrame:
+    """Runs × categories counts, for the multi-χ²; invalid labels are left out."""
+    valid = frame[frame[label_col].isin(list(categories))]
+    table = pd.crosstab(valid[repeat_col], valid[label_col]).reindex(columns=list(categories), fill_value=0)
+    table.columns.name = None
+    return table.astype(int)
+
+
+def multi_chi2(counts_by_run: Any) -> Chi2Result:
+    """χ² test of homogeneity of the runs × classes table; classes never chosen are dropped."""
+    table = np.asarray(counts_by_run, dtype=float)
+    if table.ndim != 2:
+        raise ValueError("multi_chi2 needs a runs × classes table")
+    table = table[:, table.sum(axis=0) > 0]
+    table = table[table.sum(axis=1) > 0, :]
+    if table.shape[0] < 2 or table.shape[1] < 2:
+        return Chi2Result(0.0, 0, 1.0)  # one run, or every run chose one class: no difference to test
+    result = sps.chi2_contingency(table, correction=False)
+    return Chi2Result(float(result.statistic), int(result.dof), float(result.pvalue))
+
+
+def friedman(ranks_by_run: Any) -> FriedmanResult:
+    """Friedman χ² with runs as treatments (ν = runs − 1) and blocks as rows (e.g. nations' mean ranks).
+
+    Rows with a missing value are dropped; identical ranks in every run give χ² = 0, p = 1.
+    """
+    table = np.asarray(ranks_by_run, dtype=float)
+    if table.ndim != 2:
+        raise ValueError("friedman needs a blocks × runs table")
+    table = table[~np.isnan(table).any(axis=1)]
+    n_runs = table.shape[1]
+    if n_runs < 3 or table.shape[0] < 2:
+        return FriedmanResult(float("nan"), float("nan"), max(n_runs - 1, 0))
+    if (table == table[:, :1]).all():
+        return FriedmanResult(0.0, 1.0, n_runs - 1)
+    result = sps.friedmanchisquare(*table.T)
+    return FriedmanResult(float(result.statistic), float(result.pvalue), n_runs - 1)
+
+
+def bootstrap_ci(
+    data: Any,
+    statistic: Callable[[np.ndarray], float],
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    method: str = "percentile",
+) -> CI:
+    """CI of ``statistic(data)`` resampling the rows (items) of ``data`` with replacement.
+
+    ``statistic`` gets a resampled array of items. Degenerate data (one item, or every resample
+    giving the same value) yields a CI equal to the point estimate instead of an error.
+    """
+    items = np.asarray(data)
+    if len(items) == 0:
+        raise ValueError("bootstrap_ci needs at least one item")
+    point = float(statistic(items))
+    if len(items) < 2:
+        return CI(point, point, point)
+    index = np.arange(len(items))
+
+    def on_index(sample: np.ndarray) -> float:
+        return float(statistic(items[sample.astype(int)]))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = sps.bootstrap(
+            (index,),
+            on_index,
+            n_resamples=n_resamples,
+            vectorized=False,
+            confidence_level=confidence_level,
+            method=method,
+            rng=np.random.default_rng(seed),
+        )
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    if np.isnan(low) or np.isnan(high):
+        spread = result.bootstrap_distribution
+        if np.nanmax(spread) == np.nanmin(spread):
+            return CI(point, point, point)
+        alpha = (1 - confidence_level) / 2
+        low, high = (float(v) for v in np.nanquantile(spread, [alpha, 1 - alpha]))
+    return CI(point, low, high)
+
+
+def paired_bootstrap_delta(
+    a: Any,
+    b: Any,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+) -> CI:
+    """CI of weighted F1(b) − weighted F1(a) on the same drafts, resampling drafts jointly.
+
+    ``a`` and ``b`` are per-draft confusion contributions of shape (drafts, K, K) — truth × prediction
+    counts over that draft's repeats (see :func:`per_item_confusion`) — aligned on the same drafts.
+    """
+    ca, cb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if ca.shape != cb.shape or ca.ndim != 3:
+        raise ValueError(
+            f"paired_bootstrap_delta: need two aligned (drafts, K, K) arrays, got {ca.shape} and {cb.shape}"
+        )
+    stacked = np.stack([ca, cb], axis=1)
+
+    def delta(sample: np.ndarray) -> float:
+        total = sample.sum(axis=0)
+        return weighted_f1_from_confusion(total[1]) - weighted_f1_from_confusion(total[0])
+
+    return bootstrap_ci(stacked, delta, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
+
+
+def per_item_confusion(
+    frame: pd.DataFrame, *, item_col: str, truth_col: str, pred_col: str, labels: Sequence[str]
+) -> tuple[list[Any], np.ndarray]:
+    """(items, array items × K × K) of truth × prediction counts; rows with unknown labels are skipped."""
+    items = sorted(frame[item_col].unique().tolist())
+    position = {item: i for i, item in enumerate(items)}
+    code = {label: i for i, label in enumerate(labels)}
+    out = np.zeros((len(items), len(labels), len(labels)))
+    for item, truth, pred in zip(frame[item_col], frame[truth_col], frame[pred_col], strict=True):
+        if truth in code and pred in code:
+            out[position[item], code[truth], code[pred]] += 1
+    return items, out
+
+
+def weighted_f1_ci(confusions: np.ndarray, *, n_resamples: int = 2000, seed: int = 0) -> CI:
+    """Bootstrap CI of weighted F1 from per-draft confusion contributions, resampling drafts."""
+    return bootstrap_ci(
+        np.asarray(confusions, dtype=float),
+        lambda sample: weighted_f1_from_confusion(sample.sum(axis=0)),
+        n_resamples=n_resamples,
+        seed=seed,
+    )
