@@ -5,16 +5,29 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
 
 from pydantic import ValidationError
 
-from stores.paths import P5_BY_NAME, corpus_path
+from stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
+from stores.paths import P5, P5_BY_NAME, corpus_path
 from stores.records import Record
+
+__all__ = [
+    "CONTEXT_KIND_DESCRIPTIONS",
+    "ContextKind",
+    "Corpus",
+    "CorpusError",
+    "PromptContext",
+    "context_for_prompt",
+    "field_coverage",
+    "ground_truth",
+    "load_corpus",
+    "p5_vote",
+]
 
 
 class CorpusError(ValueError):
@@ -96,40 +109,32 @@ def load_corpus(path: str | os.PathLike[str] | None = None) -> Corpus:
     """Read ``corpus.jsonl``; a malformed line raises :class:`CorpusError` naming file and line."""
     file = corpus_path(path)
     raw = file.read_bytes()
-    records = [parse_record(obj, where=f"{file}:{number}") for number, obj in iter_jsonl(file)]
+    records: list[Record] = []
+    first_line_of: dict[str, int] = {}
+    for number, obj in iter_jsonl(file):
+        record = parse_record(obj, where=f"{file}:{number}")
+        if record.id in first_line_of:
+            first = first_line_of[record.id]
+            message = f"duplicate id {record.id!r} (first on line {first})"
+            raise CorpusError(f"{file}:{number}: field id: {message}")
+        first_line_of[record.id] = number
+        records.append(record)
     return Corpus(records=records, path=file, sha256=hashlib.sha256(raw).hexdigest())
 
 
-ContextKind = Literal["context", "draft_text", "fallback"]
-
-CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
-    "context": "a description of the draft from the UN press release (the outcome removed)",
-    "draft_text": "the text of the draft resolution",
-    "fallback": "only the title, agenda item and topic (no description of the draft was found)",
-}
-
-
-@dataclass(frozen=True)
-class PromptContext:
-    """Text safe for a pre-vote prompt, and which kind of text it is."""
-
-    text: str
-    kind: ContextKind
-
-    @property
-    def description(self) -> str:
-        return CONTEXT_KIND_DESCRIPTIONS[self.kind]
+def ground_truth(records: Iterable[Record]) -> dict[str, dict[str, int]]:
+    """P5 votes counted per member: ``{code: {"Y": n, "N": n, "A": n}}`` (the paper's G.T.)."""
+    table = {code: {"Y": 0, "N": 0, "A": 0} for code in P5}
+    for record in records:
+        for code in P5:
+            vote = p5_vote(record, code)
+            if vote:
+                table[code][vote] += 1
+    return table
 
 
-def context_for_prompt(record: Record) -> PromptContext:
-    """``context``, then ``draft_text``, then title / agenda / topic; never ``press_excerpt``."""
-    if record.context and record.context.text.strip():
-        return PromptContext(record.context.text.strip(), "context")
-    if record.draft_text and record.draft_text.text.strip():
-        return PromptContext(record.draft_text.text.strip(), "draft_text")
-    parts = [
-        f"Title: {record.title}" if record.title else "",
-        f"Agenda item: {record.agenda_item}" if record.agenda_item else "",
-        f"Topic: {record.topic}" if record.topic else "",
-    ]
-    return PromptContext("\n".join(p for p in parts if p) or "(no description available)", "fallback")
+def field_coverage(records: Sequence[Record]) -> dict[str, int]:
+    """How many records have a non-empty value for each optional field."""
+    required = ("id", "kind", "adopted", "date", "tally", "votes")
+    names = [name for name in Record.model_fields if name not in required]
+    return {name: sum(1 for r in records if getattr(r, name) not in (None, "", [], {})) for name in names}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Vote = Literal["Y", "N", "A"]
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class Tally(BaseModel):
@@ -76,6 +78,16 @@ class Record(BaseModel):
     press_excerpt: PressExcerpt | None = None
     statements: list[Statement] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _iso_date(cls, value: object) -> object:
+        """Only ``YYYY-MM-DD``: pydantic would otherwise accept timestamps and datetimes."""
+        if isinstance(value, dt.date):
+            return value
+        if not isinstance(value, str) or not _ISO_DATE.match(value):
+            raise ValueError(f"not an ISO date (YYYY-MM-DD): {value!r}")
+        return value
 
     @property
     def is_non_adopted_draft(self) -> bool:

@@ -1,0 +1,170 @@
+"""The leak guard: text bound for a pre-vote prompt must not reveal how the vote went.
+
+:func:`find_outcome_language` flags tallies, vetoes, "voted in favour", abstentions, "failed to
+adopt", "was adopted", the counterfactual "had it passed" and lists of who voted how.
+:func:`context_for_prompt` picks ``context``, then ``draft_text``, then a title / agenda / topic
+fallback, removes every flagged sentence whole, and never looks at ``press_excerpt``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from stores.records import Record
+
+_NUMBER = (
+    r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen)"
+)
+
+OUTCOME_PATTERNS: dict[str, tuple[str, ...]] = {
+    "tally": (
+        r"\b\d{1,2}\s*[-–—]\s*\d{1,2}\s*[-–—]\s*\d{1,2}\b",
+        r"\bby a (?:recorded )?vote of\b",
+        r"\bthe vote was\b",
+        rf"\b{_NUMBER}\s+(?:\w+\s+)?votes?\b",
+        rf"\b{_NUMBER}\s+(?:members?\s+)?(?:in favou?r|against)\b",
+        r"\b(?:affirmative|negative) votes?\b",
+    ),
+    "veto": (r"\bveto(?:es|ed|ing)?\b",),
+    "voted": (
+        r"\bvoted\b",
+        r"\b(?:in|after|before|following) the vot(?:e|ing)\b",
+        r"\bvot(?:es?|ing) (?:in favou?r|against)\b",
+    ),
+    "abstained": (r"\babstain\w*", r"\babstentions?\b"),
+    "failed": (
+        r"\bfail(?:ed|s|ure)?\s+to\s+(?:adopt|pass|garner|secure|win|receive|obtain|get|be adopted)\b",
+        r"\bnot (?:been )?(?:adopted|passed)\b",
+        r"\bdid not pass\b",
+        r"\b(?:was|were) (?:blocked|rejected|defeated)\b",
+    ),
+    "adopted": (
+        r"\b(?:was|were|been|being|is) (?:\w+ly )?(?:adopted|passed|approved)\b",
+        r"\badopts?\b(?:\s+\S+){0,3}?\s+(?:resolution|text)\b",
+        r"\badopting (?:resolution|the (?:text|resolution|draft))\b",
+        r"\bCouncil\s+(?:\S+\s+){0,3}?(?:adopted|approved)\b",
+        r"\badopted (?:today|this (?:morning|afternoon|evening|week)|unanimously|by consensus|on \w+day)\b",
+        r"\b(?:newly|just) adopted\b",
+        r"\b(?:text|resolution|draft) adopted (?:today|here)\b",
+        r"\bunanimous(?:ly)?\b",
+    ),
+    "counterfactual": (
+        r"\bhad (?:it|the (?:\S+\s+){0,4}?(?:text|draft|resolution|proposal)) (?:been )?(?:passed|adopted)\b",
+    ),
+    "vote list": (
+        r"\b(?:in favou?r|against|abstentions?|abstaining)\s*(?:\(\d+\))?\s*:\s*[A-Z]",
+        r"\b(?:favou?r|against|abstentions?)\s*\(\d+\)",
+    ),
+}
+
+_COMPILED = [(label, re.compile(p, re.IGNORECASE)) for label, ps in OUTCOME_PATTERNS.items() for p in ps]
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“‘'(\[A-Z0-9])")
+
+
+@dataclass(frozen=True)
+class OutcomeHit:
+    label: str
+    match: str
+    sentence: str
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a text; a line break always ends one (press releases put headlines alone)."""
+    return [s.strip() for line in text.splitlines() for s in _SENTENCE_END.split(line) if s.strip()]
+
+
+def _own_number(record: Record | None) -> re.Pattern[str] | None:
+    if record is None or not record.resolution:
+        return None
+    number = re.match(r"\s*(\d+)", record.resolution)
+    return re.compile(rf"\bresolution\s+{number.group(1)}\b", re.IGNORECASE) if number else None
+
+
+def find_outcome_language(text: str, *, record: Record | None = None) -> list[OutcomeHit]:
+    """Every sentence of ``text`` that reveals an outcome, with what gave it away.
+
+    With ``record``, a mention of the item's own resolution number counts too: only an adopted
+    item has one.
+    """
+    own = _own_number(record)
+    hits = []
+    for sentence in split_sentences(text):
+        for label, pattern in _COMPILED:
+            found = pattern.search(sentence)
+            if found:
+                hits.append(OutcomeHit(label, found.group(0), sentence))
+                break
+        else:
+            if own and (found := own.search(sentence)):
+                hits.append(OutcomeHit("resolution number", found.group(0), sentence))
+    return hits
+
+
+def strip_outcome_sentences(text: str, *, record: Record | None = None) -> tuple[str, int]:
+    """``text`` without its outcome sentences (whole sentences removed, nothing rewritten)."""
+    flagged = {hit.sentence for hit in find_outcome_language(text, record=record)}
+    lines, removed = [], 0
+    for line in text.splitlines():
+        kept = [s.strip() for s in _SENTENCE_END.split(line) if s.strip()]
+        removed += sum(1 for s in kept if s in flagged)
+        kept = [s for s in kept if s not in flagged]
+        if kept:
+            lines.append(" ".join(kept))
+    return "\n".join(lines), removed
+
+
+ContextKind = Literal["context", "draft_text", "fallback"]
+
+CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
+    "context": "a description of the draft from the UN press release (the outcome removed)",
+    "draft_text": "the text of the draft resolution",
+    "fallback": "only the title, agenda item and topic (no description of the draft was found)",
+}
+
+MIN_CONTEXT_CHARS = 80  # shorter than this after stripping, a text says too little to use
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    """Text safe for a pre-vote prompt, which kind of text it is, and how many sentences were cut."""
+
+    text: str
+    kind: ContextKind
+    removed_sentences: int = 0
+
+    @property
+    def description(self) -> str:
+        return CONTEXT_KIND_DESCRIPTIONS[self.kind]
+
+
+def _title_description(title: str) -> str:
+    """The bracketed description of a UNDL title; its resolution number would reveal adoption."""
+    inside = re.search(r"\[(.+)\]", title)
+    return inside.group(1).strip() if inside else re.sub(r"resolution\s+\d+\s*\(\d{4}\)", "", title).strip()
+
+
+def fallback_text(record: Record) -> str:
+    parts = [
+        f"Title: {_title_description(record.title)}" if record.title else "",
+        f"Agenda item: {record.agenda_item}" if record.agenda_item else "",
+        f"Topic: {record.topic}" if record.topic else "",
+    ]
+    text, _ = strip_outcome_sentences("\n".join(p for p in parts if p), record=record)
+    return text or "(no description available)"
+
+
+def context_for_prompt(record: Record) -> PromptContext:
+    """``context``, then ``draft_text``, then title / agenda / topic; never ``press_excerpt``."""
+    candidates: list[tuple[ContextKind, str | None]] = [
+        ("context", record.context.text if record.context else None),
+        ("draft_text", record.draft_text.text if record.draft_text else None),
+    ]
+    for kind, raw in candidates:
+        if not raw or not raw.strip():
+            continue
+        text, removed = strip_outcome_sentences(raw.strip(), record=record)
+        if len(text) >= MIN_CONTEXT_CHARS:
+            return PromptContext(text, kind, removed)
+    return PromptContext(fallback_text(record), "fallback")
