@@ -1,0 +1,30 @@
+"""Pytest fixtures for the fault server; use via ``pytest_plugins`` or import into a conftest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.fault_server import FaultConfig, FaultServer
+
+FaultServerFactory = Callable[..., FaultServer]
+
+
+@pytest.fixture
+def fault_server() -> Iterator[FaultServerFactory]:
+    """``fault_server(**FaultConfig kwargs) -> FaultServer``, started now and stopped after the test.
+
+    A factory rather than a server so each test states its faults where it uses them.
+    """
+    started: list[FaultServer] = []
+
+    def start(**config: Any) -> FaultServer:
+        server = FaultServer(config=FaultConfig(**config)).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in reversed(started):
+        server.stop()
