@@ -1,0 +1,210 @@
+"""Tables from small hand-built sample frames, checked against hand-counted values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evals import tables as T
+from evals.metrics import weighted_f1
+from evals.results import RESULT_TABLES, results, tables_for
+from stores.runstore import RunStore, SampleRow
+
+
+def _sample(test: str, item: str, persona: str, repeat: int, parsed: Any, extra: dict[str, Any], **kw: Any):
+    status = kw.pop("status", "ok" if parsed is not None else "invalid")
+    return {
+        "run_id": "r", "sample_id": f"{test}|{item}|{persona}|{kw.get('pair_order', '')}|r{repeat}",
+        "test": test, "item": item, "persona": persona, "pair_order": kw.get("pair_order", ""),
+        "repeat": repeat, "status": status, "messages": [], "raw": None, "parsed": parsed,
+        "parse_error": None, "error": None, "latency_s": 0.1, "prompt_tokens": 1, "completion_tokens": 1,
+        "model_calls": 1, "extra": extra, "created": 1.7e9,
+    }  # fmt: skip
+
+
+# Two drafts × USA × 3 repeats. d1 truth favour, d2 truth against.
+VOTES_BY_REPEAT = {
+    ("d1", 0): "favour", ("d1", 1): "favour", ("d1", 2): "favour",
+    ("d2", 0): "favour", ("d2", 1): "against", ("d2", 2): None,
+}  # fmt: skip
+TRUTH = {"d1": "favour", "d2": "against"}
+
+
+def vote_samples() -> pd.DataFrame:
+    rows = []
+    for (item, repeat), vote in VOTES_BY_REPEAT.items():
+        parsed = None if vote is None else {"vote": vote, "rationale": "<b>because</b>"}
+        kind = "fallback" if item == "d2" else "context"
+        rows.append(
+            _sample("vote", item, "USA", repeat, parsed, {"truth": TRUTH[item], "context_kind": kind})
+        )
+    rows.append(
+        _sample("vote", "d1", "RUS", 0, {"vote": "against"}, {"truth": "against", "context_kind": "context"})
+    )
+    return pd.DataFrame(rows)
+
+
+def test_vote_count_table_hand_counted() -> None:
+    table = T.vote_count_table(vote_samples()).set_index(["persona", "vote"])
+    assert table.loc[("USA", "favour"), "ground_truth"] == 1
+    assert table.loc[("USA", "favour"), "mean_count"] == pytest.approx(4 / 3)  # 2, 1, 1
+    assert table.loc[("USA", "against"), "mean_count"] == pytest.approx(1 / 3)
+    assert table.loc[("USA", "invalid"), "mean_count"] == pytest.approx(1 / 3)
+    assert table.loc[("USA", "favour"), "share"] == pytest.approx(2 / 3)
+    assert table.index.get_level_values(0).unique().tolist() == ["USA", "RUS"]
+
+
+def test_weighted_f1_table_per_repeat_and_pooled() -> None:
+    row = T.weighted_f1_table(vote_samples()).set_index("persona").loc["USA"]
+    r0 = weighted_f1(["favour", "against"], ["favour", "favour"])
+    r1 = weighted_f1(["favour", "against"], ["favour", "against"])
+    r2 = weighted_f1(["favour"], ["favour"])
+    assert row["weighted_f1"] == pytest.approx(np.mean([r0, r1, r2]))
+    pooled_truth = ["favour"] * 3 + ["against"] * 2
+    assert row["pooled_weighted_f1"] == pytest.approx(
+        weighted_f1(pooled_truth, ["favour", "favour", "favour", "favour", "against"])
+    )
+    strict = weighted_f1([*pooled_truth, "against"], ["favour"] * 4 + ["against", "invalid"])
+    assert row["weighted_f1_invalid_as_wrong"] == pytest.approx(strict)
+    assert (row["n_valid"], row["n_invalid"], row["n_drafts"]) == (5, 1, 2)
+
+
+def test_confusion_agreement_and_missing_contexts() -> None:
+    samples = vote_samples()
+    matrix = T.confusion_matrices(samples)["USA"]
+    assert matrix.loc["against", "favour"] == 1 and matrix.loc["favour", "favour"] == 3
+    agreement = T.vote_agreement(samples).set_index("persona").loc["USA"]
+    assert agreement["n_items"] == 1  # d2 lacks a valid answer in repeat 2
+    assert agreement["fleiss_kappa"] == 1.0
+    missing = T.missing_contexts(samples).set_index("persona").loc["USA"]
+    assert (missing["fallback_samples"], missing["fallback_drafts"]) == (3, 1)
+    invalid = T.status_counts(samples, by="persona").set_index("persona")
+    assert invalid.loc["USA", "invalid"] == 1 and invalid.loc["RUS", "invalid"] == 0
+
+
+def test_debias_and_ablation_tables() -> None:
+    base = vote_samples()
+    better = base.copy()
+    better["parsed"] = [{"vote": e["truth"]} for e in better["extra"]]
+    better["status"] = "ok"
+    table = T.debias_table(base, better).set_index("persona")
+    assert table.loc["USA", "debiased"] == 1.0
+    assert table.loc["USA", "delta"] == pytest.approx(1.0 - table.loc["USA", "base"])
+    runs = [
+        ({"test": "vote", "model": "m"}, base),
+        (
+            {"test": "debias", "model": "m", "options": {"k": 1, "reflexion": True, "retriever": "bm25"}},
+            better,
+        ),
+        (
+            {"test": "debias", "model": "m", "options": {"k": 1, "reflexion": True, "retriever": "bm25"}},
+            better,
+        ),
+    ]
+    ablation = T.ablation_table(runs)
+    assert len(ablation) == 2
+    cell = ablation[ablation["k"].eq(1)].iloc[0]
+    assert cell["n_runs"] == 2 and cell["mean_weighted_f1"] == 1.0 and cell["retriever"] == "bm25"
+
+
+def directqa_samples() -> pd.DataFrame:
+    answers = {  # (family, pair order) → label per repeat
+        ("general", "USA-RUS"): ["RUS", "RUS", "RUS"],
+        ("general", "RUS-USA"): ["neutral", "RUS", None],
+        ("trusteeship", "USA-CHN"): ["USA", "USA", "USA"],
+        ("trusteeship", "CHN-USA"): ["CHN", "CHN", "CHN"],
+    }
+    rows = []
+    for (family, order), labels in answers.items():
+        for repeat, label in enumerate(labels):
+            parsed = None if label is None else {"label": label}
+            rows.append(
+                _sample("directqa", family, "", repeat, parsed, {"labeller": "rules"}, pair_order=order)
+            )
+    return pd.DataFrame(rows)
+
+
+def test_irres_table_and_directqa_agreement() -> None:
+    table = T.irres_table(directqa_samples()).set_index(["family", "nation"])["irres_score"]
+    assert table[("general", "RUS")] == pytest.approx(4 / 5)
+    assert table[("general", "neutral")] == pytest.approx(1 / 5)
+    assert table[("trusteeship", "USA")] == pytest.approx(0.5)
+    assert table[("functions average", "CHN")] == pytest.approx(0.5)
+    assert table[("general", "GBR")] == 0.0
+    agreement = T.directqa_agreement(directqa_samples()).set_index("family")
+    assert agreement.loc["trusteeship", "fleiss_kappa"] == pytest.approx(1.0)
+    assert agreement.loc["trusteeship", "chi2"] == 0.0 and agreement.loc["trusteeship", "passes"]
+    by_nation = T.status_counts(T.pair_nations(directqa_samples()), by="nation").set_index("nation")
+    assert by_nation.loc["USA", "invalid"] == 1 and by_nation.loc["CHN", "invalid"] == 0
+
+
+def association_samples() -> pd.DataFrame:
+    order = ["USA", "GBR", "FRA", "RUS", "CHN"]
+    rows = []
+    for repeat in range(3):
+        rows.append(
+            _sample(
+                "association",
+                "human rights",
+                "",
+                repeat,
+                {"ranking": order, "polarity": 1},
+                {"category": "Human Rights"},
+            )
+        )
+        rows.append(
+            _sample(
+                "association",
+                "terrorism",
+                "",
+                repeat,
+                {"ranking": order[::-1], "polarity": -1},
+                {"category": "Terror"},
+            )
+        )
+        rows.append(
+            _sample(
+                "association",
+                "veto",
+                "",
+                repeat,
+                {"ranking": order, "polarity": None},
+                {"category": "Terror"},
+            )
+        )
+    rows.append(_sample("association", "sanctions", "", 0, None, {"category": "Terror"}, status="error"))
+    return pd.DataFrame(rows)  # fmt: skip
+
+
+def test_ats_and_friedman_tables() -> None:
+    samples = association_samples()
+    table = T.ats_table(samples).set_index(["category", "nation"])
+    assert table.loc[("Human Rights", "USA"), "ats"] == 2.0
+    assert table.loc[("Terror", "USA"), "ats"] == 2.0  # rank 5, negative: -(3-5)
+    assert table.loc[("Terror", "CHN"), "ats"] == -2.0
+    assert table.loc[("Terror", "CHN"), "n_keywords"] == 1  # the inconsistent keyword is left out
+    assert table.loc[("average", "USA"), "ats"] == 2.0
+    assert table.loc[("average", "RUS"), "ats"] == pytest.approx((-1 - 1) / 2)  # rank 4 +, rank 2 −
+    fried = T.friedman_table(samples).set_index("category")
+    assert fried.loc["Terror", "friedman_chi2"] == 0.0 and fried.loc["Terror", "dof"] == 2
+
+
+def test_results_through_the_run_store(tmp_path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_run("qa", {"test": "directqa", "model": "local:smollm2", "embedded": True, "seed": 1})
+    for row in directqa_samples().to_dict(orient="records"):
+        store.write("qa", SampleRow(
+            test="directqa", item=row["item"], persona="", repeat=row["repeat"], status=row["status"],
+            messages=[], parsed=row["parsed"], pair_order=row["pair_order"], extra=row["extra"],
+        ))  # fmt: skip
+    out = results("qa", store=store)
+    assert tuple(out) == RESULT_TABLES["directqa"]
+    assert bool(out["metadata"].loc[0, "embedded"])
+    assert out["irres_score"].set_index(["family", "nation"]).loc[("general", "RUS"), "irres_score"] == 0.8
+    for test, frame in (("vote", vote_samples()), ("association", association_samples())):
+        assert tuple(tables_for("x", {"test": test}, frame)) == RESULT_TABLES[test]
+    with pytest.raises(ValueError, match="unknown test"):
+        tables_for("x", {"test": "nope"}, vote_samples())
