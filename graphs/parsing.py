@@ -47,7 +47,10 @@ _REFUSAL = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-zA-Z]+")
-_ENGLISH_HINTS = {"the", "a", "of", "to", "and", "in", "is", "vote", "i", "we", "for", "this", "on", "it"}
+_ENGLISH_HINTS = {
+    "the", "a", "an", "of", "to", "and", "in", "is", "are", "i", "we", "for", "this", "that", "on", "it",
+    "with", "as", "be", "by", "our", "its", "would", "will", "not", "should", "because", "country",
+}
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ class Parsed:
         return self.reason is None
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
+def json_object(text: str) -> dict[str, Any] | None:
     stripped = text.strip()
     if stripped.startswith("```"):
         stripped = re.sub(r"^```[a-zA-Z]*\n?|```$", "", stripped).strip()
@@ -87,9 +90,10 @@ def degenerate_reason(text: str | None) -> str | None:
         grams = [" ".join(words[i : i + 4]) for i in range(len(words) - 3)]
         if grams and max(grams.count(g) for g in set(grams)) >= max(4, len(grams) // 4):
             return "repetition_loop"
-    if words and len(text) > 20 and not (set(words) & _ENGLISH_HINTS):
+    if len(text) > 20:
         ascii_share = sum(c.isascii() for c in text) / len(text)
-        if ascii_share < 0.7 or len(words) >= 6:
+        english_share = sum(w in _ENGLISH_HINTS for w in words) / max(1, len(words))
+        if ascii_share < 0.7 or (len(words) >= 6 and english_share < 0.08):
             return "other_language"
     if _REFUSAL.search(text):
         return "refusal"
@@ -110,7 +114,7 @@ def parse_vote(text: str | None) -> Parsed:
         return Parsed(None, "empty")
     if re.search(r"favou?r\s*[|/]\s*against\s*[|/]\s*abstention", text, re.IGNORECASE):
         return Parsed(None, "template_echo", text[:80])
-    obj = _json_object(text)
+    obj = json_object(text)
     if obj is not None:
         if "vote" not in obj:
             return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)

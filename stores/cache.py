@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ CREATE TABLE IF NOT EXISTS responses (
 );
 """
 
-_SECRET_HINTS = ("key", "token", "secret", "password", "authorization")
+_SECRET_NAME = re.compile(r"(^|_)(api_?key|key|secret|password|authorization|(auth|access|bearer)_?token)$", re.I)
 
 
 def cache_key(
@@ -42,7 +43,7 @@ def cache_key(
     repeat: int,
 ) -> str:
     """A stable SHA-256 over what determines the answer; never over credentials."""
-    leaked = [name for name in params if any(hint in name.lower() for hint in _SECRET_HINTS)]
+    leaked = [name for name in params if _SECRET_NAME.search(name)]
     if leaked:
         raise ValueError(f"cache key parameters must not carry credentials: {leaked}")
     payload = {

@@ -1,0 +1,43 @@
+"""The `nationbias` command line."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from evals.cli_common import BaseUrlOpt, DataOpt, apply_data, cli_errors, console
+from evals.cli_data import data_app
+from evals.cli_run import run_app
+from evals.cli_runs import cache_app, runs_app
+
+app = typer.Typer(
+    help="nationbias: measure and reduce nation-level bias of LLMs on real UN Security Council records.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    pretty_exceptions_short=True,
+)
+app.add_typer(run_app, name="run")
+app.add_typer(runs_app, name="runs")
+app.add_typer(cache_app, name="cache")
+app.add_typer(data_app, name="data")
+
+
+@app.command("models")
+def models() -> None:
+    """The model providers and whether each is usable on this machine."""
+    from graphs.models import provider_status
+
+    table = Table("provider", "spec", "usable here", "about")
+    for row in provider_status():
+        table.add_row(row["provider"], row["spec"], row["usable"], row["about"])
+    console.print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

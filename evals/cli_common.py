@@ -1,0 +1,110 @@
+"""What every `nationbias` command shares: options, error handling, and opening the stores."""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+import time
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+EMBEDDED_NOTICE = "embedded demo model — proves the pipeline, not a finding"
+
+ModelOpt = Annotated[
+    str, typer.Option("--model", "-m", help="Model spec, e.g. openai:gpt-4o-mini, local:smollm2.")
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option("--base-url", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."),
+]
+LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only this many items (a seeded sample).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for sampling items and prompt orders.")]
+RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Independent repeats per sample (paper: 3).")]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", help="Samples in flight at once.")]
+RunIdOpt = Annotated[
+    str | None, typer.Option("--run-id", help="Resume (or name) a run; completed samples are skipped.")
+]
+RetryErrorsOpt = Annotated[bool, typer.Option("--retry-errors", help="Re-run only the samples that failed.")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
+DataOpt = Annotated[str | None, typer.Option("--data", help="Shared data folder (or NATIONBIAS_DATA).")]
+PersonasOpt = Annotated[
+    str, typer.Option("--personas", help="p5, all (the 15 members seated), or codes: USA,RUS.")
+]
+
+
+class UsageError(ValueError):
+    """Bad input from the command line."""
+
+
+def _known_errors() -> tuple[type[BaseException], ...]:
+    from graphs.models import ModelSpecError
+    from prompts import PromptError
+    from stores.corpus import CorpusError
+    from stores.paths import DataNotFoundError
+    from stores.runstore import RunNotFoundError
+    from stores.sqlite import StoreCorruptError
+
+    return (
+        ModelSpecError,
+        CorpusError,
+        DataNotFoundError,
+        RunNotFoundError,
+        StoreCorruptError,
+        PromptError,
+        UsageError,
+        ValueError,
+        FileNotFoundError,
+        KeyError,
+    )
+
+
+def cli_errors(func: F) -> F:
+    """Turn known bad-input errors into one line on stderr and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except _known_errors() as exc:
+            message = str(exc).strip().strip("'\"") or type(exc).__name__
+            err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def apply_data(data: str | None) -> None:
+    if data:
+        os.environ["NATIONBIAS_DATA"] = data
+
+
+def new_run_id(test: str, model: str) -> str:
+    slug = "".join(c if c.isalnum() else "-" for c in model.split(":", 1)[-1])[:32].strip("-")
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{test}-{slug}-{secrets.token_hex(2)}"
+
+
+def make_client(model: str, *, base_url: str | None, no_cache: bool) -> Any:
+    """The model client, failing fast on a bad spec or a missing key or base URL."""
+    from graphs.llm import ModelClient
+    from stores.cache import ResponseCache
+
+    return ModelClient.from_spec(model, base_url=base_url, cache=None if no_cache else ResponseCache())
+
+
+def print_summary(summary: Any, *, embedded: bool) -> None:
+    console.print(
+        f"run [bold]{summary.run_id}[/]: {summary.done} done now, {summary.skipped} already done · "
+        f"ok {summary.ok} · invalid {summary.invalid} · error {summary.error} · {summary.wall_s:.1f}s"
+    )
+    for line in summary.first_errors:
+        err_console.print(f"  [red]failed[/] {line}", highlight=False)
+    if embedded:
+        console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")

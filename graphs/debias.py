@@ -1,0 +1,253 @@
+"""The debiasing method (paper §7, Appendix A) as a LangGraph state machine.
+
+retrieve → [rehearse → reflect → update_history]* → final_vote. The loop is a graph edge that
+runs once per precedent; with reflexion off the history keeps only the rehearsal and true votes.
+Every model call's raw text is kept in ``calls``; the graph is checkpointed so an interrupted
+sample resumes at the node where it stopped.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Annotated, Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from graphs.llm import CallResult, ModelClient
+from graphs.parsing import VOTE_SCHEMA, json_object, parse_vote
+from graphs.vote import clip, member_vote, persona_name
+from prompts import get_prompt
+from retrievers import Retriever
+from stores.augment import Augmented
+from stores.corpus import context_for_prompt
+from stores.records import Record
+from stores.statements import statements_for
+
+REFLECTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"reflection": {"type": "string"}},
+    "required": ["reflection"],
+    "additionalProperties": False,
+}
+DEBIAS_PROMPTS = ("rehearsal_vote", "reflexion", "final_vote")
+NO_HISTORY = "(none: no earlier text passed the retriever's threshold)"
+
+
+class DebiasState(TypedDict, total=False):
+    target_id: str
+    persona: str
+    repeat: int
+    precedents: list[dict[str, Any]]
+    index: int
+    history: list[dict[str, Any]]
+    pending: dict[str, Any]
+    final: dict[str, Any]
+    error: str | None
+    calls: Annotated[list[dict[str, Any]], operator.add]
+    visited: Annotated[list[str], operator.add]
+
+
+@dataclass(frozen=True)
+class DebiasOptions:
+    k: int = 1
+    reflexion: bool = True
+    retriever: str = "keyword"
+    threshold: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.k < 0:
+            raise ValueError(f"k must be >= 0, got {self.k}")
+
+    @property
+    def recursion_limit(self) -> int:
+        """retrieve + 3 nodes per precedent (k from each of two pools) + final, with headroom."""
+        return 2 + 3 * 2 * self.k + 8
+
+
+@dataclass
+class DebiasDeps:
+    client: ModelClient
+    records: dict[str, Record]
+    pool: list[Record]
+    augmented: dict[str, Augmented]
+    retriever: Retriever
+    options: DebiasOptions
+
+
+def history_text(history: list[dict[str, Any]], *, reflexion: bool) -> str:
+    """The history block of the rehearsal and final prompts (Appendix F, Example 2)."""
+    if not history:
+        return NO_HISTORY
+    blocks = []
+    for entry in history:
+        lines = [f"Rehearsal {entry['label']} ({entry['date']}, {entry['outcome']})"]
+        if entry.get("summary"):
+            lines.append(f"Summary : {entry['summary']}")
+        if entry.get("action_items"):
+            lines.append(f"Action items : {entry['action_items']}")
+        lines.append(f"My vote / Ground Truth: {entry['predicted']} / {entry['truth']}")
+        if reflexion and entry.get("reflection"):
+            lines.append(f"Reflection: {entry['reflection']}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _call_record(node: str, precedent: str | None, messages: list[dict[str, str]], r: CallResult) -> dict[str, Any]:
+    return {"node": node, "precedent": precedent, "messages": messages, **r.as_dict()}
+
+
+def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
+    opts = deps.options
+
+    def retrieve(state: DebiasState) -> DebiasState:
+        target = deps.records[state["target_id"]]
+        found = deps.retriever.retrieve(target, deps.pool, opts.k)
+        precedents = [
+            {
+                "id": p.record.id,
+                "pool": p.pool,
+                "score": p.score,
+                "reason": p.reason,
+                "label": p.record.label,
+                "date": p.record.date.isoformat(),
+                "truth": member_vote(p.record, state["persona"]) or "no recorded vote",
+            }
+            for p in found
+        ]
+        return {"precedents": precedents, "index": 0, "history": [], "visited": ["retrieve"]}
+
+    async def rehearse(state: DebiasState) -> DebiasState:
+        precedent = state["precedents"][state["index"]]
+        record = deps.records[precedent["id"]]
+        ctx = context_for_prompt(record)
+        messages = get_prompt("rehearsal_vote").render(
+            nation=persona_name(state["persona"]),
+            label=record.label,
+            date=precedent["date"],
+            history=_history_block(state["history"], opts.reflexion),
+            context_kind=ctx.description,
+            context=clip(ctx.text),
+        )
+        result = await deps.client.call(messages, schema=VOTE_SCHEMA, schema_name="vote", repeat=state["repeat"])
+        parsed = parse_vote(result.answer)
+        predicted = parsed.value if parsed.ok else f"invalid ({parsed.reason})"
+        update: DebiasState = {
+            "pending": {"predicted": predicted},
+            "calls": [_call_record("rehearse", record.id, messages, result)],
+            "visited": ["rehearse"],
+        }
+        if result.error:
+            update["error"] = f"rehearsal on {record.id}: {result.error}"
+        return update
+
+    async def reflect(state: DebiasState) -> DebiasState:
+        precedent = state["precedents"][state["index"]]
+        record = deps.records[precedent["id"]]
+        aug = deps.augmented.get(record.id)
+        statements = statements_for(record, state["persona"])
+        statement = statements[0] if statements else None
+        messages = get_prompt("reflexion").render(
+            nation=persona_name(state["persona"]),
+            label=record.label,
+            summary=(aug.summary if aug else "") or "(no summary)",
+            action_items=(aug.action_items if aug else "") or "(none extracted)",
+            outcome=_outcome(precedent),
+            predicted=state["pending"]["predicted"],
+            truth=precedent["truth"],
+            statement_source=statement.source if statement else "none found",
+            statement=clip(statement.text, 1500) if statement else "(no statement on record)",
+        )
+        result = await deps.client.call(
+            messages, schema=REFLECTION_SCHEMA, schema_name="reflection", repeat=state["repeat"]
+        )
+        update: DebiasState = {
+            "pending": {**state["pending"], "reflection": _reflection_text(result)},
+            "calls": [_call_record("reflect", record.id, messages, result)],
+            "visited": ["reflect"],
+        }
+        if result.error:
+            update["error"] = f"reflection on {record.id}: {result.error}"
+        return update
+
+    def update_history(state: DebiasState) -> DebiasState:
+        precedent = state["precedents"][state["index"]]
+        aug = deps.augmented.get(precedent["id"])
+        entry = {
+            "label": precedent["label"],
+            "date": precedent["date"],
+            "outcome": _outcome(precedent),
+            "summary": aug.summary if aug else "",
+            "action_items": aug.action_items if aug else "",
+            "predicted": state["pending"]["predicted"],
+            "truth": precedent["truth"],
+        }
+        if opts.reflexion:
+            entry["reflection"] = state["pending"].get("reflection", "")
+        return {"history": [*state["history"], entry], "index": state["index"] + 1, "visited": ["update_history"]}
+
+    async def final_vote(state: DebiasState) -> DebiasState:
+        target = deps.records[state["target_id"]]
+        ctx = context_for_prompt(target)
+        messages = get_prompt("final_vote").render(
+            nation=persona_name(state["persona"]),
+            label=target.label,
+            history=history_text(state["history"], reflexion=opts.reflexion),
+            context_kind=ctx.description,
+            context=clip(ctx.text),
+        )
+        result = await deps.client.call(messages, schema=VOTE_SCHEMA, schema_name="vote", repeat=state["repeat"])
+        return {
+            "final": {"messages": messages, **result.as_dict(), "answer": result.answer},
+            "calls": [_call_record("final_vote", None, messages, result)],
+            "visited": ["final_vote"],
+        }
+
+    def after_retrieve(state: DebiasState) -> str:
+        return "rehearse" if state["precedents"] else "final_vote"
+
+    def after_rehearse(state: DebiasState) -> str:
+        if state.get("error"):
+            return END
+        return "reflect" if opts.reflexion else "update_history"
+
+    def after_reflect(state: DebiasState) -> str:
+        return END if state.get("error") else "update_history"
+
+    def after_update(state: DebiasState) -> str:
+        return "rehearse" if state["index"] < len(state["precedents"]) else "final_vote"
+
+    graph = StateGraph(DebiasState)
+    graph.add_node("retrieve", retrieve)
+    graph.add_node("rehearse", rehearse)
+    graph.add_node("reflect", reflect)
+    graph.add_node("update_history", update_history)
+    graph.add_node("final_vote", final_vote)
+    graph.add_edge(START, "retrieve")
+    graph.add_conditional_edges("retrieve", after_retrieve, ["rehearse", "final_vote"])
+    graph.add_conditional_edges("rehearse", after_rehearse, ["reflect", "update_history", END])
+    graph.add_conditional_edges("reflect", after_reflect, ["update_history", END])
+    graph.add_conditional_edges("update_history", after_update, ["rehearse", "final_vote"])
+    graph.add_edge("final_vote", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+def _history_block(history: list[dict[str, Any]], reflexion: bool) -> str:
+    if not history:
+        return ""
+    return "- previous vote prediction:\n" + history_text(history, reflexion=reflexion)
+
+
+def _outcome(precedent: dict[str, Any]) -> str:
+    if precedent["pool"] == "adopted":
+        return "the text was adopted"
+    return "the text was not adopted"
+
+
+def _reflection_text(result: CallResult) -> str:
+    if result.answer is None:
+        return ""
+    obj = json_object(result.answer)
+    if obj and isinstance(obj.get("reflection"), str):
+        return str(obj["reflection"]).strip()
+    return result.answer.strip()

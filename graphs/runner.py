@@ -1,0 +1,124 @@
+"""Run many samples concurrently, write each one the moment it completes, resume by run id.
+
+Every test (vote, debias, DirectQA, association) is a list of :class:`Task` plus one async
+worker that turns a task into a :class:`SampleRow`. The runner owns concurrency, progress,
+skipping completed samples and recording failures; it never drops a sample silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from stores.runstore import RunStore, SampleRow, sample_id
+
+console = Console(stderr=True)
+
+
+@dataclass(frozen=True)
+class Task:
+    test: str
+    item: str
+    persona: str = ""
+    pair_order: str = ""
+    repeat: int = 0
+    payload: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def sample_id(self) -> str:
+        return sample_id(test=self.test, item=self.item, persona=self.persona, order=self.pair_order, repeat=self.repeat)
+
+
+Worker = Callable[[Task], Awaitable[SampleRow]]
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    total: int
+    skipped: int = 0
+    ok: int = 0
+    invalid: int = 0
+    error: int = 0
+    wall_s: float = 0.0
+    first_errors: list[str] = field(default_factory=list)
+
+    @property
+    def done(self) -> int:
+        return self.ok + self.invalid + self.error
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("nationbias")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def _internal_error(task: Task, exc: BaseException) -> SampleRow:
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}" if frame else ""
+    return SampleRow(
+        test=task.test, item=task.item, persona=task.persona, pair_order=task.pair_order, repeat=task.repeat,
+        status="error", messages=[], error=f"internal {type(exc).__name__}{where}: {exc}",
+    )
+
+
+async def run_tasks(
+    *,
+    store: RunStore,
+    run_id: str,
+    tasks: Iterable[Task],
+    worker: Worker,
+    concurrency: int = 4,
+    retry_errors: bool = False,
+    description: str = "samples",
+    show_progress: bool = True,
+) -> RunSummary:
+    """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``)."""
+    if concurrency < 1:
+        raise ValueError(f"--concurrency must be >= 1, got {concurrency}")
+    all_tasks = list(tasks)
+    done = store.done_ids(run_id, include_errors=not retry_errors)
+    pending = [t for t in all_tasks if t.sample_id not in done]
+    summary = RunSummary(run_id=run_id, total=len(all_tasks), skipped=len(all_tasks) - len(pending))
+    started = time.perf_counter()
+    queue: asyncio.Queue[Task] = asyncio.Queue()
+    for task in pending:
+        queue.put_nowait(task)
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("ok {task.fields[ok]} · invalid {task.fields[invalid]} · error {task.fields[error]}"),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not show_progress,
+    )
+    bar = progress.add_task(description, total=len(all_tasks), completed=summary.skipped, ok=0, invalid=0, error=0)
+
+    async def drain() -> None:
+        while True:
+            try:
+                task = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            try:
+                row = await worker(task)
+            except Exception as exc:  # a bug must not lose the sample: record it and go on
+                row = _internal_error(task, exc)
+            store.write(run_id, row)
+            setattr(summary, row.status, getattr(summary, row.status) + 1)
+            if row.status == "error" and len(summary.first_errors) < 5:
+                summary.first_errors.append(f"{row.sample_id}: {row.error}")
+            progress.update(bar, advance=1, ok=summary.ok, invalid=summary.invalid, error=summary.error)
+
+    with progress:
+        await asyncio.gather(*(drain() for _ in range(min(concurrency, max(1, len(pending))))))
+    summary.wall_s = time.perf_counter() - started
+    return summary

@@ -1,0 +1,200 @@
+"""Studies over drafts × personas × repeats: the plain persona vote and the debiased vote."""
+
+from __future__ import annotations
+
+import random
+from contextlib import AsyncExitStack
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
+from graphs.llm import ModelClient
+from graphs.runner import RunSummary, Task, package_version, run_tasks
+from graphs.vote import VoteDeps, build_vote_graph, vote_sample
+from prompts import prompt_versions
+from retrievers import get_retriever
+from stores.augment import augmented_for
+from stores.corpus import Corpus
+from stores.paths import P5, P5_BY_NAME, home
+from stores.records import Record
+from stores.runstore import RunStore, SampleRow
+
+
+class PersonaError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SampleOptions:
+    """What to run: which drafts (``limit`` of them, chosen by ``seed``), personas and repeats."""
+
+    limit: int | None = None
+    seed: int = 0
+    repeats: int = 3
+    personas: str = "p5"
+
+    def __post_init__(self) -> None:
+        if self.repeats < 1:
+            raise ValueError(f"--repeats must be >= 1, got {self.repeats}")
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"--limit must be >= 1, got {self.limit}")
+
+
+def select_drafts(corpus: Corpus, options: SampleOptions) -> list[Record]:
+    """The non-adopted drafts, or a seeded sample of ``limit`` of them, in date order."""
+    drafts = corpus.drafts
+    if options.limit is None or options.limit >= len(drafts):
+        return list(drafts)
+    chosen = random.Random(options.seed).sample(drafts, options.limit)
+    return sorted(chosen, key=lambda r: (r.date, r.id))
+
+
+def personas_for(record: Record, spec: str) -> list[str]:
+    """``p5``; ``all`` (the members seated on the draft's date); or comma-separated codes/names."""
+    key = spec.strip().lower()
+    if key == "p5":
+        return list(P5)
+    if key == "all":
+        return [P5_BY_NAME.get(name, name) for name in sorted(record.votes)]
+    wanted = [p.strip() for p in spec.split(",") if p.strip()]
+    known = set(P5) | set(record.votes)
+    unknown = [p for p in wanted if p.upper() not in P5 and p not in known]
+    if unknown:
+        raise PersonaError(f"unknown persona(s) {unknown}: use p5, all, P5 codes ({', '.join(P5)}) or member names")
+    return [p.upper() if p.upper() in P5 else p for p in wanted]
+
+
+def vote_tasks(test: str, drafts: list[Record], options: SampleOptions) -> list[Task]:
+    return [
+        Task(test=test, item=draft.id, persona=persona, repeat=repeat)
+        for draft in drafts
+        for persona in personas_for(draft, options.personas)
+        for repeat in range(options.repeats)
+    ]
+
+
+def run_config(
+    *, test: str, client: ModelClient, corpus: Corpus, sample: SampleOptions, prompts: tuple[str, ...],
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What a run records about itself: enough to reproduce it, and nothing secret."""
+    return {
+        "test": test,
+        "model": client.label,
+        "base_url": client.spec.base_url,
+        "embedded": client.spec.is_embedded,
+        "params": {k: v for k, v in client.params.as_dict().items() if k != "timeout"},
+        "prompt_versions": prompt_versions(*prompts),
+        "seed": sample.seed,
+        "sample": asdict(sample),
+        "data_sha256": corpus.sha256,
+        "package_version": package_version(),
+        "options": extra or {},
+    }
+
+
+async def run_vote_study(
+    *, client: ModelClient, corpus: Corpus, store: RunStore, run_id: str, sample: SampleOptions,
+    concurrency: int = 4, retry_errors: bool = False, show_progress: bool = True,
+) -> RunSummary:
+    """The persona vote simulation (paper §4.2)."""
+    drafts = select_drafts(corpus, sample)
+    tasks = vote_tasks("vote", drafts, sample)
+    config = run_config(test="vote", client=client, corpus=corpus, sample=sample, prompts=("persona_vote",))
+    store.create_run(run_id, config)
+    graph = build_vote_graph(VoteDeps(client=client, records={r.id: r for r in corpus.records}))
+
+    async def worker(task: Task) -> SampleRow:
+        state = await graph.ainvoke({"record_id": task.item, "persona": task.persona, "repeat": task.repeat})
+        row: SampleRow = state["row"]
+        return row
+
+    return await run_tasks(
+        store=store, run_id=run_id, tasks=tasks, worker=worker, concurrency=concurrency,
+        retry_errors=retry_errors, description=f"vote · {client.label}", show_progress=show_progress,
+    )
+
+
+async def run_debias_study(
+    *, client: ModelClient, corpus: Corpus, store: RunStore, run_id: str, sample: SampleOptions,
+    options: DebiasOptions, concurrency: int = 4, retry_errors: bool = False, show_progress: bool = True,
+) -> RunSummary:
+    """The debiased vote simulation (paper §7): checkpointed per sample."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    drafts = select_drafts(corpus, sample)
+    tasks = vote_tasks("debias", drafts, sample)
+    config = run_config(
+        test="debias", client=client, corpus=corpus, sample=sample, prompts=DEBIAS_PROMPTS,
+        extra=asdict(options),
+    )
+    store.create_run(run_id, config)
+    records = {r.id: r for r in corpus.records}
+    retriever_options: dict[str, Any] = {"threshold": options.threshold} if options.retriever == "keyword" else {}
+    augmented = augmented_for(corpus)
+    if options.retriever == "keyword":
+        retriever_options["augmented"] = augmented
+    deps = DebiasDeps(
+        client=client,
+        records=records,
+        pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
+        augmented=augmented,
+        retriever=get_retriever(options.retriever, **retriever_options),
+        options=options,
+    )
+    async with AsyncExitStack() as stack:
+        saver = await stack.enter_async_context(
+            AsyncSqliteSaver.from_conn_string(str(home() / "checkpoints.sqlite"))
+        )
+        graph = build_debias_graph(deps, checkpointer=saver)
+
+        async def worker(task: Task) -> SampleRow:
+            config = {
+                "configurable": {"thread_id": f"{run_id}/{task.sample_id}"},
+                "recursion_limit": options.recursion_limit,
+            }
+            snapshot = await graph.aget_state(config)
+            if snapshot.next and not snapshot.values.get("error"):
+                state = await graph.ainvoke(None, config)  # resume where it stopped
+            else:
+                start = {"target_id": task.item, "persona": task.persona, "repeat": task.repeat,
+                         "calls": [], "visited": [], "error": None}
+                state = await graph.ainvoke(start, config)
+            return debias_row(task, state, records[task.item])
+
+        return await run_tasks(
+            store=store, run_id=run_id, tasks=tasks, worker=worker, concurrency=concurrency,
+            retry_errors=retry_errors, description=f"debias k={options.k} · {client.label}",
+            show_progress=show_progress,
+        )
+
+
+def debias_row(task: Task, state: dict[str, Any], record: Record) -> SampleRow:
+    """Fold a finished graph state into one sample row, every call's raw text kept."""
+    from graphs.llm import CallResult
+
+    calls = state.get("calls", [])
+    final = state.get("final")
+    if final is None:  # a rehearsal or reflection failed after retries
+        result = CallResult(raw=None, error=state.get("error") or "graph ended before the final vote")
+        messages: list[dict[str, str]] = []
+    else:
+        result = CallResult(
+            raw=final.get("raw"), answer=final.get("answer"), reasoning=final.get("reasoning"),
+            error=final.get("error"), latency_s=sum(c.get("latency_s", 0.0) for c in calls),
+            prompt_tokens=sum(c.get("prompt_tokens", 0) for c in calls),
+            completion_tokens=sum(c.get("completion_tokens", 0) for c in calls),
+            cached=all(c.get("cached") for c in calls),
+        )
+        messages = final["messages"]
+    return vote_sample(
+        test="debias", record=record, persona=task.persona, repeat=task.repeat, messages=messages,
+        result=result, model_calls=len(calls),
+        extra={
+            "precedents": state.get("precedents", []),
+            "history": state.get("history", []),
+            "history_empty": not state.get("history"),
+            "visited": state.get("visited", []),
+            "calls": calls,
+        },
+    )

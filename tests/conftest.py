@@ -1,0 +1,84 @@
+"""Shared fixtures: an isolated NATIONBIAS_HOME, the real data, and a real llama.cpp HTTP server."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from stores.paths import data_root
+
+pytest_plugins = ["tests.support.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test writes its state into its own folder."""
+    home = tmp_path / "nbhome"
+    monkeypatch.setenv("NATIONBIAS_HOME", str(home))
+    for var in ("OPENAI_API_KEY", "TOGETHER_API_KEY", "NATIONBIAS_BASE_URL", "NATIONBIAS_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    root = data_root()
+    if not (root / "unsc" / "corpus.jsonl").is_file():
+        pytest.skip(f"shared data not found at {root}: set NATIONBIAS_DATA")
+    return root
+
+
+@pytest.fixture(scope="session")
+def corpus(shared_data: Path):  # type: ignore[no-untyped-def]
+    from stores.corpus import load_corpus
+
+    return load_corpus()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`python -m llama_cpp.server` serving the embedded GGUF on 127.0.0.1; yields its /v1 base URL."""
+    from graphs.local_model import smollm2_path
+
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
+             "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--model_alias", "smollm2"],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        base = f"http://127.0.0.1:{port}/v1"
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"llama_cpp.server exited: {log.read_text()[-2000:]}")
+                try:
+                    if httpx.get(f"{base}/models", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.5)
+            else:
+                raise RuntimeError("llama_cpp.server did not start within 120 s")
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()

@@ -1,0 +1,80 @@
+"""The run store: no sample lost under two writer threads and two writer processes."""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+import threading
+from pathlib import Path
+
+import pytest
+
+from stores.runstore import RunNotFoundError, RunStore, SampleRow, check_run_id
+
+
+def _row(i: int, writer: str) -> SampleRow:
+    return SampleRow(
+        test="vote", item=f"S/{writer}/{i}", persona="USA", repeat=0, status="ok",
+        messages=[{"role": "user", "content": "q"}], raw='{"vote": "favour"}', parsed={"vote": "favour"},
+    )
+
+
+def _write_many(path: str, writer: str, n: int) -> None:
+    store = RunStore(Path(path))
+    for i in range(n):
+        store.write("r1", _row(i, writer))
+
+
+def test_two_threads_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    RunStore(path).create_run("r1", {"test": "vote", "model": "fake:hash"})
+    threads = [threading.Thread(target=_write_many, args=(str(path), w, 200)) for w in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(RunStore(path).done_ids("r1")) == 400
+
+
+def test_two_processes_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    RunStore(path).create_run("r1", {"test": "vote", "model": "fake:hash"})
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_write_many, args=(str(path), w, 200)) for w in ("p", "q")]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    assert len(RunStore(path).done_ids("r1")) == 400
+
+
+def test_rewrite_replaces_and_exports(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_run("r1", {"test": "vote", "model": "fake:hash"})
+    failed = _row(0, "a")
+    failed.status, failed.parsed, failed.error = "error", None, "APITimeoutError"
+    store.write("r1", failed)
+    assert store.done_ids("r1", include_errors=False) == set()
+    store.write("r1", _row(0, "a"))
+    frame = store.samples_frame("r1")
+    assert len(frame) == 1 and frame.loc[0, "parsed"] == {"vote": "favour"}
+    out = io.StringIO()
+    store.export("r1", "jsonl", out)
+    assert json.loads(out.getvalue())["sample_id"] == "vote|S/a/0|USA||r0"
+    out = io.StringIO()
+    store.export("r1", "csv", out)
+    assert out.getvalue().splitlines()[0].startswith("run_id,sample_id")
+
+
+def test_resume_keeps_config_and_rejects_other_model(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_run("r1", {"test": "vote", "model": "fake:hash", "seed": 1})
+    assert store.create_run("r1", {"test": "vote", "model": "fake:hash", "seed": 2})["seed"] == 1
+    with pytest.raises(ValueError, match="was started with model"):
+        store.create_run("r1", {"test": "vote", "model": "local:smollm2"})
+    with pytest.raises(RunNotFoundError, match="no run 'nope'"):
+        store.get_run("nope")
+    with pytest.raises(ValueError, match="invalid run id"):
+        check_run_id("../../etc")
