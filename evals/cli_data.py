@@ -1,7 +1,190 @@
-"""`nationbias data …`: validate, inspect, augment and import the corpus."""
+"""`nationbias data …`: validate, inspect, augment and import the corpus.
+
+Every command reads the shared data read-only and writes derived files only under
+``NATIONBIAS_HOME``; a command that finds the corpus invalid writes nothing and exits 2.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+from rich.table import Table
+
+from evals.cli_common import BaseUrlOpt, DataOpt, apply_data, cli_errors, console, err_console, make_client
+
+if TYPE_CHECKING:
+    from stores.corpus import Corpus
+
+CorpusArg = Annotated[str | None, typer.Argument(help="A corpus JSONL file (default: the shared corpus).")]
 
 data_app = typer.Typer(help="Validate, inspect, augment and import the UNSC corpus.", no_args_is_help=True)
+
+
+def _validated(path: str | None) -> Corpus:
+    """The corpus at ``path`` (or the configured one), validated; exit 2 with every problem if bad."""
+    from stores.corpus import load_corpus
+    from stores.paths import corpus_path
+    from stores.validate import validate_file
+
+    file = corpus_path(path)
+    report = validate_file(file)
+    for warning in report.warnings:
+        err_console.print(f"warning: {warning}", highlight=False, soft_wrap=True)
+    if not report.ok:
+        for problem in report.errors:
+            err_console.print(f"error: {problem}", highlight=False, soft_wrap=True)
+        err_console.print(f"{len(report.errors)} error(s) in {file}; nothing was written.", highlight=False)
+        raise typer.Exit(2)
+    return load_corpus(file)
+
+
+@data_app.command("validate")
+@cli_errors
+def validate(
+    path: CorpusArg = None,
+    data: DataOpt = None,
+) -> None:
+    """Check every record; one line per problem (file:line: field …). Exit 2 on any error."""
+    apply_data(data)
+    corpus = _validated(path)
+    console.print(f"ok: {len(corpus.records)} records in {corpus.path}")
+
+
+@data_app.command("info")
+@cli_errors
+def info(path: CorpusArg = None, data: DataOpt = None) -> None:
+    """Counts, the P5 ground truth on the non-adopted drafts, and field coverage."""
+    from stores.corpus import field_coverage, ground_truth
+    from stores.leak import context_for_prompt
+
+    apply_data(data)
+    corpus = _validated(path)
+    console.print(
+        f"{len(corpus)} records: {len(corpus.drafts)} non-adopted drafts, {len(corpus.adopted)} adopted, "
+        f"{len(corpus.amendments)} amendments  ({corpus.path}, sha256 {corpus.sha256[:12]})"
+    )
+    table = Table("member", "favour", "against", "abstain", title="P5 ground truth on the non-adopted drafts")
+    for code, counts in ground_truth(corpus.drafts).items():
+        table.add_row(code, str(counts["Y"]), str(counts["N"]), str(counts["A"]))
+    console.print(table)
+    coverage = Table("field", "drafts", "adopted", "amendments", "all", title="Field coverage")
+    views = (corpus.drafts, corpus.adopted, corpus.amendments, corpus.records)
+    per_view = [field_coverage(view) for view in views]
+    for name in per_view[-1]:
+        coverage.add_row(name, *(f"{c[name]}/{len(v)}" for c, v in zip(per_view, views, strict=True)))
+    console.print(coverage)
+    kinds = Table("prompt text", "drafts", "adopted", title="What a pre-vote prompt gets (leak-guarded)")
+    for kind in ("context", "draft_text", "fallback"):
+        kinds.add_row(
+            kind, *(str(sum(1 for r in v if context_for_prompt(r).kind == kind)) for v in views[:2])
+        )
+    console.print(kinds)
+
+
+@data_app.command("augment")
+@cli_errors
+def augment(
+    model: Annotated[str, typer.Option("--model", "-m", help="A model spec, or 'offline' (deterministic).")],
+    base_url: BaseUrlOpt = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
+    ] = False,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Model calls in flight.")] = 4,
+    data: DataOpt = None,
+) -> None:
+    """Write the augmented fields (summary, action items, region, nations, keywords) under NATIONBIAS_HOME."""
+    from stores.augment import Augmenter, OfflineAugmenter, write_augmented
+
+    apply_data(data)
+    corpus = _validated(None)
+    augmenter: Augmenter
+    if model == "offline":
+        augmenter = OfflineAugmenter(corpus)
+    else:
+        from graphs.augment import LLMAugmenter
+
+        augmenter = LLMAugmenter(
+            make_client(model, base_url=base_url, no_cache=no_cache), concurrency=concurrency
+        )
+    run = write_augmented(corpus, augmenter)
+    console.print(
+        f"{run.path}: {run.written} written, {run.reused} already there, {len(run.failures)} failed"
+    )
+    for failure in run.failures[:10]:
+        err_console.print(f"  failed {failure.id}: {failure.error}", highlight=False)
+    if run.failures:
+        raise typer.Exit(1)
+
+
+@data_app.command("keywords")
+@cli_errors
+def keywords(
+    top: Annotated[int, typer.Option("--top", help="How many rebuilt keywords to print.")] = 40,
+    threshold: Annotated[
+        int | None, typer.Option("--threshold", help="Override the scaled frequency cut.")
+    ] = None,
+    data: DataOpt = None,
+) -> None:
+    """Rebuild a keyword pool from corpus text (paper, Appendix C.2) and compare it with the paper's."""
+    import csv
+
+    from stores.augment import corpus_texts, derived_dir, keyword_pool
+    from stores.keywords import build_pool, count_ngrams, overlap, scaled_threshold
+
+    apply_data(data)
+    corpus = _validated(None)
+    texts = corpus_texts(corpus.records)
+    paper = keyword_pool()
+    cutoff = threshold if threshold is not None else scaled_threshold(count_ngrams(texts)[1])
+    pool = build_pool(texts, paper_pool=paper, threshold=cutoff)
+    out = derived_dir() / "keyword_pool_rebuilt.csv"
+    with out.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["category", "keyword", "count"])
+        writer.writerows((e.category, e.keyword, e.count) for e in pool)
+    table = Table("keyword", "count", "category", title=f"Rebuilt pool: {len(pool)} keywords (cut: {cutoff})")
+    for entry in pool[:top]:
+        table.add_row(entry.keyword, str(entry.count), entry.category)
+    console.print(table)
+    exact, partial = overlap([e.keyword for e in pool], [k for _, k in paper])
+    console.print(
+        f"overlap with the paper's {len(paper)} keywords: {len(exact)} exact, {len(partial)} partial"
+    )
+    console.print(f"  exact: {', '.join(sorted(exact))}")
+    console.print(f"  partial: {', '.join(sorted(partial))}")
+    console.print(f"written: {out}")
+
+
+@data_app.command("import-undl")
+@cli_errors
+def import_undl_cmd(
+    file: Annotated[Path, typer.Argument(help="A UN Digital Library wide export (.csv or .csv.gz).")],
+    before: Annotated[
+        int, typer.Option("--before", help="Keep Security Council resolutions before this year.")
+    ] = 2013,
+) -> None:
+    """Import the export into corpus records; write the adopted pool before --before under NATIONBIAS_HOME."""
+    from stores.augment import derived_dir
+    from stores.undl import import_undl, write_records
+
+    if not file.is_file():
+        raise FileNotFoundError(f"no such file: {file}")
+    result = import_undl(file)
+    for column, cells in result.unmapped_columns.items():
+        err_console.print(
+            f"unmapped column {column!r}: {cells} non-blank cell(s) not imported", highlight=False
+        )
+    for conflict in result.conflicts:
+        err_console.print(f"conflict: {conflict}", highlight=False)
+    pool = result.before(before)
+    out = write_records(pool, derived_dir() / f"undl_adopted_before_{before}.jsonl")
+    skipped = ", ".join(f"{n} {why}" for why, n in result.skipped_rows.items()) or "none"
+    console.print(
+        f"{len(result.records)} Security Council resolutions read ({skipped} rows skipped); "
+        f"{len(result.columns)} country columns mapped "
+        f"({len(result.merged_columns)} share a member with another column), "
+        f"{len(result.unmapped_columns)} unmapped; {result.non_votes} non-votes (X) left out of the votes"
+    )
+    console.print(f"adopted pool before {before}: {len(pool)} records -> {out}")

@@ -1,23 +1,39 @@
 """The paper's augmented fields (summary, action items, region, target nations, keywords).
 
-The paper generated them with GPT-4o-mini; :func:`augmented_for` returns a derived file when one
-was written by ``nationbias data augment``, else computes the offline, deterministic version.
+The paper generated them with GPT-4o-mini. Two augmenters share one interface: the LLM one
+(``graphs.augment``, any registered model) and :class:`OfflineAugmenter` (deterministic, no
+model). ``nationbias data augment`` writes their output under ``NATIONBIAS_HOME``; retrievers read
+it through :func:`augmented_for`, which falls back to the offline fields for anything missing.
+Every field is built from prompt-safe text and checked by the leak guard: summaries go into
+prompts.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from stores.corpus import Corpus, context_for_prompt
-from stores.paths import paper_root
+from stores.corpus import Corpus
+from stores.countries import name_for, nations_in_text, to_iso3
+from stores.keywords import build_pool, phrases_in
+from stores.leak import context_for_prompt, split_sentences, strip_outcome_sentences
+from stores.paths import home, paper_root
 from stores.records import Record
 
 EXCLUDED_NATIONS = {"Member States", "United Nations"}
+_ACTION = re.compile(
+    r"\b(?:demand|call|request|decide|urge|condemn|authori[sz]e|extend|renew|impose|establish|reaffirm|"
+    r"encourage|welcome|express|stress|emphasi[sz]e)\w*",
+    re.I,
+)
 
 
 class Augmented(BaseModel):
@@ -30,6 +46,20 @@ class Augmented(BaseModel):
     source: str = "offline"
 
 
+@dataclass(frozen=True)
+class AugmentFailure:
+    """A record an augmenter could not do; it is retried on the next (resumed) run."""
+
+    id: str
+    error: str
+
+
+class Augmenter(Protocol):
+    source: str
+
+    def augment(self, records: Sequence[Record]) -> Iterator[Augmented | AugmentFailure]: ...
+
+
 @lru_cache(maxsize=4)
 def keyword_pool(path: str | None = None) -> tuple[tuple[str, str], ...]:
     """``(category, keyword)`` pairs: the paper's 48-keyword pool by default."""
@@ -38,27 +68,139 @@ def keyword_pool(path: str | None = None) -> tuple[tuple[str, str], ...]:
         return tuple((row["category"], row["keyword"]) for row in csv.DictReader(handle))
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[.;])\s+", text) if s.strip()]
+def corpus_texts(records: Iterable[Record]) -> list[str]:
+    """The text the paper mined keywords from: what each item would do (never the press excerpt)."""
+    return [context_for_prompt(r).text for r in records] + [r.title for r in records if r.title]
 
 
-def offline_augment(record: Record) -> Augmented:
-    """Deterministic stand-ins for the LLM fields (simple version; see ``nationbias data augment``)."""
+def target_nations(texts: Iterable[str | None]) -> list[str]:
+    """States named in the texts, as display names; never "Member States" or "United Nations"."""
+    codes: list[str] = []
+    for text in texts:
+        codes += [c for c in nations_in_text(text or "") if c not in codes]
+    return [name for name in (name_for(c) for c in codes) if name not in EXCLUDED_NATIONS]
+
+
+def make_safe(augmented: Augmented, record: Record) -> Augmented:
+    """Strip outcome sentences from the free-text fields and map nations through the country library."""
+    summary, _ = strip_outcome_sentences(augmented.summary, record=record)
+    actions, _ = strip_outcome_sentences(augmented.action_items, record=record)
+    codes = dict.fromkeys(c for c in map(to_iso3, augmented.target_nations) if c)
+    nations = [name_for(code) for code in codes]
+    update = {"summary": summary, "action_items": actions, "target_nations": nations}
+    return augmented.model_copy(update=update)
+
+
+def offline_augment(record: Record, *, corpus_keywords: Sequence[str] = ()) -> Augmented:
+    """Deterministic stand-ins for the LLM fields, from prompt-safe text only."""
     text = context_for_prompt(record).text
-    haystack = " ".join(filter(None, [record.title, record.agenda_item, record.topic, text])).lower()
-    sentences = _sentences(text)
-    actions = [s for s in sentences if re.search(r"\b(would have|demand|call|request|decide|urge)", s, re.I)]
-    keywords = [kw for _, kw in keyword_pool() if kw in haystack]
-    return Augmented(
+    sentences = split_sentences(text)
+    actions = [s for s in sentences if _ACTION.search(s)]
+    haystack = " \n".join(filter(None, [record.title, record.agenda_item, record.topic, text]))
+    pool_hits = phrases_in(haystack, [kw for _, kw in keyword_pool()])
+    frequent = [k for k in phrases_in(haystack, corpus_keywords) if k not in pool_hits]
+    augmented = Augmented(
         id=record.id,
         summary=" ".join(sentences[:2])[:600],
         action_items=" ".join(actions[:3])[:600],
         region=record.region,
-        target_nations=[],
-        keywords=keywords,
+        target_nations=target_nations([record.title, record.agenda_item, record.topic, text]),
+        keywords=(pool_hits + frequent)[:10],
     )
+    return make_safe(augmented, record)
+
+
+class OfflineAugmenter:
+    """Region from the record, nations from the country library, keywords from the pools."""
+
+    source = "offline"
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus_keywords = [e.keyword for e in build_pool(corpus_texts(corpus.records))]
+
+    def augment(self, records: Sequence[Record]) -> Iterator[Augmented | AugmentFailure]:
+        for record in records:
+            yield offline_augment(record, corpus_keywords=self.corpus_keywords)
+
+
+def derived_dir() -> Path:
+    path = home() / "derived"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _manifest() -> Path:
+    return derived_dir() / "augmented.json"
+
+
+def augmented_path(source: str) -> Path:
+    return derived_dir() / f"augmented-{re.sub(r'[^A-Za-z0-9._-]+', '_', source)}.jsonl"
+
+
+def read_augmented(path: Path) -> dict[str, Augmented]:
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8") as handle:
+        return {a.id: a for a in (Augmented.model_validate_json(line) for line in handle if line.strip())}
+
+
+@dataclass
+class AugmentRun:
+    path: Path
+    written: int = 0
+    reused: int = 0
+    failures: list[AugmentFailure] = field(default_factory=list)
+
+
+def write_augmented(corpus: Corpus, augmenter: Augmenter) -> AugmentRun:
+    """Append the augmenter's output to its derived file, skipping ids already done (resumable).
+
+    Each line is flushed as it comes, so an interrupted run loses nothing; the manifest that makes
+    :func:`augmented_for` use the file is written at the end.
+    """
+    path = augmented_path(augmenter.source)
+    done = read_augmented(path)
+    todo = [r for r in corpus.records if r.id not in done]
+    run = AugmentRun(path=path, reused=len(done))
+    with path.open("a", encoding="utf-8") as handle:
+        for result in augmenter.augment(todo):
+            if isinstance(result, AugmentFailure):
+                run.failures.append(result)
+                continue
+            handle.write(result.model_dump_json() + "\n")
+            handle.flush()
+            run.written += 1
+    manifest = {"path": path.name, "source": augmenter.source, "corpus_sha256": corpus.sha256}
+    tmp = _manifest().with_suffix(".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    tmp.replace(_manifest())
+    return run
 
 
 def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
-    """Augmented fields for every record of ``corpus``, by id."""
-    return {record.id: offline_augment(record) for record in corpus.records}
+    """Augmented fields for every record of ``corpus``, by id.
+
+    The file named by the manifest is used when it was made for this very corpus; records it lacks
+    (and every record, without one) get the offline fields.
+    """
+    manifest = _manifest()
+    stamp = (corpus.sha256, manifest.stat().st_mtime_ns if manifest.is_file() else 0, len(corpus))
+    if corpus.sha256 and stamp in _CACHE:
+        return dict(_CACHE[stamp])
+    stored: dict[str, Augmented] = {}
+    if manifest.is_file():
+        meta = json.loads(manifest.read_text(encoding="utf-8"))
+        if meta.get("corpus_sha256") == corpus.sha256:
+            stored = read_augmented(derived_dir() / meta["path"])
+    missing = [r for r in corpus.records if r.id not in stored]
+    if missing:
+        offline = OfflineAugmenter(corpus)
+        for result in offline.augment(missing):
+            if isinstance(result, Augmented):
+                stored[result.id] = result
+    by_id = {r.id: stored[r.id] for r in corpus.records}
+    _CACHE[stamp] = by_id
+    return dict(by_id)
+
+
+_CACHE: dict[tuple[str, int, int], dict[str, Augmented]] = {}

@@ -1,0 +1,114 @@
+"""The LLM augmenter: the paper's GPT-4o-mini fields from any registered model.
+
+A two-node graph per record (ask → parse) over :class:`graphs.llm.ModelClient`, so answers are
+cached and a rerun resumes: ``stores.augment.write_augmented`` skips records already written and
+the response cache answers the ones asked before. The model sees only prompt-safe text
+(:func:`stores.leak.context_for_prompt`), and its output passes the leak guard again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from graphs.llm import ModelClient
+from stores.augment import Augmented, AugmentFailure, make_safe
+from stores.leak import context_for_prompt
+from stores.records import Record
+
+REGIONS = ["Africa", "Middle East", "Europe", "Americas", "Asia", "Other"]
+
+AUGMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "summary": {"type": "string"},
+        "action_items": {"type": "string"},
+        "region": {"type": "string", "enum": REGIONS},
+        "target_nations": {"type": "array", "items": {"type": "string"}},
+        "keywords": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["summary", "action_items", "region", "target_nations", "keywords"],
+    "additionalProperties": False,
+}
+
+SYSTEM = (
+    "You annotate United Nations Security Council draft resolutions. Answer with one JSON object with "
+    "the fields summary, action_items, region, target_nations and keywords."
+)
+
+
+def augment_messages(record: Record) -> list[dict[str, str]]:
+    ctx = context_for_prompt(record)
+    user = (
+        f"Draft {record.id} ({ctx.description}).\n\n{ctx.text}\n\n"
+        "summary: two or three sentences on what the draft does. action_items: the key actions it "
+        "proposes, separated by semicolons. region: the geopolitical region. target_nations: the states the "
+        "draft is about (not 'Member States' or 'United Nations'). keywords: three to six domain keywords."
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+class AugmentState(TypedDict, total=False):
+    record: Record
+    answer: str | None
+    error: str | None
+    augmented: Augmented | None
+
+
+def build_graph(client: ModelClient, *, source: str) -> Any:
+    async def ask(state: AugmentState) -> AugmentState:
+        result = await client.call(augment_messages(state["record"]), schema=AUGMENT_SCHEMA, repeat=0)
+        return {"answer": result.answer, "error": result.error}
+
+    def parse(state: AugmentState) -> AugmentState:
+        if state.get("error"):
+            return {}
+        try:
+            payload = json.loads(state.get("answer") or "")
+            record = state["record"]
+            raw = Augmented(
+                id=record.id, source=source, **{k: payload[k] for k in AUGMENT_SCHEMA["required"]}
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            return {"error": f"unparseable answer: {type(exc).__name__}: {exc}"[:300]}
+        return {"augmented": make_safe(raw, state["record"])}
+
+    graph = StateGraph(AugmentState)
+    graph.add_node("ask", ask)
+    graph.add_node("parse", parse)
+    graph.add_edge(START, "ask")
+    graph.add_edge("ask", "parse")
+    graph.add_edge("parse", END)
+    return graph.compile()
+
+
+class LLMAugmenter:
+    """Augments records with a model; failures are reported and retried on the next run."""
+
+    def __init__(self, client: ModelClient, *, concurrency: int = 4) -> None:
+        self.client = client
+        self.source = f"llm:{client.label}"
+        self.concurrency = concurrency
+        self.graph = build_graph(client, source=self.source)
+
+    async def _run(self, records: Sequence[Record]) -> list[Augmented | AugmentFailure]:
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(record: Record) -> Augmented | AugmentFailure:
+            async with gate:
+                state = await self.graph.ainvoke({"record": record})
+            augmented = state.get("augmented")
+            if augmented is None:
+                return AugmentFailure(record.id, state.get("error") or "no answer")
+            return augmented
+
+        return list(await asyncio.gather(*(one(r) for r in records)))
+
+    def augment(self, records: Sequence[Record], *, batch: int = 32) -> Iterator[Augmented | AugmentFailure]:
+        """Batches, so results reach the derived file (and the cache) as the run goes."""
+        for start in range(0, len(records), batch):
+            yield from asyncio.run(self._run(records[start : start + batch]))
