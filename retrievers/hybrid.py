@@ -1,0 +1,68 @@
+"""Hybrid retrieval: reciprocal-rank fusion of BM25+ and dense rankings, per pool part.
+
+RRF needs no score calibration between the two (BM25 is unbounded, cosine is in [-1, 1]): an item's
+fused score is the sum over rankings of ``1 / (k_rrf + rank)``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from retrievers.base import PoolName, Precedent, Scored, retrieve_per_part, select_top
+from retrievers.bm25 import BM25Retriever
+from retrievers.dense import DenseRetriever
+from stores.records import Record
+
+DEFAULT_K_RRF = 60
+
+
+class HybridRetriever:
+    """RRF of :class:`BM25Retriever` and :class:`DenseRetriever` over the top ``depth`` of each."""
+
+    name = "hybrid"
+
+    def __init__(
+        self,
+        *,
+        k_rrf: int = DEFAULT_K_RRF,
+        depth: int = 50,
+        bm25: BM25Retriever | None = None,
+        dense: DenseRetriever | None = None,
+        path: str | os.PathLike[str] | None = None,
+    ) -> None:
+        if k_rrf <= 0:
+            raise ValueError(f"k_rrf must be positive, got {k_rrf}")
+        self.k_rrf = k_rrf
+        self.depth = depth
+        self.bm25 = bm25 or BM25Retriever()
+        self.dense = dense or DenseRetriever(path=path)
+
+    def fuse(self, rankings: dict[str, list[Scored]]) -> list[Scored]:
+        """Fuse named rankings (each sorted best first) into one list of RRF-scored items."""
+        fused: dict[str, float] = {}
+        records: dict[str, Record] = {}
+        parts: dict[str, list[str]] = {}
+        for source, ranking in rankings.items():
+            for position, item in enumerate(ranking, start=1):
+                fused[item.record.id] = fused.get(item.record.id, 0.0) + 1.0 / (self.k_rrf + position)
+                records[item.record.id] = item.record
+                parts.setdefault(item.record.id, []).append(f"{source} rank {position}")
+        return [
+            Scored(records[rid], round(score, 6), f"RRF {score:.4f} = {' + '.join(parts[rid])}")
+            for rid, score in fused.items()
+        ]
+
+    def rank(
+        self, target: Record, pool: Sequence[Record], part: PoolName, candidates: list[Record], depth: int
+    ) -> list[Scored]:
+        depth = max(depth, self.depth)
+        lexical = select_top(self.bm25.rank(target, pool, candidates), depth)
+        semantic = select_top(self.dense.rank(target, pool, part, candidates, depth), depth)
+        return self.fuse({"bm25": lexical, "dense": semantic})
+
+    def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
+        def rank(part: PoolName, candidates: list[Record]) -> list[Scored]:
+            return self.rank(target, pool, part, candidates, k)
+
+        return retrieve_per_part(target, pool, k, rank)

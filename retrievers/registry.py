@@ -1,0 +1,54 @@
+"""Retrievers by name, so a config file or CLI flag can choose the strategy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from retrievers.base import Retriever
+
+RETRIEVERS: tuple[str, ...] = ("keyword", "bm25", "dense", "hybrid")
+
+
+def _keyword(**options: Any) -> Retriever:
+    from retrievers.keyword import KeywordRetriever
+
+    return KeywordRetriever(**options)
+
+
+def _bm25(**options: Any) -> Retriever:
+    from retrievers.bm25 import BM25Retriever
+
+    return BM25Retriever(**options)
+
+
+# chromadb and onnxruntime are imported only when a dense strategy is asked for.
+def _dense(**options: Any) -> Retriever:
+    from retrievers.dense import DenseRetriever
+
+    return DenseRetriever(**options)
+
+
+def _hybrid(**options: Any) -> Retriever:
+    from retrievers.hybrid import HybridRetriever
+
+    return HybridRetriever(**options)
+
+
+_FACTORIES: dict[str, Callable[..., Retriever]] = {
+    "keyword": _keyword,
+    "bm25": _bm25,
+    "dense": _dense,
+    "hybrid": _hybrid,
+}
+
+
+def get_retriever(name: str, **options: Any) -> Retriever:
+    """A new retriever of strategy ``name``; ``options`` are its keyword-only settings."""
+    factory = _FACTORIES.get(name.strip().lower())
+    if factory is None:
+        raise ValueError(f"unknown retriever {name!r}; valid names: {', '.join(RETRIEVERS)}")
+    try:
+        return factory(**options)
+    except TypeError as exc:
+        raise ValueError(f"bad options for retriever {name!r}: {exc}") from exc

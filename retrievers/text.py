@@ -1,0 +1,48 @@
+"""What the text strategies see of a record: only the prompt-safe text, never the press excerpt."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+from stores.corpus import context_for_prompt
+from stores.records import Record
+
+# A compact English stop list: enough to stop BM25 matching on function words; no NLTK download needed.
+_STOPWORD_TEXT = """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most my
+    myself no nor not now of off on once only or other our ours ourselves out over own same she should so
+    some such than that the their theirs them themselves then there these they this those through to too
+    under until up upon very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves shall may might must within without among per via"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+
+
+def record_text(record: Record) -> str:
+    """The prompt-safe context plus title and topic (the fallback text already holds them)."""
+    context = context_for_prompt(record)
+    if context.kind == "fallback":
+        return context.text
+    extras = [part for part in (record.title, record.topic) if part]
+    return "\n".join([*extras, context.text])
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case words without stopwords or one-character tokens."""
+    return [word for word in _WORD.findall(text.lower()) if len(word) > 1 and word not in STOPWORDS]
+
+
+def pool_fingerprint(pool: Sequence[Record], *, with_text: bool = True) -> str:
+    """A short stable hash of the pool's ids (and texts): names caches and collections."""
+    digest = hashlib.sha256()
+    for record in pool:
+        digest.update(record.id.encode())
+        digest.update(b"\x1f")
+        if with_text:
+            digest.update(record_text(record).encode())
+        digest.update(b"\x1e")
+    return digest.hexdigest()[:16]
