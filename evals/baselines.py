@@ -1,0 +1,123 @@
+"""Non-LLM baselines for the vote simulation: the scores an LLM persona must beat.
+
+Each predicts a P5 member's vote on every non-adopted draft from information dated strictly before
+the draft's vote: the member's earlier votes, the sponsors, and retrieved earlier precedents.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+import pandas as pd
+from sklearn.metrics import f1_score
+
+from retrievers import Precedent, Retriever, get_retriever
+from stores.corpus import Corpus, p5_vote
+from stores.paths import P5, P5_NAMES
+from stores.records import Record
+
+Method = Literal["majority", "precedent", "sponsor"]
+METHODS: tuple[Method, ...] = ("majority", "precedent", "sponsor")
+LABELS = {"Y": "favour", "N": "against", "A": "abstention"}
+TIE_ORDER = ("favour", "against", "abstention")  # the first of these wins a tie
+
+_ALIASES = (
+    (r"\bUnited States of America\b", "United States"),
+    (r"\bUnited Kingdom of Great Britain and Northern Ireland\b", "United Kingdom"),
+    (r"\bFederated States of Micronesia\b|\bMicronesia \(Federated States of\)", "Micronesia"),
+    (r"\bKingdom of the Netherlands\b|\bNetherlands \(Kingdom of the\)", "Netherlands"),
+)
+
+
+def sponsor_names(record: Record) -> frozenset[str]:
+    """Canonical sponsor names: the corpus lists are messy ("the United States of America and Viet Nam")."""
+    text = " | ".join(s.replace("_x000D_", " ") for s in record.sponsors)
+    text = re.sub(r"\s*\|\s*(?=States\b)", " ", " ".join(text.split()))  # a name split over two entries
+    for pattern, name in _ALIASES:
+        text = re.sub(pattern, name, text)
+    parts = re.split(r"\s*(?:\||,|;|\band\b)\s*", text)
+    return frozenset(re.sub(r"^the\s+", "", part.strip(), flags=re.I) for part in parts if part.strip())
+
+
+def _label(record: Record, persona: str) -> str | None:
+    vote = p5_vote(record, persona)
+    return LABELS[vote] if vote else None
+
+
+def _earlier(drafts: Sequence[Record], target: Record) -> list[Record]:
+    return [record for record in drafts if record.date < target.date and record.id != target.id]
+
+
+def majority_vote(corpus: Corpus, target: Record, persona: str) -> str:
+    """The persona's most frequent vote on earlier non-adopted drafts (favour when none or tied)."""
+    counts = Counter(label for r in _earlier(corpus.drafts, target) if (label := _label(r, persona)))
+    if not counts:
+        return "favour"
+    best = max(counts.values())
+    return next(label for label in TIE_ORDER if counts[label] == best)
+
+
+def precedent_vote(corpus: Corpus, target: Record, persona: str, found: Sequence[Precedent]) -> str:
+    """The persona's vote on the best retrieved earlier non-adopted draft, else :func:`majority_vote`."""
+    for precedent in sorted(found, key=lambda p: p.rank):
+        if precedent.pool == "non-adopted" and precedent.record.date < target.date:
+            label = _label(precedent.record, persona)
+            if label:
+                return label
+    return majority_vote(corpus, target, persona)
+
+
+def sponsor_vote(corpus: Corpus, target: Record, persona: str, found: Sequence[Precedent]) -> str:
+    """Favour one's own draft; else vote as on the latest earlier draft sharing a sponsor; else precedent."""
+    sponsors = sponsor_names(target)
+    if P5_NAMES[persona] in sponsors:
+        return "favour"
+    for record in sorted(_earlier(corpus.drafts, target), key=lambda r: (r.date, r.id), reverse=True):
+        if sponsors & sponsor_names(record) and (label := _label(record, persona)):
+            return label
+    return precedent_vote(corpus, target, persona, found)
+
+
+def baseline_predictions(
+    corpus: Corpus, *, personas: Sequence[str] = P5, method: Method, retriever: Retriever | None = None
+) -> pd.DataFrame:
+    """One row per (non-adopted draft, persona that voted): columns item, persona, truth, pred."""
+    if method not in METHODS:
+        raise ValueError(f"unknown baseline {method!r}; valid: {', '.join(METHODS)}")
+    unknown = [p for p in personas if p not in P5_NAMES]
+    if unknown:
+        raise ValueError(f"unknown persona code(s) {unknown}; valid: {', '.join(P5)}")
+    chosen = retriever or get_retriever("keyword", threshold=0)
+    rows = []
+    for target in corpus.drafts:
+        # Retrieved once per draft (k = 1 per pool part), shared by the personas.
+        found = chosen.retrieve(target, corpus.records, 1) if method != "majority" else []
+        for persona in personas:
+            truth = _label(target, persona)
+            if truth is None:
+                continue
+            if method == "majority":
+                pred = majority_vote(corpus, target, persona)
+            elif method == "precedent":
+                pred = precedent_vote(corpus, target, persona, found)
+            else:
+                pred = sponsor_vote(corpus, target, persona, found)
+            rows.append({"item": target.id, "persona": persona, "truth": truth, "pred": pred})
+    return pd.DataFrame(rows, columns=["item", "persona", "truth", "pred"])
+
+
+def baseline_f1(
+    corpus: Corpus, *, personas: Sequence[str] = P5, retriever: Retriever | None = None
+) -> pd.DataFrame:
+    """Weighted F1 (sklearn) per persona (rows) and baseline (columns majority, precedent, sponsor)."""
+    chosen = retriever or get_retriever("keyword", threshold=0)
+    table = pd.DataFrame(index=pd.Index(list(personas), name="persona"), columns=list(METHODS), dtype=float)
+    for method in METHODS:
+        frame = baseline_predictions(corpus, personas=personas, method=method, retriever=chosen)
+        for persona, rows in frame.groupby("persona"):
+            score = f1_score(rows["truth"], rows["pred"], average="weighted", zero_division=0)
+            table.loc[persona, method] = float(score)
+    return table
