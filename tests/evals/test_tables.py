@@ -17,19 +17,37 @@ from stores.runstore import RunStore, SampleRow
 def _sample(test: str, item: str, persona: str, repeat: int, parsed: Any, extra: dict[str, Any], **kw: Any):
     status = kw.pop("status", "ok" if parsed is not None else "invalid")
     return {
-        "run_id": "r", "sample_id": f"{test}|{item}|{persona}|{kw.get('pair_order', '')}|r{repeat}",
-        "test": test, "item": item, "persona": persona, "pair_order": kw.get("pair_order", ""),
-        "repeat": repeat, "status": status, "messages": [], "raw": None, "parsed": parsed,
-        "parse_error": None, "error": None, "latency_s": 0.1, "prompt_tokens": 1, "completion_tokens": 1,
-        "model_calls": 1, "extra": extra, "created": 1.7e9,
-    }  # fmt: skip
+        "run_id": "r",
+        "sample_id": f"{test}|{item}|{persona}|{kw.get('pair_order', '')}|r{repeat}",
+        "test": test,
+        "item": item,
+        "persona": persona,
+        "pair_order": kw.get("pair_order", ""),
+        "repeat": repeat,
+        "status": status,
+        "messages": [],
+        "raw": None,
+        "parsed": parsed,
+        "parse_error": None,
+        "error": None,
+        "latency_s": 0.1,
+        "prompt_tokens": 1,
+        "completion_tokens": 1,
+        "model_calls": 1,
+        "extra": extra,
+        "created": 1.7e9,
+    }
 
 
 # Two drafts × USA × 3 repeats. d1 truth favour, d2 truth against.
 VOTES_BY_REPEAT = {
-    ("d1", 0): "favour", ("d1", 1): "favour", ("d1", 2): "favour",
-    ("d2", 0): "favour", ("d2", 1): "against", ("d2", 2): None,
-}  # fmt: skip
+    ("d1", 0): "favour",
+    ("d1", 1): "favour",
+    ("d1", 2): "favour",
+    ("d2", 0): "favour",
+    ("d2", 1): "against",
+    ("d2", 2): None,
+}
 TRUTH = {"d1": "favour", "d2": "against"}
 
 
@@ -176,7 +194,7 @@ def association_samples() -> pd.DataFrame:
             )
         )
     rows.append(_sample("association", "sanctions", "", 0, None, {"category": "Terror"}, status="error"))
-    return pd.DataFrame(rows)  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def test_ats_and_friedman_tables() -> None:
@@ -196,10 +214,20 @@ def test_results_through_the_run_store(tmp_path) -> None:
     store = RunStore(tmp_path / "runs.sqlite")
     store.create_run("qa", {"test": "directqa", "model": "local:smollm2", "embedded": True, "seed": 1})
     for row in directqa_samples().to_dict(orient="records"):
-        store.write("qa", SampleRow(
-            test="directqa", item=row["item"], persona="", repeat=row["repeat"], status=row["status"],
-            messages=[], parsed=row["parsed"], pair_order=row["pair_order"], extra=row["extra"],
-        ))  # fmt: skip
+        store.write(
+            "qa",
+            SampleRow(
+                test="directqa",
+                item=row["item"],
+                persona="",
+                repeat=row["repeat"],
+                status=row["status"],
+                messages=[],
+                parsed=row["parsed"],
+                pair_order=row["pair_order"],
+                extra=row["extra"],
+            ),
+        )
     out = results("qa", store=store)
     assert tuple(out) == RESULT_TABLES["directqa"]
     assert bool(out["metadata"].loc[0, "embedded"])
