@@ -55,7 +55,10 @@ def _schema_message(error: Any) -> str:
         return "missing required field"
     if kind == "literal_error" and error["loc"][:1] == ("votes",):
         return f"vote code {value!r} is not Y, N or A"
-    return str(error["msg"]).removeprefix("Value error, ")
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["loc"] == ("date",) and not message.startswith("not an ISO date"):
+        return f"not an ISO date (YYYY-MM-DD): {value!r}: {message}"
+    return message
 
 
 def _vote_problems(obj: dict[str, Any], *, file: Path, line: int) -> list[Problem]:

@@ -1,0 +1,148 @@
+"""Validation: the shipped corpus passes; every kind of bad input is one line naming file, line, field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evals.cli import app
+from stores.corpus import CorpusError, load_corpus
+from stores.validate import validate_file
+
+P5_VOTES = {
+    "China": "Y",
+    "France": "Y",
+    "Russian Federation": "N",
+    "United Kingdom": "Y",
+    "United States": "A",
+}
+
+
+def good_record(**changes: object) -> dict[str, object]:
+    record: dict[str, object] = {
+        "id": "S/2099/1",
+        "kind": "draft",
+        "adopted": False,
+        "date": "2099-01-02",
+        "tally": {"yes": 3, "no": 1, "abstain": 1},
+        "votes": dict(P5_VOTES),
+        "vetoed_by": ["RUS"],
+    }
+    record.update(changes)
+    return record
+
+
+def write_jsonl(path: Path, lines: list[object]) -> Path:
+    path.write_text(
+        "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n", encoding="utf-8"
+    )
+    return path
+
+
+def test_shipped_corpus_is_valid(shared_data: Path) -> None:
+    report = validate_file(shared_data / "unsc" / "corpus.jsonl")
+    assert report.ok, [str(p) for p in report.errors[:5]]
+    assert len(report.records) == 758
+    assert report.warnings == []
+
+
+def test_cli_validate_exits_0_on_the_shipped_corpus(shared_data: Path) -> None:
+    result = CliRunner().invoke(app, ["data", "validate"])
+    assert result.exit_code == 0, result.output
+    assert "758 records" in result.output
+
+
+def _votes_without(name: str) -> dict[str, str]:
+    return {k: v for k, v in P5_VOTES.items() if k != name}
+
+
+BAD_INPUTS = [
+    ("invalid JSON", '{"id": "S/2099/1", "kind": ', "<line>", "invalid JSON"),
+    ("null date", good_record(date=None), "date", "not an ISO date"),
+    (
+        "missing required",
+        {k: v for k, v in good_record().items() if k != "kind"},
+        "kind",
+        "missing required field",
+    ),
+    ("bad vote code", good_record(votes=P5_VOTES | {"France": "X"}), "votes.France", "vote code 'X'"),
+    ("non-ISO date", good_record(date="02/01/2099"), "date", "not an ISO date"),
+    ("timestamp date", good_record(date=1700000000), "date", "not an ISO date"),
+    (
+        "P5 missing",
+        good_record(votes=_votes_without("China"), tally={"yes": 2, "no": 1, "abstain": 1}),
+        "votes.China",
+        "P5 member CHN is missing",
+    ),
+    (
+        "unknown member",
+        good_record(votes=P5_VOTES | {"Atlantis": "Y"}, tally={"yes": 4, "no": 1, "abstain": 1}),
+        "votes.Atlantis",
+        "does not resolve",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "line", "field", "message"), BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
+def test_each_bad_input_is_one_line_naming_file_line_field(
+    tmp_path: Path, case: str, line: object, field: str, message: str
+) -> None:
+    path = write_jsonl(tmp_path / "bad.jsonl", [good_record(id="S/2099/0"), line])
+    report = validate_file(path)
+    assert not report.ok
+    texts = [str(p) for p in report.errors]
+    assert any(t.startswith(f"{path}:2: field {field}: ") and message in t for t in texts), texts
+    assert all("\n" not in t for t in texts)
+
+
+def test_duplicate_id_names_both_lines(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "dup.jsonl", [good_record(), good_record()])
+    [problem] = validate_file(path).errors
+    assert str(problem) == f"{path}:2: field id: duplicate id 'S/2099/1' (first on line 1)"
+    with pytest.raises(CorpusError, match=r"dup.jsonl:2: field id: duplicate id"):
+        load_corpus(path)
+
+
+def test_every_problem_is_reported_not_just_the_first(tmp_path: Path) -> None:
+    lines = [line for _, line, _, _ in BAD_INPUTS]
+    report = validate_file(write_jsonl(tmp_path / "many.jsonl", lines))
+    assert {p.line for p in report.errors} == set(range(1, len(lines) + 1))
+
+
+def test_tally_disagreement_is_a_warning_not_an_error(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "tally.jsonl", [good_record(tally={"yes": 9, "no": 1, "abstain": 1})])
+    report = validate_file(path)
+    assert report.ok
+    assert [str(w) for w in report.warnings] == [
+        f"{path}:1: field tally: tally 9-1-1 disagrees with the votes 3-1-1"
+    ]
+    result = CliRunner().invoke(app, ["data", "validate", str(path)])
+    assert result.exit_code == 0
+
+
+def test_cli_exits_2_with_one_line_per_problem_and_writes_nothing(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    lines = [good_record(), "not json", good_record(id="S/2099/2", date="2099-13-45")]
+    path = write_jsonl(tmp_path / "bad.jsonl", lines)
+    result = CliRunner().invoke(app, ["data", "validate", str(path)])
+    assert result.exit_code == 2
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert errors[0] == f"error: {path}:2: field <line>: invalid JSON: Expecting value (column 1)"
+    assert errors[1].startswith(f"error: {path}:3: field date: not an ISO date (YYYY-MM-DD): '2099-13-45'")
+    assert len(errors) == 2
+    assert not (isolated_home / "derived").exists()
+
+
+def test_augment_on_an_invalid_corpus_writes_nothing(tmp_path: Path, isolated_home: Path) -> None:
+    (tmp_path / "data" / "unsc").mkdir(parents=True)
+    write_jsonl(tmp_path / "data" / "unsc" / "corpus.jsonl", [good_record(votes=P5_VOTES | {"France": "Q"})])
+    result = CliRunner().invoke(
+        app, ["data", "augment", "--model", "offline", "--data", str(tmp_path / "data")]
+    )
+    assert result.exit_code == 2
+    assert "vote code 'Q'" in result.output
+    assert not list(isolated_home.glob("derived/augmented*"))

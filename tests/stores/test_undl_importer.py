@@ -1,0 +1,53 @@
+"""The UN Digital Library importer on the real, messy export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evals.cli import app
+from stores.corpus import p5_vote
+from stores.undl import UndlImport, import_undl
+from stores.validate import validate_file
+
+
+@pytest.fixture(scope="module")
+def undl(shared_data: Path) -> UndlImport:
+    return import_undl(shared_data / "undl" / "undl_export_wide_1946_2021.csv.gz")
+
+
+def test_reads_every_security_council_resolution(undl: UndlImport) -> None:
+    assert len(undl.records) == 2617
+    assert undl.skipped_rows == {"General Assembly": 5238}
+    assert len(undl.before(2013)) == 2085
+
+
+def test_reports_every_unmapped_column(undl: UndlImport) -> None:
+    assert undl.unmapped_columns == {"DONOTKNOW": 1}
+    assert undl.columns["TKAZAKHSTAN"] == "KAZ" and undl.columns[" UNITED STATES"] == "USA"
+    assert {" UNITED KINGDOM", "UNITED KINGDOM", "USSR", "RUSSIAN FEDERATION"} <= set(undl.merged_columns)
+    assert undl.conflicts == []
+
+
+def test_records_use_the_corpus_names_and_votes(undl: UndlImport) -> None:
+    by_id = {r.id: r for r in undl.records}
+    record = by_id["S/RES/2323 (2016)"]
+    assert record.adopted and record.resolution == "2323 (2016)" and str(record.date) == "2016-12-13"
+    assert p5_vote(record, "RUS") == "Y" and len(record.votes) == 15
+    soviet = [r for r in undl.before(1991) if p5_vote(r, "RUS")]
+    assert len(soviet) > 500  # the USSR column fills the Russian Federation's seat
+
+
+def test_cli_writes_the_pre_2013_pool_under_home(shared_data: Path, isolated_home: Path) -> None:
+    file = shared_data / "undl" / "undl_export_wide_1946_2021.csv.gz"
+    result = CliRunner().invoke(app, ["data", "import-undl", str(file)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    out = isolated_home / "derived" / "undl_adopted_before_2013.jsonl"
+    assert str(out) in result.output.replace("\n", "") and "2085 records" in result.output
+    assert "unmapped column 'DONOTKNOW'" in result.output
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2085 and all(json.loads(line)["date"] < "2013" for line in lines)
+    assert validate_file(out).ok
