@@ -137,12 +137,13 @@ def test_cli_exits_2_with_one_line_per_problem_and_writes_nothing(
     assert not (isolated_home / "derived").exists()
 
 
-def test_augment_on_an_invalid_corpus_writes_nothing(tmp_path: Path, isolated_home: Path) -> None:
+def test_augment_on_an_invalid_corpus_writes_nothing(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "data" / "unsc").mkdir(parents=True)
     write_jsonl(tmp_path / "data" / "unsc" / "corpus.jsonl", [good_record(votes=P5_VOTES | {"France": "Q"})])
-    result = CliRunner().invoke(
-        app, ["data", "augment", "--model", "offline", "--data", str(tmp_path / "data")]
-    )
+    monkeypatch.setenv("NATIONBIAS_DATA", str(tmp_path / "data"))  # --data would set it for the whole session
+    result = CliRunner().invoke(app, ["data", "augment", "--model", "offline"])
     assert result.exit_code == 2
     assert "vote code 'Q'" in result.output
     assert not list(isolated_home.glob("derived/augmented*"))
