@@ -7,6 +7,7 @@ query itself (a metadata filter on the date ordinal) and re-checked by :mod:`ret
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Sequence
@@ -60,7 +61,7 @@ class DenseRetriever:
         key = tuple(record.id for record in records)
         if key in self._collections:
             return self._collections[key]
-        name = f"{COLLECTION_PREFIX}-{pool_fingerprint(records)}"
+        name = self.collection_name(records)
         collection = self.client.get_or_create_collection(
             name=name, embedding_function=self.embedder, configuration={"hnsw": {"space": "cosine"}}
         )
@@ -72,6 +73,12 @@ class DenseRetriever:
             self._add(collection, records)
         self._collections[key] = collection
         return collection
+
+    def collection_name(self, records: Sequence[Record]) -> str:
+        """Named by the pool's ids and texts, the model and the token limit: any change, a new index."""
+        model = f"{self.embedder.name()}:{Path(self.embedder.model_path).name}:{self.embedder.max_tokens}"
+        embedder = hashlib.sha256(model.encode()).hexdigest()[:8]
+        return f"{COLLECTION_PREFIX}-{pool_fingerprint(records)}-{embedder}"
 
     def _add(self, collection: Collection, records: list[Record]) -> None:
         started = time.perf_counter()

@@ -7,6 +7,7 @@ package imports sentence-transformers), only their files are located.
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import cached_property
 from importlib.metadata import distribution
@@ -55,11 +56,14 @@ class OnnxMiniLM(EmbeddingFunction[Documents]):
         tokenizer_path: str | None = None,
         batch_size: int = BATCH_SIZE,
         max_tokens: int = MAX_TOKENS,
+        threads: int | None = None,
     ) -> None:
         self.model_path = str(model_path or default_model_path())
         self.tokenizer_path = str(tokenizer_path or default_tokenizer_path())
         self.batch_size = batch_size
         self.max_tokens = max_tokens
+        # One thread per two cores and no spin-waiting: on a shared machine that is faster than all cores.
+        self.threads = threads or max(1, (os.cpu_count() or 2) // 2)
         self.documents_embedded = 0
         self._lock = threading.Lock()
 
@@ -67,6 +71,9 @@ class OnnxMiniLM(EmbeddingFunction[Documents]):
     def _session(self) -> ort.InferenceSession:
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return ort.InferenceSession(self.model_path, options, providers=["CPUExecutionProvider"])
 
     @cached_property

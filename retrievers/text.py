@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from stores.corpus import context_for_prompt
+from stores.leak import fallback_text
 from stores.records import Record
 
 # A compact English stop list: enough to stop BM25 matching on function words; no NLTK download needed.
@@ -23,12 +24,15 @@ _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 
 
 def record_text(record: Record) -> str:
-    """The prompt-safe context plus title and topic (the fallback text already holds them)."""
+    """The prompt-safe context plus the leak-guarded title / agenda / topic (the fallback already is that).
+
+    Raw titles are not used: an adopted item's title carries its resolution number, which reveals the outcome.
+    """
     context = context_for_prompt(record)
     if context.kind == "fallback":
         return context.text
-    extras = [part for part in (record.title, record.topic) if part]
-    return "\n".join([*extras, context.text])
+    header = fallback_text(record)
+    return context.text if header == "(no description available)" else f"{header}\n{context.text}"
 
 
 def tokenize(text: str) -> list[str]:

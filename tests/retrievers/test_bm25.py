@@ -1,0 +1,71 @@
+"""BM25+ over the prompt-safe text: lexical matches rank first; the index is built once per pool."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import MakeRecord
+
+from retrievers.bm25 import BM25Retriever
+from retrievers.text import record_text, tokenize
+
+# Contexts shorter than 80 characters fall back to the title; this pads them with a word-free filler.
+FILLER = "=" * 80
+
+
+@pytest.fixture
+def small_pool(make_record: MakeRecord):
+    return [
+        make_record("chem", "2017-04-12", text=f"Condemns the use of chemical weapons in Syria. {FILLER}"),
+        make_record(
+            "yemen", "2018-02-26", text=f"Renews the arms embargo on Yemen and Houthi leaders. {FILLER}"
+        ),
+        make_record(
+            "mali", "2016-06-29", adopted=True, text=f"Extends the stabilization mission in Mali. {FILLER}"
+        ),
+        make_record(
+            "chem-ad", "2013-09-27", adopted=True, text=f"Chemical weapons in Syria must go. {FILLER}"
+        ),
+        make_record("target", "2019-01-01", text=f"A draft on chemical weapons attacks in Syria. {FILLER}"),
+    ]
+
+
+def test_tokenize_lowercases_and_drops_stopwords() -> None:
+    assert tokenize("The Council DEMANDS that all parties cease-fire in the North") == [
+        "council",
+        "demands",
+        "parties",
+        "cease-fire",
+        "north",
+    ]
+
+
+def test_lexical_match_ranks_first_and_unrelated_items_are_dropped(small_pool) -> None:
+    target = small_pool[-1]
+    found = BM25Retriever().retrieve(target, small_pool, 2)
+    assert [(p.record.id, p.pool, p.rank) for p in found] == [
+        ("chem-ad", "adopted", 1),
+        ("chem", "non-adopted", 1),
+    ]
+    assert all(p.score > 0 and "shared terms" in p.reason for p in found)
+
+
+def test_index_is_built_once_per_pool(small_pool) -> None:
+    retriever = BM25Retriever()
+    for record in small_pool:
+        retriever.retrieve(record, small_pool, 1)
+    assert retriever.builds == 1
+    retriever.retrieve(small_pool[0], small_pool[:3], 1)
+    assert retriever.builds == 2
+
+
+def test_scores_stay_positive_on_the_66_drafts(corpus) -> None:
+    """BM25Okapi would give negative IDF to words in over half of a small pool; BM25+ does not."""
+    target = corpus.drafts[-1]
+    found = BM25Retriever().retrieve(target, corpus.drafts, 3)
+    assert found and all(p.score > 0 and p.pool == "non-adopted" for p in found)
+
+
+def test_text_is_prompt_safe(corpus) -> None:
+    for record in corpus.drafts:
+        if record.press_excerpt and record.press_excerpt.text.strip():
+            assert record.press_excerpt.text.strip()[:200] not in record_text(record)
