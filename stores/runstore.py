@@ -215,7 +215,8 @@ class RunStore:
             "SELECT * FROM samples WHERE run_id = ? ORDER BY sample_id", self._conn, params=(run_id,)
         )
         for column in ("messages", "parsed", "extra"):
-            frame[column] = frame[column].map(lambda v: None if v is None else json.loads(v))
+            # pandas 3 reads a NULL next to strings as NaN: both mean "no value"
+            frame[column] = frame[column].map(lambda v: json.loads(v) if isinstance(v, str) else None)
         return frame
 
     def export(self, run_id: str, fmt: Literal["csv", "jsonl"], out: TextIO | None = None) -> None:
