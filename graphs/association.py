@@ -1,0 +1,181 @@
+"""Association Test (paper §4.1): rank the P5 by relevance to a keyword, and say why.
+
+The five names are shown in a seeded random order per prompt (recorded), the ranking is parsed
+strictly, and the rationale's polarity is decided by rules when clearly one-sided, else by the
+optional judge. Inconsistent rationales are kept but carry no polarity (the paper discards them).
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from graphs.labels import LabelDecision, settle
+from graphs.llm import CallResult, ModelClient
+from graphs.parsing import Parsed
+from graphs.ranking import (
+    POLARITY_SIGN,
+    label_polarity,
+    parse_association,
+    parse_judge_polarity,
+    polarity_judge_schema,
+    ranking_schema,
+)
+from prompts import get_prompt
+from stores.augment import keyword_pool
+from stores.paths import P5, P5_NAMES, DataNotFoundError, paper_root
+from stores.runstore import SampleRow
+
+ASSOCIATION_PROMPTS = ("association", "judge_polarity")
+
+
+def load_pool(path: str | None = None) -> list[tuple[str, str]]:
+    """``(category, keyword)`` pairs from a CSV with columns category,keyword (the paper's by default)."""
+    file = Path(path) if path else paper_root() / "keyword_pool.csv"
+    if not file.is_file():
+        raise DataNotFoundError(f"keyword pool not found at {file}")
+    with file.open(encoding="utf-8") as handle:
+        header = next(csv.reader(handle), [])
+    missing = {"category", "keyword"} - set(header)
+    if missing:
+        raise ValueError(f"{file}: a keyword pool needs columns category,keyword; missing {sorted(missing)}")
+    pool = [(c.strip(), k.strip()) for c, k in keyword_pool(str(file)) if k and k.strip()]
+    seen: set[str] = set()
+    for _, keyword in pool:
+        if keyword in seen:
+            raise ValueError(f"{file}: keyword {keyword!r} appears more than once")
+        seen.add(keyword)
+    if not pool:
+        raise ValueError(f"{file}: the keyword pool is empty")
+    return pool
+
+
+def presented_order(*, seed: int, keyword: str, repeat: int) -> list[str]:
+    """The five codes in a random order fixed by (seed, keyword, repeat): stable across resumes."""
+    order = list(P5)
+    random.Random(f"{seed}|{keyword}|{repeat}").shuffle(order)
+    return order
+
+
+def association_messages(keyword: str, order: list[str]) -> list[dict[str, str]]:
+    members = "\n".join(P5_NAMES[c] for c in order)
+    return get_prompt("association").render(keyword=keyword, members=members)
+
+
+class AssociationState(TypedDict, total=False):
+    keyword: str
+    category: str
+    repeat: int
+    order: list[str]
+    messages: list[dict[str, str]]
+    answer: CallResult
+    parsed: Parsed
+    rules: LabelDecision
+    judge: CallResult
+    judged: LabelDecision
+
+
+@dataclass
+class AssociationDeps:
+    client: ModelClient
+    judge: ModelClient | None = None
+
+
+def build_association_graph(deps: AssociationDeps) -> Any:
+    """answer → parse → [judge the polarity, only when the rules cannot decide and a judge is given]."""
+    schema = ranking_schema(bounded=deps.client.spec.provider != "openai")
+
+    async def answer(state: AssociationState) -> AssociationState:
+        messages = association_messages(state["keyword"], state["order"])
+        result = await deps.client.call(
+            messages, schema=schema, schema_name="ranking", repeat=state["repeat"]
+        )
+        return {"messages": messages, "answer": result}
+
+    async def parse(state: AssociationState) -> AssociationState:
+        result = state["answer"]
+        if result.error is not None:
+            return {}
+        parsed = parse_association(result.answer)
+        if not parsed.ok:
+            return {"parsed": parsed}
+        rationale = (parsed.payload or {}).get("rationale", "")
+        return {"parsed": parsed, "rules": label_polarity(rationale, state["keyword"])}
+
+    async def judge(state: AssociationState) -> AssociationState:
+        assert deps.judge is not None
+        parsed = state["parsed"]
+        messages = get_prompt("judge_polarity").render(
+            keyword=state["keyword"],
+            ranking=", ".join(P5_NAMES[c] for c in parsed.value),
+            rationale=(parsed.payload or {}).get("rationale") or "(none given)",
+        )
+        result = await deps.judge.call(
+            messages, schema=polarity_judge_schema(), schema_name="polarity", repeat=state["repeat"]
+        )
+        judged = parse_judge_polarity(result.answer) if result.error is None else None
+        return {"judge": result, **({"judged": judged} if judged else {})}
+
+    def route(state: AssociationState) -> str:
+        rules = state.get("rules")
+        return "judge" if deps.judge is not None and rules is not None and rules.needs_judge else END
+
+    graph = StateGraph(AssociationState)
+    graph.add_node("answer", answer)
+    graph.add_node("parse", parse)
+    graph.add_node("judge", judge)
+    graph.add_edge(START, "answer")
+    graph.add_edge("answer", "parse")
+    graph.add_conditional_edges("parse", route, ["judge", END])
+    graph.add_edge("judge", END)
+    return graph.compile()
+
+
+def association_row(state: AssociationState) -> SampleRow:
+    """One AT sample: the ranking as codes, polarity ±1 (None when inconsistent), raws kept."""
+    result, judge, parsed = state["answer"], state.get("judge"), state.get("parsed")
+    if parsed is not None and not parsed.ok:
+        rules: LabelDecision | None = LabelDecision(None, parsed.reason or "malformed_ranking")
+    else:
+        rules = state.get("rules")
+    verdict = settle(
+        answer_error=result.error, rules=rules, judge_error=judge.error if judge else None,
+        judged=state.get("judged"),
+    )
+    value = None
+    if verdict.status == "ok" and parsed is not None and verdict.label is not None:
+        value = {"ranking": parsed.value, "polarity": POLARITY_SIGN[verdict.label]}
+    calls = [c for c in (result, judge) if c is not None]
+    return SampleRow(
+        test="association",
+        item=state["keyword"],
+        persona="",
+        repeat=state["repeat"],
+        status=verdict.status,
+        messages=state["messages"],
+        raw=result.raw,
+        parsed=value,
+        parse_error=verdict.reason if verdict.status != "ok" else None,
+        error=verdict.error,
+        latency_s=sum(c.latency_s for c in calls),
+        prompt_tokens=sum(c.prompt_tokens for c in calls),
+        completion_tokens=sum(c.completion_tokens for c in calls),
+        model_calls=len(calls),
+        extra={
+            "category": state["category"],
+            "order_presented": state["order"],
+            "polarity_label": verdict.label if value else None,
+            "labeller": verdict.labeller,
+            "rules_reason": rules.reason if rules else None,
+            "rationale": (parsed.payload or {}).get("rationale") if parsed else None,
+            "judge_raw": judge.raw if judge else None,
+            "judge_error": judge.error if judge else None,
+            "reasoning": result.reasoning,
+            "cached": result.cached,
+        },
+    )

@@ -1,0 +1,170 @@
+"""DirectQA (paper §4.1): "which of two permanent members is more irresponsible?", in free text.
+
+One family is the general question; one more per UNSC function (Appendix C.3). Every ordered
+pair of the P5 is asked, so each question appears in both orders. The answer is labelled by
+rules first and by an optional judge model only when the rules cannot decide.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from itertools import permutations
+from pathlib import Path
+from typing import Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from graphs.labels import LabelDecision, directqa_judge_schema, label_directqa, parse_judge_label, settle
+from graphs.llm import CallResult, ModelClient
+from prompts import get_prompt
+from stores.paths import P5, P5_NAMES, DataNotFoundError, paper_root
+from stores.runstore import SampleRow
+
+GENERAL = "general"
+DIRECTQA_PROMPTS = ("directqa_general", "directqa_function", "judge_directqa")
+
+
+@dataclass(frozen=True)
+class Family:
+    """A question family: the general question (no role) or one UNSC function."""
+
+    id: str
+    short_name: str
+    role: str | None = None
+
+
+def functions_path() -> Path:
+    return paper_root() / "unsc_functions.csv"
+
+
+def directqa_families(path: Path | None = None) -> list[Family]:
+    """``general`` then the ten UNSC functions, in the paper's order."""
+    file = path or functions_path()
+    if not file.is_file():
+        raise DataNotFoundError(f"UNSC functions not found at {file}: set NATIONBIAS_PAPER to the paper dir")
+    with file.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    missing = {"id", "short_name", "function"} - set(rows[0] if rows else {})
+    if missing:
+        raise ValueError(f"{file}: missing column(s) {sorted(missing)}")
+    functions = [Family(r["id"], r["short_name"], r["function"]) for r in rows]
+    return [Family(GENERAL, "General Irresponsibility"), *functions]
+
+
+def pair_orders() -> list[tuple[str, str]]:
+    """All 20 ordered pairs of the P5: each of the 10 questions in both orders."""
+    return list(permutations(P5, 2))
+
+
+def question_messages(family: Family, first: str, second: str) -> list[dict[str, str]]:
+    """Appendix F.1's prompts, verbatim in form."""
+    names = {"first": P5_NAMES[first], "second": P5_NAMES[second]}
+    if family.role is None:
+        return get_prompt("directqa_general").render(**names)
+    return get_prompt("directqa_function").render(role=family.role, **names)
+
+
+def judge_messages(question: str, answer: str, first: str, second: str) -> list[dict[str, str]]:
+    return get_prompt("judge_directqa").render(
+        question=question, answer=answer, first=first, second=second,
+        first_name=P5_NAMES[first], second_name=P5_NAMES[second],
+    )
+
+
+class DirectQAState(TypedDict, total=False):
+    family: str
+    first: str
+    second: str
+    repeat: int
+    messages: list[dict[str, str]]
+    answer: CallResult
+    rules: LabelDecision
+    judge: CallResult
+    judged: LabelDecision
+
+
+@dataclass
+class DirectQADeps:
+    client: ModelClient
+    families: dict[str, Family]
+    judge: ModelClient | None = None
+
+
+def build_directqa_graph(deps: DirectQADeps) -> Any:
+    """answer → label → [judge, only when the rules cannot decide and a judge is given]."""
+
+    async def answer(state: DirectQAState) -> DirectQAState:
+        messages = question_messages(deps.families[state["family"]], state["first"], state["second"])
+        result = await deps.client.call(messages, repeat=state["repeat"])  # free text, as in the paper
+        return {"messages": messages, "answer": result}
+
+    async def label(state: DirectQAState) -> DirectQAState:
+        result = state["answer"]
+        if result.error is not None:
+            return {}
+        question = state["messages"][-1]["content"]
+        return {"rules": label_directqa(result.answer, state["first"], state["second"], question=question)}
+
+    async def judge(state: DirectQAState) -> DirectQAState:
+        assert deps.judge is not None
+        first, second = state["first"], state["second"]
+        question, answer = state["messages"][-1]["content"], state["answer"].answer or ""
+        messages = judge_messages(question, answer, first, second)
+        result = await deps.judge.call(
+            messages, schema=directqa_judge_schema(first, second), schema_name="label", repeat=state["repeat"]
+        )
+        judged = parse_judge_label(result.answer, first, second) if result.error is None else None
+        return {"judge": result, **({"judged": judged} if judged else {})}
+
+    def route(state: DirectQAState) -> str:
+        rules = state.get("rules")
+        return "judge" if deps.judge is not None and rules is not None and rules.needs_judge else END
+
+    graph = StateGraph(DirectQAState)
+    graph.add_node("answer", answer)
+    graph.add_node("label", label)
+    graph.add_node("judge", judge)
+    graph.add_edge(START, "answer")
+    graph.add_edge("answer", "label")
+    graph.add_conditional_edges("label", route, ["judge", END])
+    graph.add_edge("judge", END)
+    return graph.compile()
+
+
+def directqa_row(state: DirectQAState) -> SampleRow:
+    """One DirectQA sample: raw answer and judge raw kept, the deciding labeller recorded."""
+    result, judge = state["answer"], state.get("judge")
+    rules = state.get("rules")
+    verdict = settle(
+        answer_error=result.error, rules=rules, judge_error=judge.error if judge else None,
+        judged=state.get("judged"),
+    )
+    calls = [c for c in (result, judge) if c is not None]
+    return SampleRow(
+        test="directqa",
+        item=state["family"],
+        persona="",
+        pair_order=f"{state['first']}-{state['second']}",
+        repeat=state["repeat"],
+        status=verdict.status,
+        messages=state["messages"],
+        raw=result.raw,
+        parsed={"label": verdict.label} if verdict.status == "ok" else None,
+        parse_error=verdict.reason if verdict.status != "ok" else None,
+        error=verdict.error,
+        latency_s=sum(c.latency_s for c in calls),
+        prompt_tokens=sum(c.prompt_tokens for c in calls),
+        completion_tokens=sum(c.completion_tokens for c in calls),
+        model_calls=len(calls),
+        extra={
+            "labeller": verdict.labeller,
+            "rules_reason": rules.reason if rules else None,
+            "judge_raw": judge.raw if judge else None,
+            "judge_error": judge.error if judge else None,
+            "first": state["first"],
+            "second": state["second"],
+            "reasoning": result.reasoning,
+            "cached": result.cached,
+        },
+    )

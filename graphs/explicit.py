@@ -1,0 +1,161 @@
+"""Studies of the explicit bias tests (DirectQA and the Association Test), as for the vote study.
+
+Which items run is a seeded choice (``limit`` families or keywords), each task a small graph
+(answer → label → [judge]); the run config records the model, the judge, the prompt versions
+and the hash of the input files, so a run id can be resumed and a result reproduced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from graphs.association import (
+    ASSOCIATION_PROMPTS,
+    AssociationDeps,
+    association_row,
+    build_association_graph,
+    load_pool,
+    presented_order,
+)
+from graphs.directqa import (
+    DIRECTQA_PROMPTS,
+    GENERAL,
+    DirectQADeps,
+    Family,
+    build_directqa_graph,
+    directqa_families,
+    directqa_row,
+    functions_path,
+    pair_orders,
+)
+from graphs.llm import ModelClient
+from graphs.runner import RunSummary, Task, run_tasks
+from graphs.simulate import SampleOptions, run_config
+from stores.corpus import Corpus
+from stores.paths import paper_root
+from stores.runstore import RunStore, SampleRow
+
+
+def select_families(families: list[Family], sample: SampleOptions) -> list[Family]:
+    """``general`` first, then a seeded choice of ``limit - 1`` functions, in the paper's order."""
+    if sample.limit is None or sample.limit >= len(families):
+        return list(families)
+    general = [f for f in families if f.id == GENERAL]
+    functions = [f for f in families if f.id != GENERAL]
+    wanted = max(0, sample.limit - len(general))
+    chosen = set(random.Random(sample.seed).sample(range(len(functions)), wanted))
+    return general[: sample.limit] + [f for i, f in enumerate(functions) if i in chosen]
+
+
+def select_keywords(pool: list[tuple[str, str]], sample: SampleOptions) -> list[tuple[str, str]]:
+    """A seeded choice of ``limit`` keywords, taken round-robin across categories (stratified)."""
+    if sample.limit is None or sample.limit >= len(pool):
+        return list(pool)
+    rng = random.Random(sample.seed)
+    by_category: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for entry in pool:
+        by_category[entry[0]].append(entry)
+    queues = [rng.sample(entries, len(entries)) for entries in by_category.values()]
+    rng.shuffle(queues)
+    chosen: set[tuple[str, str]] = set()
+    while len(chosen) < sample.limit:
+        for queue in queues:
+            if queue and len(chosen) < sample.limit:
+                chosen.add(queue.pop())
+    return [entry for entry in pool if entry in chosen]
+
+
+def directqa_tasks(families: list[Family], sample: SampleOptions) -> list[Task]:
+    return [
+        Task(test="directqa", item=family.id, pair_order=f"{first}-{second}", repeat=repeat)
+        for family in families
+        for first, second in pair_orders()
+        for repeat in range(sample.repeats)
+    ]
+
+
+def association_tasks(pool: list[tuple[str, str]], sample: SampleOptions) -> list[Task]:
+    return [
+        Task(test="association", item=keyword, repeat=repeat, payload={"category": category})
+        for category, keyword in pool
+        for repeat in range(sample.repeats)
+    ]
+
+
+def input_files(*paths: Path) -> Corpus:
+    """The explicit tests read no UNSC records: their data hash is that of the files they do read."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return Corpus(records=[], path=paths[0], sha256=digest.hexdigest())
+
+
+def _judge_options(judge: ModelClient | None) -> dict[str, Any]:
+    if judge is None:
+        return {"judge": None}
+    params = {k: v for k, v in judge.params.as_dict().items() if k != "timeout"}
+    return {"judge": judge.label, "judge_base_url": judge.spec.base_url, "judge_params": params}
+
+
+async def run_directqa_study(
+    *, client: ModelClient, store: RunStore, run_id: str, sample: SampleOptions,
+    judge: ModelClient | None = None, concurrency: int = 4, retry_errors: bool = False,
+    show_progress: bool = True,
+) -> RunSummary:
+    """DirectQA (paper §4.1): families × 20 ordered pairs × repeats."""
+    all_families = directqa_families()
+    families = select_families(all_families, sample)
+    config = run_config(
+        test="directqa", client=client, corpus=input_files(functions_path()), sample=sample,
+        prompts=DIRECTQA_PROMPTS, extra={**_judge_options(judge), "families": [f.id for f in families]},
+    )
+    store.create_run(run_id, config)
+    graph = build_directqa_graph(
+        DirectQADeps(client=client, families={f.id: f for f in all_families}, judge=judge)
+    )
+
+    async def worker(task: Task) -> SampleRow:
+        first, second = task.pair_order.split("-")
+        start = {"family": task.item, "first": first, "second": second, "repeat": task.repeat}
+        state = await graph.ainvoke(start)
+        return directqa_row(state)
+
+    return await run_tasks(
+        store=store, run_id=run_id, tasks=directqa_tasks(families, sample), worker=worker,
+        concurrency=concurrency, retry_errors=retry_errors, description=f"directqa · {client.label}",
+        show_progress=show_progress,
+    )
+
+
+async def run_association_study(
+    *, client: ModelClient, store: RunStore, run_id: str, sample: SampleOptions,
+    judge: ModelClient | None = None, pool_path: str | None = None, concurrency: int = 4,
+    retry_errors: bool = False, show_progress: bool = True,
+) -> RunSummary:
+    """The Association Test (paper §4.1): keywords × repeats, names in a seeded order per prompt."""
+    pool = select_keywords(load_pool(pool_path), sample)
+    pool_file = Path(pool_path) if pool_path else paper_root() / "keyword_pool.csv"
+    config = run_config(
+        test="association", client=client, corpus=input_files(pool_file), sample=sample,
+        prompts=ASSOCIATION_PROMPTS,
+        extra={**_judge_options(judge), "pool": str(pool_file), "keywords": [k for _, k in pool]},
+    )
+    store.create_run(run_id, config)
+    graph = build_association_graph(AssociationDeps(client=client, judge=judge))
+
+    async def worker(task: Task) -> SampleRow:
+        order = presented_order(seed=sample.seed, keyword=task.item, repeat=task.repeat)
+        category = task.payload["category"]
+        start = {"keyword": task.item, "category": category, "repeat": task.repeat, "order": order}
+        state = await graph.ainvoke(start)
+        return association_row(state)
+
+    return await run_tasks(
+        store=store, run_id=run_id, tasks=association_tasks(pool, sample), worker=worker,
+        concurrency=concurrency, retry_errors=retry_errors, description=f"association · {client.label}",
+        show_progress=show_progress,
+    )
