@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from conftest import MakeRecord
 
 from retrievers.bm25 import BM25Retriever
 from retrievers.text import record_text, tokenize
+from stores.records import Record
+
+MakeRecord = Callable[..., Record]  # the make_record fixture (conftest.py)
 
 # Contexts shorter than 80 characters fall back to the title; this pads them with a word-free filler.
 FILLER = "=" * 80

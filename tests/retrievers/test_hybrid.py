@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from conftest import MakeRecord
 
 from retrievers.base import Scored
 from retrievers.hybrid import HybridRetriever
+from stores.records import Record
+
+MakeRecord = Callable[..., Record]  # the make_record fixture (conftest.py)
 
 
 def fixed(order: list[str], candidates) -> list[Scored]:  # type: ignore[no-untyped-def]

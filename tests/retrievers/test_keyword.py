@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import pytest
-from conftest import MakeRecord
 
 from retrievers.keyword import KeywordRetriever, keyword_match, keyword_score
 from stores.augment import Augmented
+from stores.records import Record
+
+MakeRecord = Callable[..., Record]  # the make_record fixture (conftest.py)
 
 
 def fields(region: str | None = None, nations: list[str] | None = None, keywords: list[str] | None = None):
