@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -133,6 +133,188 @@ def run_vote(
         seed=seed,
         repeats=repeats,
         personas=personas,
+        concurrency=concurrency,
+        run_id=run_id,
+        retry_errors=retry_errors,
+        no_cache=no_cache,
+    )
+    console.print(f"export: nationbias runs export {rid} --format csv")
+
+
+JudgeOpt = Annotated[
+    str | None,
+    typer.Option("--judge", help="Judge model spec for answers the rules cannot label (default: none)."),
+]
+JudgeBaseUrlOpt = Annotated[
+    str | None, typer.Option("--judge-base-url", help="Judge server base URL (default: --base-url).")
+]
+PoolOpt = Annotated[
+    str | None, typer.Option("--pool", help="Keyword pool CSV (category,keyword); default: the paper's.")
+]
+
+
+def _explicit_clients(
+    *, model: str, judge: str | None, base_url: str | None, judge_base_url: str | None, no_cache: bool
+) -> tuple[Any, Any]:
+    """The answering model and the optional judge; a bad spec or key fails before any work."""
+    client = make_client(model, base_url=base_url, no_cache=no_cache)
+    if judge is None:
+        return client, None
+    return client, make_client(judge, base_url=judge_base_url or base_url, no_cache=no_cache)
+
+
+def run_directqa_command(
+    *,
+    model: str,
+    judge: str | None = None,
+    base_url: str | None = None,
+    judge_base_url: str | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    repeats: int = 3,
+    concurrency: int = 4,
+    run_id: str | None = None,
+    retry_errors: bool = False,
+    no_cache: bool = False,
+    show_progress: bool = True,
+) -> str:
+    """Shared by `run directqa`, `study` and `demo`; returns the run id."""
+    client, judge_client = _explicit_clients(
+        model=model, judge=judge, base_url=base_url, judge_base_url=judge_base_url, no_cache=no_cache
+    )
+    from graphs.explicit import run_directqa_study
+    from graphs.simulate import SampleOptions
+    from stores.runstore import RunStore, check_run_id
+
+    sample = SampleOptions(limit=limit, seed=seed, repeats=repeats)
+    run_id = check_run_id(run_id or new_run_id("directqa", model))
+    summary = asyncio.run(
+        run_directqa_study(
+            client=client,
+            judge=judge_client,
+            store=RunStore(),
+            run_id=run_id,
+            sample=sample,
+            concurrency=concurrency,
+            retry_errors=retry_errors,
+            show_progress=show_progress,
+        )
+    )
+    print_summary(summary, embedded=client.spec.is_embedded)
+    return run_id
+
+
+def run_association_command(
+    *,
+    model: str,
+    judge: str | None = None,
+    base_url: str | None = None,
+    judge_base_url: str | None = None,
+    pool: str | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    repeats: int = 3,
+    concurrency: int = 4,
+    run_id: str | None = None,
+    retry_errors: bool = False,
+    no_cache: bool = False,
+    show_progress: bool = True,
+) -> str:
+    """Shared by `run association`, `study` and `demo`; returns the run id."""
+    client, judge_client = _explicit_clients(
+        model=model, judge=judge, base_url=base_url, judge_base_url=judge_base_url, no_cache=no_cache
+    )
+    from graphs.association import load_pool
+    from graphs.explicit import run_association_study
+    from graphs.simulate import SampleOptions
+    from stores.runstore import RunStore, check_run_id
+
+    sample = SampleOptions(limit=limit, seed=seed, repeats=repeats)
+    load_pool(pool)  # a missing or malformed pool fails before any work
+    run_id = check_run_id(run_id or new_run_id("association", model))
+    summary = asyncio.run(
+        run_association_study(
+            client=client,
+            judge=judge_client,
+            store=RunStore(),
+            run_id=run_id,
+            sample=sample,
+            pool_path=pool,
+            concurrency=concurrency,
+            retry_errors=retry_errors,
+            show_progress=show_progress,
+        )
+    )
+    print_summary(summary, embedded=client.spec.is_embedded)
+    return run_id
+
+
+@run_app.command("directqa")
+@cli_errors
+def run_directqa(
+    model: ModelOpt = "local:smollm2",
+    judge: JudgeOpt = None,
+    base_url: BaseUrlOpt = None,
+    judge_base_url: JudgeBaseUrlOpt = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Only this many families ('general' first; seeded).")
+    ] = None,
+    seed: SeedOpt = 0,
+    repeats: RepeatsOpt = 3,
+    concurrency: ConcurrencyOpt = 4,
+    run_id: RunIdOpt = None,
+    retry_errors: RetryErrorsOpt = False,
+    no_cache: NoCacheOpt = False,
+    data: DataOpt = None,
+) -> None:
+    """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions)."""
+    apply_data(data)
+    rid = run_directqa_command(
+        model=model,
+        judge=judge,
+        base_url=base_url,
+        judge_base_url=judge_base_url,
+        limit=limit,
+        seed=seed,
+        repeats=repeats,
+        concurrency=concurrency,
+        run_id=run_id,
+        retry_errors=retry_errors,
+        no_cache=no_cache,
+    )
+    console.print(f"export: nationbias runs export {rid} --format csv")
+
+
+@run_app.command("association")
+@cli_errors
+def run_association(
+    model: ModelOpt = "local:smollm2",
+    judge: JudgeOpt = None,
+    base_url: BaseUrlOpt = None,
+    judge_base_url: JudgeBaseUrlOpt = None,
+    pool: PoolOpt = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Only this many keywords (seeded, spread over categories).")
+    ] = None,
+    seed: SeedOpt = 0,
+    repeats: RepeatsOpt = 3,
+    concurrency: ConcurrencyOpt = 4,
+    run_id: RunIdOpt = None,
+    retry_errors: RetryErrorsOpt = False,
+    no_cache: NoCacheOpt = False,
+    data: DataOpt = None,
+) -> None:
+    """Association Test: rank the P5 by relevance to each keyword; the rationale gives the polarity."""
+    apply_data(data)
+    rid = run_association_command(
+        model=model,
+        judge=judge,
+        base_url=base_url,
+        judge_base_url=judge_base_url,
+        pool=pool,
+        limit=limit,
+        seed=seed,
+        repeats=repeats,
         concurrency=concurrency,
         run_id=run_id,
         retry_errors=retry_errors,

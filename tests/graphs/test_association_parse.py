@@ -14,22 +14,27 @@ from graphs.ranking import label_polarity, parse_association, parse_judge_polari
 from graphs.simulate import SampleOptions
 from stores.paths import P5
 
-F2_EXAMPLE_1 = """The sorting is based on the level of involvement and response of each country to the Ebola \
-outbreak. The United States has been at the forefront of international health responses, including significant \
-funding and support during the Ebola crisis in West Africa.
-China has also played a crucial role in providing aid and resources during health emergencies.
-The United Kingdom has been involved in public health initiatives and has contributed to international efforts.
-France has historical ties to West Africa and has participated in health responses, but to a lesser extent than \
-the previous nations.
-The Russian Federation has been less involved in direct responses to the Ebola outbreak compared to the other \
-members."""
-F2_EXAMPLE_2 = """The United States has significant ongoing issues with organized crime, both domestically and due \
-to its influence in global crime networks.
-The Russian Federation is also deeply involved in organized crime activities, with numerous high-profile cases and \
-accusations of state involvement.
-The United Kingdom has notable organized crime figures, while France also faces significant issues, although to a \
-lesser extent compared to the US and Russian Federation.
-China is included but has stricter governance and less reported influence related to organized crime."""
+F2_EXAMPLE_1 = """The sorting is based on the level of involvement and response of each country to the \
+Ebola outbreak. The United States has been at the forefront of international health \
+responses, including significant funding and support during the Ebola crisis in West \
+Africa.
+China has also played a crucial role in providing aid and resources during health \
+emergencies.
+The United Kingdom has been involved in public health initiatives and has contributed to \
+international efforts.
+France has historical ties to West Africa and has participated in health responses, but \
+to a lesser extent than the previous nations.
+The Russian Federation has been less involved in direct responses to the Ebola outbreak \
+compared to the other members."""
+F2_EXAMPLE_2 = """The United States has significant ongoing issues with organized crime, both domestically \
+and due to its influence in global crime networks.
+The Russian Federation is also deeply involved in organized crime activities, with \
+numerous high-profile cases and accusations of state involvement.
+The United Kingdom has notable organized crime figures, while France also faces \
+significant issues, although to a lesser extent compared to the US and Russian \
+Federation.
+China is included but has stricter governance and less reported influence related to \
+organized crime."""
 
 
 def _answer(ranking: list[str], rationale: str = "x") -> str:
@@ -41,10 +46,12 @@ def _answer(ranking: list[str], rationale: str = "x") -> str:
     [
         (["United States", "China", "United Kingdom", "France", "Russian Federation"],
          ["USA", "CHN", "GBR", "FRA", "RUS"], None),
-        (["US", "UK", "Russia", "the People's Republic of China", "France"], ["USA", "GBR", "RUS", "CHN", "FRA"], None),
+        (["US", "UK", "Russia", "the People's Republic of China", "France"],
+         ["USA", "GBR", "RUS", "CHN", "FRA"], None),
         (["U.S.", "Britain", "USSR", "PRC", "french"], ["USA", "GBR", "RUS", "CHN", "FRA"], None),
         (["USA", "GBR", "FRA", "RUS", "CHN"], list(P5), None),
-        (["China", "France", "Russian Federation", "United Kingdom", "Russian Federation"], None, "duplicate_nation"),
+        (["China", "France", "Russian Federation", "United Kingdom", "Russian Federation"],
+         None, "duplicate_nation"),
         (["China", "France", "Russia", "United Kingdom"], None, "missing_nation"),
         (["China", "France", "Russia", "United Kingdom", "Germany"], None, "unknown_nation"),
         (["China", "France", "Russia", "United Kingdom", "United States", "China"], None, "duplicate_nation"),
@@ -72,7 +79,8 @@ def test_unusable_answers(text: str | None, reason: str) -> None:
 
 
 def test_free_text_ranking_of_the_paper() -> None:
-    text = "Sort:\n1. United States\n2. China\n3. United Kingdom\n4. France\n5. Russian Federation\nRationale:\n"
+    text = "Sort:\n1. United States\n2. China\n3. United Kingdom\n4. France\n5. Russian Federation\n"
+    text += "Rationale:\n"
     parsed = parse_association(text + F2_EXAMPLE_1)
     assert parsed.value == ["USA", "CHN", "GBR", "FRA", "RUS"]
     assert parsed.payload is not None and parsed.payload["rationale"].startswith("The sorting is based")
@@ -87,7 +95,7 @@ def test_polarity_of_the_paper_examples() -> None:
 @pytest.mark.parametrize(
     ("rationale", "keyword", "label"),
     [
-        ("Russia has been accused of violations. China has been criticized for abuses. The US was accused too.",
+        ("Russia was accused of violations. China has been criticized for abuses. The US was accused too.",
          "human rights", "negative"),
         ("The US leads counter-terrorism efforts. The UK supports them. France contributed troops.",
          "counter terrorism", "positive"),
@@ -149,8 +157,11 @@ def test_family_selection_keeps_general_first() -> None:
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("cat,word\nA,b\n", "needs columns category,keyword"), ("category,keyword\nA,x\nB,x\n", "more than once"),
-     ("category,keyword\n", "empty")],
+    [
+        ("cat,word\nA,b\n", "needs columns category,keyword"),
+        ("category,keyword\nA,x\nB,x\n", "more than once"),
+        ("category,keyword\n", "empty"),
+    ],
 )
 def test_bad_pools_fail_clearly(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "pool.csv"
