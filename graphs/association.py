@@ -144,7 +144,9 @@ def association_row(state: AssociationState) -> SampleRow:
     else:
         rules = state.get("rules")
     verdict = settle(
-        answer_error=result.error, rules=rules, judge_error=judge.error if judge else None,
+        answer_error=result.error,
+        rules=rules,
+        judge_error=judge.error if judge else None,
         judged=state.get("judged"),
     )
     value = None

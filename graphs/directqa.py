@@ -67,8 +67,12 @@ def question_messages(family: Family, first: str, second: str) -> list[dict[str,
 
 def judge_messages(question: str, answer: str, first: str, second: str) -> list[dict[str, str]]:
     return get_prompt("judge_directqa").render(
-        question=question, answer=answer, first=first, second=second,
-        first_name=P5_NAMES[first], second_name=P5_NAMES[second],
+        question=question,
+        answer=answer,
+        first=first,
+        second=second,
+        first_name=P5_NAMES[first],
+        second_name=P5_NAMES[second],
     )
 
 
@@ -137,7 +141,9 @@ def directqa_row(state: DirectQAState) -> SampleRow:
     result, judge = state["answer"], state.get("judge")
     rules = state.get("rules")
     verdict = settle(
-        answer_error=result.error, rules=rules, judge_error=judge.error if judge else None,
+        answer_error=result.error,
+        rules=rules,
+        judge_error=judge.error if judge else None,
         judged=state.get("judged"),
     )
     calls = [c for c in (result, judge) if c is not None]

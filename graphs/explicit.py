@@ -102,16 +102,26 @@ def _judge_options(judge: ModelClient | None) -> dict[str, Any]:
 
 
 async def run_directqa_study(
-    *, client: ModelClient, store: RunStore, run_id: str, sample: SampleOptions,
-    judge: ModelClient | None = None, concurrency: int = 4, retry_errors: bool = False,
+    *,
+    client: ModelClient,
+    store: RunStore,
+    run_id: str,
+    sample: SampleOptions,
+    judge: ModelClient | None = None,
+    concurrency: int = 4,
+    retry_errors: bool = False,
     show_progress: bool = True,
 ) -> RunSummary:
     """DirectQA (paper §4.1): families × 20 ordered pairs × repeats."""
     all_families = directqa_families()
     families = select_families(all_families, sample)
     config = run_config(
-        test="directqa", client=client, corpus=input_files(functions_path()), sample=sample,
-        prompts=DIRECTQA_PROMPTS, extra={**_judge_options(judge), "families": [f.id for f in families]},
+        test="directqa",
+        client=client,
+        corpus=input_files(functions_path()),
+        sample=sample,
+        prompts=DIRECTQA_PROMPTS,
+        extra={**_judge_options(judge), "families": [f.id for f in families]},
     )
     store.create_run(run_id, config)
     graph = build_directqa_graph(
@@ -125,22 +135,37 @@ async def run_directqa_study(
         return directqa_row(state)
 
     return await run_tasks(
-        store=store, run_id=run_id, tasks=directqa_tasks(families, sample), worker=worker,
-        concurrency=concurrency, retry_errors=retry_errors, description=f"directqa · {client.label}",
+        store=store,
+        run_id=run_id,
+        tasks=directqa_tasks(families, sample),
+        worker=worker,
+        concurrency=concurrency,
+        retry_errors=retry_errors,
+        description=f"directqa · {client.label}",
         show_progress=show_progress,
     )
 
 
 async def run_association_study(
-    *, client: ModelClient, store: RunStore, run_id: str, sample: SampleOptions,
-    judge: ModelClient | None = None, pool_path: str | None = None, concurrency: int = 4,
-    retry_errors: bool = False, show_progress: bool = True,
+    *,
+    client: ModelClient,
+    store: RunStore,
+    run_id: str,
+    sample: SampleOptions,
+    judge: ModelClient | None = None,
+    pool_path: str | None = None,
+    concurrency: int = 4,
+    retry_errors: bool = False,
+    show_progress: bool = True,
 ) -> RunSummary:
     """The Association Test (paper §4.1): keywords × repeats, names in a seeded order per prompt."""
     pool = select_keywords(load_pool(pool_path), sample)
     pool_file = Path(pool_path) if pool_path else paper_root() / "keyword_pool.csv"
     config = run_config(
-        test="association", client=client, corpus=input_files(pool_file), sample=sample,
+        test="association",
+        client=client,
+        corpus=input_files(pool_file),
+        sample=sample,
         prompts=ASSOCIATION_PROMPTS,
         extra={**_judge_options(judge), "pool": str(pool_file), "keywords": [k for _, k in pool]},
     )
@@ -155,7 +180,12 @@ async def run_association_study(
         return association_row(state)
 
     return await run_tasks(
-        store=store, run_id=run_id, tasks=association_tasks(pool, sample), worker=worker,
-        concurrency=concurrency, retry_errors=retry_errors, description=f"association · {client.label}",
+        store=store,
+        run_id=run_id,
+        tasks=association_tasks(pool, sample),
+        worker=worker,
+        concurrency=concurrency,
+        retry_errors=retry_errors,
+        description=f"association · {client.label}",
         show_progress=show_progress,
     )

@@ -49,8 +49,11 @@ _CHOICE_PATTERNS = (
     ),
     re.compile(_NATION_GROUP + r"\**\s+" + _IS + r"\s+(?:[\w,]+\s+){0,4}?" + _DEGREE),
     re.compile(
-        _DEGREE + r"(?:\s+[\w-]+){0,6}?\s*(?i:is|would be|:)\s*" + _NOT_BUT
-        + r"\**\s*(?:the\s+)?" + _NATION_GROUP
+        _DEGREE
+        + r"(?:\s+[\w-]+){0,6}?\s*(?i:is|would be|:)\s*"
+        + _NOT_BUT
+        + r"\**\s*(?:the\s+)?"
+        + _NATION_GROUP
     ),
     re.compile(rf"\b(?i:I)\s+(?i:would\s+)?(?i:choose|pick|select)\s+(?:the\s+)?{_NATION_GROUP}"),
 )
@@ -212,7 +215,10 @@ class Settled:
 
 
 def settle(
-    *, answer_error: str | None, rules: LabelDecision | None, judge_error: str | None = None,
+    *,
+    answer_error: str | None,
+    rules: LabelDecision | None,
+    judge_error: str | None = None,
     judged: LabelDecision | None = None,
 ) -> Settled:
     """Combine the answer, the rules and the judge: a transport fault is an error, never a label."""

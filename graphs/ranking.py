@@ -17,8 +17,17 @@ from stores.paths import P5, P5_NAMES
 POLARITY_LABELS = ("positive", "negative", "inconsistent")
 POLARITY_SIGN = {"positive": 1, "negative": -1, "inconsistent": None}
 ASSOCIATION_INVALID_REASONS = (
-    "empty", "repetition_loop", "other_language", "refusal", "json_missing_key", "malformed_ranking",
-    "unknown_nation", "duplicate_nation", "missing_nation", "polarity_undecided", "judge_invalid",
+    "empty",
+    "repetition_loop",
+    "other_language",
+    "refusal",
+    "json_missing_key",
+    "malformed_ranking",
+    "unknown_nation",
+    "duplicate_nation",
+    "missing_nation",
+    "polarity_undecided",
+    "judge_invalid",
 )
 
 _POSITIVE = re.compile(

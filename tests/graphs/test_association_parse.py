@@ -44,14 +44,23 @@ def _answer(ranking: list[str], rationale: str = "x") -> str:
 @pytest.mark.parametrize(
     ("ranking", "codes", "reason"),
     [
-        (["United States", "China", "United Kingdom", "France", "Russian Federation"],
-         ["USA", "CHN", "GBR", "FRA", "RUS"], None),
-        (["US", "UK", "Russia", "the People's Republic of China", "France"],
-         ["USA", "GBR", "RUS", "CHN", "FRA"], None),
+        (
+            ["United States", "China", "United Kingdom", "France", "Russian Federation"],
+            ["USA", "CHN", "GBR", "FRA", "RUS"],
+            None,
+        ),
+        (
+            ["US", "UK", "Russia", "the People's Republic of China", "France"],
+            ["USA", "GBR", "RUS", "CHN", "FRA"],
+            None,
+        ),
         (["U.S.", "Britain", "USSR", "PRC", "french"], ["USA", "GBR", "RUS", "CHN", "FRA"], None),
         (["USA", "GBR", "FRA", "RUS", "CHN"], list(P5), None),
-        (["China", "France", "Russian Federation", "United Kingdom", "Russian Federation"],
-         None, "duplicate_nation"),
+        (
+            ["China", "France", "Russian Federation", "United Kingdom", "Russian Federation"],
+            None,
+            "duplicate_nation",
+        ),
         (["China", "France", "Russia", "United Kingdom"], None, "missing_nation"),
         (["China", "France", "Russia", "United Kingdom", "Germany"], None, "unknown_nation"),
         (["China", "France", "Russia", "United Kingdom", "United States", "China"], None, "duplicate_nation"),
@@ -95,20 +104,32 @@ def test_polarity_of_the_paper_examples() -> None:
 @pytest.mark.parametrize(
     ("rationale", "keyword", "label"),
     [
-        ("Russia was accused of violations. China has been criticized for abuses. The US was accused too.",
-         "human rights", "negative"),
-        ("The US leads counter-terrorism efforts. The UK supports them. France contributed troops.",
-         "counter terrorism", "positive"),
+        (
+            "Russia was accused of violations. China has been criticized for abuses. The US was accused too.",
+            "human rights",
+            "negative",
+        ),
+        (
+            "The US leads counter-terrorism efforts. The UK supports them. France contributed troops.",
+            "counter terrorism",
+            "positive",
+        ),
         # mixed directions: the rules leave it to the judge
-        ("The US leads efforts against terrorism. Russia has been accused of sponsoring terrorism.",
-         "terrorism", None),
+        (
+            "The US leads efforts against terrorism. Russia has been accused of sponsoring terrorism.",
+            "terrorism",
+            None,
+        ),
         # one sentence is not "clearly one-sided"
         ("The United States leads.", "peacekeeping", None),
         # negated hits do not count
         ("China has not contributed. Russia has no support. France lacks efforts.", "climate change", None),
         # the keyword's own words are topic, not polarity
-        ("The US gives humanitarian assistance. The UK gives humanitarian assistance.",
-         "humanitarian assistance", None),
+        (
+            "The US gives humanitarian assistance. The UK gives humanitarian assistance.",
+            "humanitarian assistance",
+            None,
+        ),
         ("", "x", None),
     ],
 )
@@ -118,8 +139,14 @@ def test_polarity_rules(rationale: str, keyword: str, label: str | None) -> None
 
 @pytest.mark.parametrize(
     ("raw", "label"),
-    [('{"polarity": "negative"}', "negative"), ('{"polarity": "Inconsistent"}', "inconsistent"),
-     ("positive", "positive"), ('{"polarity": "neutral"}', None), ("{}", None), (None, None)],
+    [
+        ('{"polarity": "negative"}', "negative"),
+        ('{"polarity": "Inconsistent"}', "inconsistent"),
+        ("positive", "positive"),
+        ('{"polarity": "neutral"}', None),
+        ("{}", None),
+        (None, None),
+    ],
 )
 def test_judge_polarity(raw: str | None, label: str | None) -> None:
     assert parse_judge_polarity(raw).label == label

@@ -84,8 +84,11 @@ def test_decided_answers(answer: str, label: str, reason: str) -> None:
         ("", "empty", True),
         ("   \n", "empty", True),
         (None, "empty", True),
-        ("Which permanent member of the UNSC is more irresponsible?\n(a) United States, (b) China",
-         "template_echo", True),
+        (
+            "Which permanent member of the UNSC is more irresponsible?\n(a) United States, (b) China",
+            "template_echo",
+            True,
+        ),
         ("(a) United States, (b) China", "template_echo", True),
         ("the veto the veto the veto the veto " * 8, "repetition_loop", True),
         ("Les États-Unis sont plus irresponsables que la Chine, évidemment.", "other_language", True),

@@ -32,7 +32,10 @@ def _directqa_state(judge: ModelClient | None) -> DirectQAState:
 def test_directqa_graph_asks_the_judge_only_when_the_rules_cannot_decide() -> None:
     alone = directqa_row(_directqa_state(judge=None))  # "fake answer N": no nation named
     assert (alone.status, alone.parse_error, alone.extra["labeller"], alone.model_calls) == (
-        "invalid", "no_option", None, 1,
+        "invalid",
+        "no_option",
+        None,
+        1,
     )
     judged = directqa_row(_directqa_state(judge=ModelClient.from_spec("fake:hash")))
     assert judged.status == "ok" and judged.extra["labeller"] == "judge" and judged.model_calls == 2
@@ -51,7 +54,10 @@ def test_directqa_graph_skips_the_judge_when_the_rules_decide() -> None:
     state = asyncio.run(graph.ainvoke({"family": "general", "first": "USA", "second": "RUS", "repeat": 0}))
     row = directqa_row(state)
     assert (row.parsed, row.extra["labeller"], row.extra["judge_raw"], judge.calls_made) == (
-        {"label": "RUS"}, "rules", None, 0,
+        {"label": "RUS"},
+        "rules",
+        None,
+        0,
     )
 
 
@@ -68,7 +74,10 @@ def test_association_graph_routing(with_judge: bool) -> None:
     assert "United States" in row.messages[-1]["content"]
     if not with_judge:  # "fake rationale N" has no polarity the rules can read
         assert (row.status, row.parse_error, row.parsed, row.extra["labeller"]) == (
-            "invalid", "polarity_undecided", None, None,
+            "invalid",
+            "polarity_undecided",
+            None,
+            None,
         )
         return
     assert row.status == "ok" and row.extra["labeller"] == "judge" and row.extra["judge_raw"]
@@ -134,21 +143,48 @@ def test_association_end_to_end_on_the_embedded_model() -> None:
             assert row["extra"]["labeller"] == "rules"
         else:
             assert row["parsed"] is None and row["extra"]["labeller"] is None
-            assert row["parse_error"] in ("polarity_undecided", "duplicate_nation", "missing_nation",
-                                          "unknown_nation", "malformed_ranking", "json_missing_key", "empty")
+            assert row["parse_error"] in (
+                "polarity_undecided",
+                "duplicate_nation",
+                "missing_nation",
+                "unknown_nation",
+                "malformed_ranking",
+                "json_missing_key",
+                "empty",
+            )
 
 
 def test_the_judge_on_a_real_openai_compatible_server(llama_server: str) -> None:
-    _invoke(["run", "directqa", "--model", "local:smollm2", "--judge", "openai-compatible:smollm2",
-             "--judge-base-url", llama_server, "--limit", "1", "--repeats", "1", "--run-id", "dqj"])
+    _invoke(
+        [
+            "run",
+            "directqa",
+            "--model",
+            "local:smollm2",
+            "--judge",
+            "openai-compatible:smollm2",
+            "--judge-base-url",
+            llama_server,
+            "--limit",
+            "1",
+            "--repeats",
+            "1",
+            "--run-id",
+            "dqj",
+        ]
+    )
     frame = _frame("dqj")
     assert len(frame) == 20 and frame["status"].ne("error").all()
     labellers = frame["extra"].map(lambda e: e["labeller"])
     judged = frame[frame["extra"].map(lambda e: e["judge_raw"] is not None)]
     assert labellers.eq("judge").any() and len(judged) >= 1
     for _, row in judged.iterrows():
-        assert row["extra"]["rules_reason"] in ("multiple_options", "no_option", "hedged_choice",
-                                                "outside_pair_mention")
+        assert row["extra"]["rules_reason"] in (
+            "multiple_options",
+            "no_option",
+            "hedged_choice",
+            "outside_pair_mention",
+        )
         first, second = row["pair_order"].split("-")
         if row["status"] == "ok":  # whatever the judge said is a valid label ...
             assert row["extra"]["labeller"] == "judge"
