@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 from rich.table import Table
 
-from evals.cli_common import BaseUrlOpt, DataOpt, apply_data, cli_errors, console
+from evals.cli_common import console
 from evals.cli_data import data_app
 from evals.cli_run import run_app
 from evals.cli_runs import cache_app, runs_app

@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 
 from graphs.llm import CallResult, ModelClient
 from graphs.parsing import VOTE_SCHEMA, json_object, parse_vote
-from graphs.vote import clip, member_vote, persona_name
+from graphs.vote import VOTE_MAX_TOKENS, clip, member_vote, persona_name
 from prompts import get_prompt
 from retrievers import Retriever
 from stores.augment import Augmented
@@ -30,6 +30,7 @@ REFLECTION_SCHEMA: dict[str, Any] = {
     "required": ["reflection"],
     "additionalProperties": False,
 }
+REFLECTION_MAX_TOKENS = 240  # four sentences
 DEBIAS_PROMPTS = ("rehearsal_vote", "reflexion", "final_vote")
 NO_HISTORY = "(none: no earlier text passed the retriever's threshold)"
 
@@ -93,7 +94,9 @@ def history_text(history: list[dict[str, Any]], *, reflexion: bool) -> str:
     return "\n\n".join(blocks)
 
 
-def _call_record(node: str, precedent: str | None, messages: list[dict[str, str]], r: CallResult) -> dict[str, Any]:
+def _call_record(
+    node: str, precedent: str | None, messages: list[dict[str, str]], r: CallResult
+) -> dict[str, Any]:
     return {"node": node, "precedent": precedent, "messages": messages, **r.as_dict()}
 
 
@@ -129,7 +132,13 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             context_kind=ctx.description,
             context=clip(ctx.text),
         )
-        result = await deps.client.call(messages, schema=VOTE_SCHEMA, schema_name="vote", repeat=state["repeat"])
+        result = await deps.client.call(
+            messages,
+            schema=VOTE_SCHEMA,
+            schema_name="vote",
+            repeat=state["repeat"],
+            max_tokens=VOTE_MAX_TOKENS,
+        )
         parsed = parse_vote(result.answer)
         predicted = parsed.value if parsed.ok else f"invalid ({parsed.reason})"
         update: DebiasState = {
@@ -159,7 +168,11 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             statement=clip(statement.text, 1500) if statement else "(no statement on record)",
         )
         result = await deps.client.call(
-            messages, schema=REFLECTION_SCHEMA, schema_name="reflection", repeat=state["repeat"]
+            messages,
+            schema=REFLECTION_SCHEMA,
+            schema_name="reflection",
+            repeat=state["repeat"],
+            max_tokens=REFLECTION_MAX_TOKENS,
         )
         update: DebiasState = {
             "pending": {**state["pending"], "reflection": _reflection_text(result)},
@@ -184,7 +197,11 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         }
         if opts.reflexion:
             entry["reflection"] = state["pending"].get("reflection", "")
-        return {"history": [*state["history"], entry], "index": state["index"] + 1, "visited": ["update_history"]}
+        return {
+            "history": [*state["history"], entry],
+            "index": state["index"] + 1,
+            "visited": ["update_history"],
+        }
 
     async def final_vote(state: DebiasState) -> DebiasState:
         target = deps.records[state["target_id"]]
@@ -196,7 +213,13 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             context_kind=ctx.description,
             context=clip(ctx.text),
         )
-        result = await deps.client.call(messages, schema=VOTE_SCHEMA, schema_name="vote", repeat=state["repeat"])
+        result = await deps.client.call(
+            messages,
+            schema=VOTE_SCHEMA,
+            schema_name="vote",
+            repeat=state["repeat"],
+            max_tokens=VOTE_MAX_TOKENS,
+        )
         return {
             "final": {"messages": messages, **result.as_dict(), "answer": result.answer},
             "calls": [_call_record("final_vote", None, messages, result)],

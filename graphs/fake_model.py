@@ -68,7 +68,10 @@ class FakeChatModel(BaseChatModel):
             content = f"fake answer {seed % 1000}"
         message = AIMessage(
             content=content,
-            usage_metadata={"input_tokens": len(prompt) // 4, "output_tokens": len(content) // 4,
-                            "total_tokens": (len(prompt) + len(content)) // 4},
+            usage_metadata={
+                "input_tokens": len(prompt) // 4,
+                "output_tokens": len(content) // 4,
+                "total_tokens": (len(prompt) + len(content)) // 4,
+            },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])

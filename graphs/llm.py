@@ -146,7 +146,9 @@ class ModelClient:
             loop_id = 0
         if loop_id not in self._models:
             self._models[loop_id] = get_chat_model(
-                f"{self.spec.provider}:{self.spec.model}", base_url=self.spec.base_url, **self.params.as_dict()
+                f"{self.spec.provider}:{self.spec.model}",
+                base_url=self.spec.base_url,
+                **self.params.as_dict(),
             )
         return self._models[loop_id]
 
@@ -158,8 +160,16 @@ class ModelClient:
             return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
         return {"type": "json_object", "schema": schema}
 
-    def _key(self, messages: list[dict[str, str]], fmt: dict[str, Any] | None, repeat: int) -> str:
+    def _key(
+        self,
+        messages: list[dict[str, str]],
+        fmt: dict[str, Any] | None,
+        repeat: int,
+        max_tokens: int | None = None,
+    ) -> str:
         params = {**self.params.as_dict(), "response_format": fmt}
+        if max_tokens is not None:
+            params["max_tokens"] = max_tokens
         params.pop("timeout")
         return cache_key(
             provider=self.spec.provider,
@@ -177,10 +187,17 @@ class ModelClient:
         schema: dict[str, Any] | None = None,
         schema_name: str = "answer",
         repeat: int = 0,
+        max_tokens: int | None = None,
     ) -> CallResult:
-        """Ask once (with retries). Never raises for model or transport faults."""
+        """Ask once (with retries). Never raises for model or transport faults.
+
+        ``max_tokens`` caps this call below the client's default (short answers stay short
+        even when a small model starts to loop).
+        """
         fmt = self.response_format(schema, schema_name) if schema else None
-        key = self._key(messages, fmt, repeat)
+        if max_tokens is not None:
+            max_tokens = min(max_tokens, self.params.max_tokens)
+        key = self._key(messages, fmt, repeat, max_tokens)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -194,6 +211,8 @@ class ModelClient:
                     cached=True,
                 )
         kwargs: dict[str, Any] = {"response_format": fmt} if fmt else {}
+        if max_tokens is not None:
+            kwargs["max_tokens"] = max_tokens
         started = time.perf_counter()
         last: BaseException | None = None
         for attempt in range(1, self.retry.max_attempts + 1):
@@ -218,7 +237,9 @@ class ModelClient:
                     attempts=attempt,
                 )
                 if self.cache is not None:
-                    self.cache.put(key, provider=self.spec.provider, model=self.spec.model, response=result.as_dict())
+                    self.cache.put(
+                        key, provider=self.spec.provider, model=self.spec.model, response=result.as_dict()
+                    )
                 return result
             except Exception as exc:
                 last = exc

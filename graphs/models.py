@@ -119,12 +119,15 @@ def parse_spec(spec: str, *, base_url: str | None = None) -> ModelSpec:
     """Split ``provider:model``; raise :class:`ModelSpecError` with what is wrong."""
     if not isinstance(spec, str) or ":" not in spec:
         raise ModelSpecError(
-            f"malformed model spec {spec!r}: expected PROVIDER:MODEL, e.g. openai:gpt-4o-mini or local:smollm2"
+            f"malformed model spec {spec!r}: expected PROVIDER:MODEL, "
+            "e.g. openai:gpt-4o-mini or local:smollm2"
         )
     provider, _, model = spec.partition(":")
     provider, model = provider.strip().lower(), model.strip()
     if provider not in PROVIDERS:
-        raise ModelSpecError(f"unknown provider {provider!r} in {spec!r}: choose one of {', '.join(PROVIDERS)}")
+        raise ModelSpecError(
+            f"unknown provider {provider!r} in {spec!r}: choose one of {', '.join(PROVIDERS)}"
+        )
     if not model:
         raise ModelSpecError(f"malformed model spec {spec!r}: the model name after ':' is empty")
     if provider == "openai-compatible":
@@ -179,7 +182,9 @@ def provider_status() -> list[dict[str, str]]:
         if provider.key_env:
             usable = "yes" if os.environ.get(provider.key_env) else f"no: {provider.key_env} not set"
         elif name == "openai-compatible":
-            usable = "yes" if os.environ.get("NATIONBIAS_BASE_URL") else "needs --base-url or NATIONBIAS_BASE_URL"
+            usable = (
+                "yes" if os.environ.get("NATIONBIAS_BASE_URL") else "needs --base-url or NATIONBIAS_BASE_URL"
+            )
         elif name == "local":
             try:
                 from graphs.local_model import smollm2_path
@@ -190,5 +195,7 @@ def provider_status() -> list[dict[str, str]]:
                 usable = f"no: {exc}"
         else:
             usable = "tests only"
-        rows.append({"provider": name, "spec": f"{name}:<model>", "usable": usable, "about": provider.describe})
+        rows.append(
+            {"provider": name, "spec": f"{name}:<model>", "usable": usable, "about": provider.describe}
+        )
     return rows

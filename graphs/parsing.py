@@ -14,9 +14,16 @@ from typing import Any
 VOTE_OPTIONS = ("favour", "against", "abstention")
 VOTE_CODES = {"Y": "favour", "N": "against", "A": "abstention"}
 _VOTE_SYNONYMS = {
-    "favour": "favour", "favor": "favour", "in favour": "favour", "in favor": "favour", "yes": "favour",
-    "against": "against", "no": "against",
-    "abstention": "abstention", "abstain": "abstention", "abstained": "abstention",
+    "favour": "favour",
+    "favor": "favour",
+    "in favour": "favour",
+    "in favor": "favour",
+    "yes": "favour",
+    "against": "against",
+    "no": "against",
+    "abstention": "abstention",
+    "abstain": "abstention",
+    "abstained": "abstention",
 }
 
 INVALID_REASONS = (
@@ -48,8 +55,34 @@ _REFUSAL = re.compile(
 )
 _WORD = re.compile(r"[a-zA-Z]+")
 _ENGLISH_HINTS = {
-    "the", "a", "an", "of", "to", "and", "in", "is", "are", "i", "we", "for", "this", "that", "on", "it",
-    "with", "as", "be", "by", "our", "its", "would", "will", "not", "should", "because", "country",
+    "the",
+    "a",
+    "an",
+    "of",
+    "to",
+    "and",
+    "in",
+    "is",
+    "are",
+    "i",
+    "we",
+    "for",
+    "this",
+    "that",
+    "on",
+    "it",
+    "with",
+    "as",
+    "be",
+    "by",
+    "our",
+    "its",
+    "would",
+    "will",
+    "not",
+    "should",
+    "because",
+    "country",
 }
 
 

@@ -16,7 +16,14 @@ from importlib import metadata
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from stores.runstore import RunStore, SampleRow, sample_id
 
@@ -34,7 +41,9 @@ class Task:
 
     @property
     def sample_id(self) -> str:
-        return sample_id(test=self.test, item=self.item, persona=self.persona, order=self.pair_order, repeat=self.repeat)
+        return sample_id(
+            test=self.test, item=self.item, persona=self.persona, order=self.pair_order, repeat=self.repeat
+        )
 
 
 Worker = Callable[[Task], Awaitable[SampleRow]]
@@ -67,8 +76,14 @@ def _internal_error(task: Task, exc: BaseException) -> SampleRow:
     frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     where = f" at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}" if frame else ""
     return SampleRow(
-        test=task.test, item=task.item, persona=task.persona, pair_order=task.pair_order, repeat=task.repeat,
-        status="error", messages=[], error=f"internal {type(exc).__name__}{where}: {exc}",
+        test=task.test,
+        item=task.item,
+        persona=task.persona,
+        pair_order=task.pair_order,
+        repeat=task.repeat,
+        status="error",
+        messages=[],
+        error=f"internal {type(exc).__name__}{where}: {exc}",
     )
 
 
@@ -96,11 +111,18 @@ async def run_tasks(
         queue.put_nowait(task)
 
     progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
         TextColumn("ok {task.fields[ok]} · invalid {task.fields[invalid]} · error {task.fields[error]}"),
-        TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not show_progress,
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not show_progress,
     )
-    bar = progress.add_task(description, total=len(all_tasks), completed=summary.skipped, ok=0, invalid=0, error=0)
+    bar = progress.add_task(
+        description, total=len(all_tasks), completed=summary.skipped, ok=0, invalid=0, error=0
+    )
 
     async def drain() -> None:
         while True:

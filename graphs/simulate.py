@@ -60,7 +60,9 @@ def personas_for(record: Record, spec: str) -> list[str]:
     known = set(P5) | set(record.votes)
     unknown = [p for p in wanted if p.upper() not in P5 and p not in known]
     if unknown:
-        raise PersonaError(f"unknown persona(s) {unknown}: use p5, all, P5 codes ({', '.join(P5)}) or member names")
+        raise PersonaError(
+            f"unknown persona(s) {unknown}: use p5, all, P5 codes ({', '.join(P5)}) or member names"
+        )
     return [p.upper() if p.upper() in P5 else p for p in wanted]
 
 
@@ -74,7 +76,12 @@ def vote_tasks(test: str, drafts: list[Record], options: SampleOptions) -> list[
 
 
 def run_config(
-    *, test: str, client: ModelClient, corpus: Corpus, sample: SampleOptions, prompts: tuple[str, ...],
+    *,
+    test: str,
+    client: ModelClient,
+    corpus: Corpus,
+    sample: SampleOptions,
+    prompts: tuple[str, ...],
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What a run records about itself: enough to reproduce it, and nothing secret."""
@@ -94,8 +101,15 @@ def run_config(
 
 
 async def run_vote_study(
-    *, client: ModelClient, corpus: Corpus, store: RunStore, run_id: str, sample: SampleOptions,
-    concurrency: int = 4, retry_errors: bool = False, show_progress: bool = True,
+    *,
+    client: ModelClient,
+    corpus: Corpus,
+    store: RunStore,
+    run_id: str,
+    sample: SampleOptions,
+    concurrency: int = 4,
+    retry_errors: bool = False,
+    show_progress: bool = True,
 ) -> RunSummary:
     """The persona vote simulation (paper §4.2)."""
     drafts = select_drafts(corpus, sample)
@@ -110,14 +124,28 @@ async def run_vote_study(
         return row
 
     return await run_tasks(
-        store=store, run_id=run_id, tasks=tasks, worker=worker, concurrency=concurrency,
-        retry_errors=retry_errors, description=f"vote · {client.label}", show_progress=show_progress,
+        store=store,
+        run_id=run_id,
+        tasks=tasks,
+        worker=worker,
+        concurrency=concurrency,
+        retry_errors=retry_errors,
+        description=f"vote · {client.label}",
+        show_progress=show_progress,
     )
 
 
 async def run_debias_study(
-    *, client: ModelClient, corpus: Corpus, store: RunStore, run_id: str, sample: SampleOptions,
-    options: DebiasOptions, concurrency: int = 4, retry_errors: bool = False, show_progress: bool = True,
+    *,
+    client: ModelClient,
+    corpus: Corpus,
+    store: RunStore,
+    run_id: str,
+    sample: SampleOptions,
+    options: DebiasOptions,
+    concurrency: int = 4,
+    retry_errors: bool = False,
+    show_progress: bool = True,
 ) -> RunSummary:
     """The debiased vote simulation (paper §7): checkpointed per sample."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -125,12 +153,18 @@ async def run_debias_study(
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("debias", drafts, sample)
     config = run_config(
-        test="debias", client=client, corpus=corpus, sample=sample, prompts=DEBIAS_PROMPTS,
+        test="debias",
+        client=client,
+        corpus=corpus,
+        sample=sample,
+        prompts=DEBIAS_PROMPTS,
         extra=asdict(options),
     )
     store.create_run(run_id, config)
     records = {r.id: r for r in corpus.records}
-    retriever_options: dict[str, Any] = {"threshold": options.threshold} if options.retriever == "keyword" else {}
+    retriever_options: dict[str, Any] = (
+        {"threshold": options.threshold} if options.retriever == "keyword" else {}
+    )
     augmented = augmented_for(corpus)
     if options.retriever == "keyword":
         retriever_options["augmented"] = augmented
@@ -157,14 +191,25 @@ async def run_debias_study(
             if snapshot.next and not snapshot.values.get("error"):
                 state = await graph.ainvoke(None, config)  # resume where it stopped
             else:
-                start = {"target_id": task.item, "persona": task.persona, "repeat": task.repeat,
-                         "calls": [], "visited": [], "error": None}
+                start = {
+                    "target_id": task.item,
+                    "persona": task.persona,
+                    "repeat": task.repeat,
+                    "calls": [],
+                    "visited": [],
+                    "error": None,
+                }
                 state = await graph.ainvoke(start, config)
             return debias_row(task, state, records[task.item])
 
         return await run_tasks(
-            store=store, run_id=run_id, tasks=tasks, worker=worker, concurrency=concurrency,
-            retry_errors=retry_errors, description=f"debias k={options.k} · {client.label}",
+            store=store,
+            run_id=run_id,
+            tasks=tasks,
+            worker=worker,
+            concurrency=concurrency,
+            retry_errors=retry_errors,
+            description=f"debias k={options.k} · {client.label}",
             show_progress=show_progress,
         )
 
@@ -180,16 +225,24 @@ def debias_row(task: Task, state: dict[str, Any], record: Record) -> SampleRow:
         messages: list[dict[str, str]] = []
     else:
         result = CallResult(
-            raw=final.get("raw"), answer=final.get("answer"), reasoning=final.get("reasoning"),
-            error=final.get("error"), latency_s=sum(c.get("latency_s", 0.0) for c in calls),
+            raw=final.get("raw"),
+            answer=final.get("answer"),
+            reasoning=final.get("reasoning"),
+            error=final.get("error"),
+            latency_s=sum(c.get("latency_s", 0.0) for c in calls),
             prompt_tokens=sum(c.get("prompt_tokens", 0) for c in calls),
             completion_tokens=sum(c.get("completion_tokens", 0) for c in calls),
             cached=all(c.get("cached") for c in calls),
         )
         messages = final["messages"]
     return vote_sample(
-        test="debias", record=record, persona=task.persona, repeat=task.repeat, messages=messages,
-        result=result, model_calls=len(calls),
+        test="debias",
+        record=record,
+        persona=task.persona,
+        repeat=task.repeat,
+        messages=messages,
+        result=result,
+        model_calls=len(calls),
         extra={
             "precedents": state.get("precedents", []),
             "history": state.get("history", []),

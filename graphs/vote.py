@@ -13,9 +13,10 @@ from prompts import get_prompt
 from stores.corpus import context_for_prompt, p5_vote
 from stores.paths import P5_NAMES
 from stores.records import Record
-from stores.runstore import SampleRow
+from stores.runstore import SampleRow, Status
 
 MAX_CONTEXT_CHARS = 3000
+VOTE_MAX_TOKENS = 200  # a vote and a two-sentence rationale
 
 
 def persona_name(code: str) -> str:
@@ -45,11 +46,21 @@ def vote_messages(record: Record, persona: str) -> list[dict[str, str]]:
 
 
 def vote_sample(
-    *, test: str, record: Record, persona: str, repeat: int, messages: list[dict[str, str]],
-    result: Any, extra: dict[str, Any] | None = None, model_calls: int = 1,
+    *,
+    test: str,
+    record: Record,
+    persona: str,
+    repeat: int,
+    messages: list[dict[str, str]],
+    result: Any,
+    extra: dict[str, Any] | None = None,
+    model_calls: int = 1,
 ) -> SampleRow:
     """One vote sample: parsed strictly, the raw text kept, invalid answers counted not filled."""
     parsed = parse_vote(result.answer) if result.error is None else None
+    status: Status
+    value: dict[str, Any] | None
+    reason: str | None
     if result.error is not None:
         status, value, reason = "error", None, None
     elif parsed is not None and parsed.ok:
@@ -107,10 +118,20 @@ def build_vote_graph(deps: VoteDeps) -> Any:
     async def vote(state: VoteState) -> VoteState:
         record = deps.records[state["record_id"]]
         messages = vote_messages(record, state["persona"])
-        result = await deps.client.call(messages, schema=VOTE_SCHEMA, schema_name="vote", repeat=state["repeat"])
+        result = await deps.client.call(
+            messages,
+            schema=VOTE_SCHEMA,
+            schema_name="vote",
+            repeat=state["repeat"],
+            max_tokens=VOTE_MAX_TOKENS,
+        )
         row = vote_sample(
-            test="vote", record=record, persona=state["persona"], repeat=state["repeat"],
-            messages=messages, result=result,
+            test="vote",
+            record=record,
+            persona=state["persona"],
+            repeat=state["repeat"],
+            messages=messages,
+            result=result,
         )
         return {"row": row}
 

@@ -30,7 +30,9 @@ CREATE TABLE IF NOT EXISTS responses (
 );
 """
 
-_SECRET_NAME = re.compile(r"(^|_)(api_?key|key|secret|password|authorization|(auth|access|bearer)_?token)$", re.I)
+_SECRET_NAME = re.compile(
+    r"(^|_)(api_?key|key|secret|password|authorization|(auth|access|bearer)_?token)$", re.I
+)
 
 
 def cache_key(
@@ -86,7 +88,8 @@ class ResponseCache:
         blob = json.dumps(response, ensure_ascii=False)
         with self._lock:
             self._conn.execute(
-                "INSERT OR REPLACE INTO responses (key, provider, model, response, created) VALUES (?,?,?,?,?)",
+                "INSERT OR REPLACE INTO responses (key, provider, model, response, created) "
+                "VALUES (?,?,?,?,?)",
                 (key, provider, model, blob, time.time()),
             )
 

@@ -65,6 +65,7 @@ def corpus_path(override: str | os.PathLike[str] | None = None) -> Path:
     path = data_root(override) / "unsc" / "corpus.jsonl"
     if not path.is_file():
         raise DataNotFoundError(
-            f"UNSC corpus not found at {path}: pass --data PATH or set NATIONBIAS_DATA to the shared data folder"
+            f"UNSC corpus not found at {path}: "
+            "pass --data PATH or set NATIONBIAS_DATA to the shared data folder"
         )
     return path

@@ -23,6 +23,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test writes its state into its own folder."""
     home = tmp_path / "nbhome"
     monkeypatch.setenv("NATIONBIAS_HOME", str(home))
+    monkeypatch.setenv("NATIONBIAS_DATA", str(data_root()))  # restored after tests that pass --data
     for var in ("OPENAI_API_KEY", "TOGETHER_API_KEY", "NATIONBIAS_BASE_URL", "NATIONBIAS_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     return home
@@ -58,9 +59,26 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--model_alias", "smollm2"],
-            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(smollm2_path()),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "4096",
+                "--n_threads",
+                "2",
+                "--model_alias",
+                "smollm2",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         base = f"http://127.0.0.1:{port}/v1"
         try:

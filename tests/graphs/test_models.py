@@ -10,8 +10,14 @@ from graphs.llm import ModelClient, split_reasoning
 from graphs.models import ModelSpecError, get_chat_model, parse_spec
 from graphs.parsing import VOTE_SCHEMA, parse_vote
 
-MESSAGES = [{"role": "user", "content": "You are France at the UN Security Council. Vote on a draft "
-             "calling for a humanitarian ceasefire. Answer JSON with vote (favour, against, abstention) and rationale."}]
+MESSAGES = [
+    {
+        "role": "user",
+        "content": "You are France at the UN Security Council. "
+        "Vote on a draft "
+        "calling for a humanitarian ceasefire. Answer JSON with vote (favour, against, abstention) and rationale.",
+    }
+]
 
 
 def test_embedded_model_votes_with_schema_and_is_deterministic() -> None:

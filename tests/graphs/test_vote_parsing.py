@@ -22,7 +22,11 @@ from graphs.parsing import parse_vote
         ("   ", None, "empty"),
         (None, None, "empty"),
         ("I'm sorry, but I cannot take a position on this draft.", None, "refusal"),
-        ("Je vote pour ce projet de résolution car il protège les civils du conflit.", None, "other_language"),
+        (
+            "Je vote pour ce projet de résolution car il protège les civils du conflit.",
+            None,
+            "other_language",
+        ),
         ("vote vote vote " * 30, None, "repetition_loop"),
         ("Vote: against. The text ignores our security concerns.", "against", None),
         ("We could vote in favour or we could vote against it.", None, "multiple_options"),

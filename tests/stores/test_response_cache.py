@@ -29,7 +29,9 @@ def test_hit_and_miss_and_repeat_index(tmp_path: Path) -> None:
 def test_errors_are_never_cached(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "c.sqlite")
     client = ModelClient.from_spec(
-        "openai-compatible:m", base_url="http://127.0.0.1:9/v1", cache=cache,
+        "openai-compatible:m",
+        base_url="http://127.0.0.1:9/v1",
+        cache=cache,
         retry=RetryPolicy(max_attempts=2, initial_delay=0.01),
     )
     result = asyncio.run(client.call(MESSAGES))

@@ -15,8 +15,14 @@ from stores.runstore import RunNotFoundError, RunStore, SampleRow, check_run_id
 
 def _row(i: int, writer: str) -> SampleRow:
     return SampleRow(
-        test="vote", item=f"S/{writer}/{i}", persona="USA", repeat=0, status="ok",
-        messages=[{"role": "user", "content": "q"}], raw='{"vote": "favour"}', parsed={"vote": "favour"},
+        test="vote",
+        item=f"S/{writer}/{i}",
+        persona="USA",
+        repeat=0,
+        status="ok",
+        messages=[{"role": "user", "content": "q"}],
+        raw='{"vote": "favour"}',
+        parsed={"vote": "favour"},
     )
 
 

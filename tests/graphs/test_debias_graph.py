@@ -1,0 +1,82 @@
+"""Graph logic of the debiasing method, with a scripted model (the only place a fake model is used)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
+from graphs.llm import ModelClient
+from retrievers import Precedent
+from stores.augment import augmented_for
+from stores.records import Record
+
+
+class FixedRetriever:
+    """Returns the 2k most recent earlier drafts and adopted texts: enough to drive the loop."""
+
+    def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
+        earlier = [r for r in pool if r.date < target.date]
+        adopted = [r for r in earlier if r.adopted][-k:] if k else []
+        drafts = [r for r in earlier if not r.adopted][-k:] if k else []
+        chosen = sorted(adopted + drafts, key=lambda r: r.date)
+        return [
+            Precedent(
+                record=r, score=1.0, reason="test", pool="adopted" if r.adopted else "non-adopted", rank=i
+            )
+            for i, r in enumerate(chosen)
+        ]
+
+
+def _run(corpus: Any, *, k: int, reflexion: bool) -> dict[str, Any]:
+    target = corpus.drafts[-1]
+    deps = DebiasDeps(
+        client=ModelClient.from_spec("fake:hash"),
+        records={r.id: r for r in corpus.records},
+        pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
+        augmented=augmented_for(corpus),
+        retriever=FixedRetriever(),
+        options=DebiasOptions(k=k, reflexion=reflexion),
+    )
+    graph = build_debias_graph(deps)
+    start = {"target_id": target.id, "persona": "RUS", "repeat": 0, "calls": [], "visited": [], "error": None}
+    result: dict[str, Any] = asyncio.run(
+        graph.ainvoke(start, {"recursion_limit": deps.options.recursion_limit})
+    )
+    return result
+
+
+@pytest.mark.parametrize("reflexion", [True, False])
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_node_sequence(corpus: Any, k: int, reflexion: bool) -> None:
+    state = _run(corpus, k=k, reflexion=reflexion)
+    loop = ["rehearse", "reflect", "update_history"] if reflexion else ["rehearse", "update_history"]
+    assert state["visited"] == ["retrieve", *(loop * (2 * k)), "final_vote"]
+    assert len(state["history"]) == 2 * k
+    assert len(state["calls"]) == len(loop[:-1]) * 2 * k + 1
+    assert all(c["raw"] for c in state["calls"])  # every raw response kept
+
+
+def test_history_holds_votes_and_reflections_only_with_reflexion(corpus: Any) -> None:
+    with_reflexion = _run(corpus, k=1, reflexion=True)
+    without = _run(corpus, k=1, reflexion=False)
+    assert all("reflection" in h for h in with_reflexion["history"])
+    assert all("reflection" not in h for h in without["history"])
+    adopted = [h for h in without["history"] if h["outcome"] == "the text was adopted"]
+    assert adopted and all(h["truth"] in {"favour", "abstention"} for h in adopted)
+    text = history_text(without["history"], reflexion=False)
+    assert "My vote / Ground Truth:" in text and "Reflection:" not in text
+
+
+def test_empty_history_is_recorded(corpus: Any) -> None:
+    state = _run(corpus, k=0, reflexion=True)
+    assert state["history"] == []
+    assert "no earlier text passed" in state["final"]["messages"][-1]["content"]
+
+
+def test_negative_k_is_rejected() -> None:
+    with pytest.raises(ValueError, match="k must be >= 0"):
+        DebiasOptions(k=-1)
