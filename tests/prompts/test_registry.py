@@ -9,7 +9,9 @@ from prompts import PromptError, get_prompt, prompt_versions
 
 def test_vote_prompt_follows_appendix_f() -> None:
     prompt = get_prompt("persona_vote")
-    messages = prompt.render(nation="China", label='"S/2023/970"', context_kind="draft text", context="Demands…")
+    messages = prompt.render(
+        nation="China", label='"S/2023/970"', context_kind="draft text", context="Demands…"
+    )
     text = messages[-1]["content"]
     assert 'You are a representative of "China"' in text
     assert "favour, against or abstention" in text
