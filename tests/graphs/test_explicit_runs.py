@@ -4,6 +4,7 @@ through the CLI, the judge on a real llama.cpp server, and resume without new mo
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -154,6 +155,19 @@ def test_association_end_to_end_on_the_embedded_model() -> None:
             )
 
 
+@pytest.fixture
+def fresh_openai_http_clients() -> Iterator[None]:
+    """langchain-openai caches one httpx AsyncClient per base URL for the whole process; the one this
+    test's (closed) event loop used must not leak into later tests of the same server."""
+    yield
+    from langchain_openai.chat_models import _client_utils
+
+    cached = getattr(_client_utils, "_cached_async_httpx_client", None)
+    if cached is not None:
+        cached.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_openai_http_clients")
 def test_the_judge_on_a_real_openai_compatible_server(llama_server: str) -> None:
     _invoke(
         [
