@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Literal
 
 import pandas as pd
@@ -110,13 +110,22 @@ def baseline_predictions(
 
 
 def baseline_f1(
-    corpus: Corpus, *, personas: Sequence[str] = P5, retriever: Retriever | None = None
+    corpus: Corpus,
+    *,
+    personas: Sequence[str] = P5,
+    retriever: Retriever | None = None,
+    items: Collection[str] | None = None,
 ) -> pd.DataFrame:
-    """Weighted F1 (sklearn) per persona (rows) and baseline (columns majority, precedent, sponsor)."""
+    """Weighted F1 (sklearn) per persona (rows) and baseline (columns majority, precedent, sponsor).
+
+    ``items`` restricts the score to the drafts a run actually covered, so the comparison is fair.
+    """
     chosen = retriever or get_retriever("keyword", threshold=0)
     table = pd.DataFrame(index=pd.Index(list(personas), name="persona"), columns=list(METHODS), dtype=float)
     for method in METHODS:
         frame = baseline_predictions(corpus, personas=personas, method=method, retriever=chosen)
+        if items is not None:
+            frame = frame[frame["item"].isin(set(items))]
         for persona, rows in frame.groupby("persona"):
             score = f1_score(rows["truth"], rows["pred"], average="weighted", zero_division=0)
             table.loc[persona, method] = float(score)

@@ -9,6 +9,7 @@ from evals.cli_common import console
 from evals.cli_data import data_app
 from evals.cli_run import run_app
 from evals.cli_runs import cache_app, runs_app
+from evals.cli_study import register as register_study
 
 app = typer.Typer(
     help="nationbias: measure and reduce nation-level bias of LLMs on real UN Security Council records.",
@@ -20,6 +21,7 @@ app.add_typer(run_app, name="run")
 app.add_typer(runs_app, name="runs")
 app.add_typer(cache_app, name="cache")
 app.add_typer(data_app, name="data")
+register_study(app)
 
 
 @app.command("models")
