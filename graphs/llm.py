@@ -7,10 +7,11 @@ into the graph) and never cached; the reasoning of R1-style models is split from
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -20,6 +21,9 @@ from graphs.models import GenerationParams, ModelSpec, check_ready, get_chat_mod
 from stores.cache import ResponseCache, cache_key
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+
+
+_OPENAI_CLIENT_PROVIDERS = ("openai", "openai-compatible", "together")  # built on ChatOpenAI
 
 
 @dataclass(frozen=True)
@@ -108,9 +112,23 @@ class EmptyAnswerError(RuntimeError):
     """The server answered with empty content: a fault worth a retry, never a cached answer."""
 
 
+_KEY_ENVS = ("OPENAI_API_KEY", "TOGETHER_API_KEY", "NATIONBIAS_API_KEY")
+_KEY_PATTERN = re.compile(r"\b(sk|tgp)[-_][A-Za-z0-9_\-*.]{6,}|(?<=Bearer )[^\s'\"]+", re.IGNORECASE)
+
+
+def redact(text: str) -> str:
+    """Hide API keys: the configured ones, and anything shaped like ``sk-…`` or a bearer token."""
+    for env in _KEY_ENVS:
+        value = os.environ.get(env, "").strip()
+        if len(value) >= 4:
+            text = text.replace(value, "[redacted]")
+    return _KEY_PATTERN.sub("[redacted]", text)
+
+
 def _describe(exc: BaseException) -> str:
+    """One line for the run store: errors are stored and shown, so they never carry a key."""
     status = getattr(exc, "status_code", None)
-    text = str(exc).splitlines()[0][:300] if str(exc) else ""
+    text = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
     return f"{type(exc).__name__}{f' {status}' if status else ''}: {text}"
 
 
@@ -124,7 +142,8 @@ class ModelClient:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     structured: bool = True
     calls_made: int = 0
-    _models: dict[int, BaseChatModel] = field(default_factory=dict, repr=False)
+    _models: dict[int, tuple[object, BaseChatModel]] = field(default_factory=dict, repr=False)
+    _inflight: dict[tuple[int, str], asyncio.Future[CallResult]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_spec(
@@ -139,18 +158,27 @@ class ModelClient:
         return str(self.spec)
 
     def _model(self) -> BaseChatModel:
-        # ChatOpenAI's async client is bound to the loop it first ran on: one model per loop.
+        # ChatOpenAI's async client is bound to the loop it first ran on: one model per loop. And
+        # langchain-openai shares one default httpx client per base URL across the whole process,
+        # whose pooled connections die with the first loop: a second asyncio.run (`study`, `demo`,
+        # a notebook) failed its first requests with "Event loop is closed". So each loop gets
+        # its own HTTP client; the loop is kept with its model so its id cannot be reused.
         try:
-            loop_id = id(asyncio.get_running_loop())
+            loop: object = asyncio.get_running_loop()
         except RuntimeError:
-            loop_id = 0
-        if loop_id not in self._models:
-            self._models[loop_id] = get_chat_model(
-                f"{self.spec.provider}:{self.spec.model}",
-                base_url=self.spec.base_url,
-                **self.params.as_dict(),
+            loop = None
+        entry = self._models.get(id(loop))
+        if entry is None or entry[0] is not loop:
+            params: dict[str, Any] = self.params.as_dict()
+            if self.spec.provider in _OPENAI_CLIENT_PROVIDERS and loop is not None:
+                from graphs.http import openai_async_http_client
+
+                params["http_async_client"] = openai_async_http_client()  # sharded pools: see graphs/http.py
+            model = get_chat_model(
+                f"{self.spec.provider}:{self.spec.model}", base_url=self.spec.base_url, **params
             )
-        return self._models[loop_id]
+            entry = self._models[id(loop)] = (loop, model)
+        return entry[1]
 
     def response_format(self, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
         """The provider's way to constrain output to ``schema``."""
@@ -210,6 +238,37 @@ class ModelClient:
                     completion_tokens=hit.get("completion_tokens", 0),
                     cached=True,
                 )
+            return await self._single_flight(key, messages, fmt, max_tokens)
+        return await self._request(key, messages, fmt, max_tokens)
+
+    async def _single_flight(
+        self, key: str, messages: list[dict[str, str]], fmt: dict[str, Any] | None, max_tokens: int | None
+    ) -> CallResult:
+        """With a cache, identical calls in flight at once are asked once: the others wait for it.
+
+        Concurrent samples often share a prompt (a precedent's rehearsal); without this each would
+        pay for the same answer. A follower whose leader failed asks itself.
+        """
+        loop = asyncio.get_running_loop()
+        slot = (id(loop), key)
+        while (leader := self._inflight.get(slot)) is not None:
+            shared = await asyncio.shield(leader)
+            if shared.error is None:
+                return replace(shared, cached=True, latency_s=0.0, attempts=0)
+        future: asyncio.Future[CallResult] = loop.create_future()
+        self._inflight[slot] = future
+        result: CallResult | None = None
+        try:
+            result = await self._request(key, messages, fmt, max_tokens)
+            return result
+        finally:
+            if self._inflight.get(slot) is future:
+                del self._inflight[slot]
+            future.set_result(result or CallResult(raw=None, error="cancelled"))
+
+    async def _request(
+        self, key: str, messages: list[dict[str, str]], fmt: dict[str, Any] | None, max_tokens: int | None
+    ) -> CallResult:
         kwargs: dict[str, Any] = {"response_format": fmt} if fmt else {}
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
