@@ -160,7 +160,6 @@ async def run_debias_study(
         prompts=DEBIAS_PROMPTS,
         extra=asdict(options),
     )
-    store.create_run(run_id, config)
     records = {r.id: r for r in corpus.records}
     retriever_options: dict[str, Any] = (
         {"threshold": options.threshold} if options.retriever == "keyword" else {}
@@ -176,6 +175,7 @@ async def run_debias_study(
         retriever=get_retriever(options.retriever, **retriever_options),
         options=options,
     )
+    store.create_run(run_id, config)  # only once the retriever and its inputs are ready
     async with AsyncExitStack() as stack:
         saver = await stack.enter_async_context(
             AsyncSqliteSaver.from_conn_string(str(home() / "checkpoints.sqlite"))
@@ -188,9 +188,15 @@ async def run_debias_study(
                 "recursion_limit": options.recursion_limit,
             }
             snapshot = await graph.aget_state(config)
-            if snapshot.next and not snapshot.values.get("error"):
+            values = snapshot.values or {}
+            final = values.get("final")
+            if snapshot.next and not values.get("error"):
                 state = await graph.ainvoke(None, config)  # resume where it stopped
+            elif final is not None and not final.get("error") and not values.get("error"):
+                state = values  # the graph finished but the process died before the row was written
             else:
+                if values:  # a failed attempt: start afresh, or its calls would pile onto the new ones
+                    await saver.adelete_thread(f"{run_id}/{task.sample_id}")
                 start = {
                     "target_id": task.item,
                     "persona": task.persona,
