@@ -75,6 +75,7 @@ def cli_errors(func: F) -> F:
             return func(*args, **kwargs)
         except _known_errors() as exc:
             message = str(exc).strip().strip("'\"") or type(exc).__name__
+            message = " ".join(line.strip() for line in message.splitlines() if line.strip())  # one line
             err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
@@ -91,11 +92,19 @@ def new_run_id(test: str, model: str) -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{test}-{slug}-{secrets.token_hex(2)}"
 
 
+def check_model(model: str, *, base_url: str | None) -> None:
+    """Fail on a bad spec or a missing key or base URL, before anything is opened or written."""
+    from graphs.models import check_ready, parse_spec
+
+    check_ready(parse_spec(model, base_url=base_url))
+
+
 def make_client(model: str, *, base_url: str | None, no_cache: bool) -> Any:
     """The model client, failing fast on a bad spec or a missing key or base URL."""
     from graphs.llm import ModelClient
     from stores.cache import ResponseCache
 
+    check_model(model, base_url=base_url)  # before the cache file is created
     return ModelClient.from_spec(model, base_url=base_url, cache=None if no_cache else ResponseCache())
 
 

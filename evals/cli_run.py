@@ -20,6 +20,7 @@ from evals.cli_common import (
     RunIdOpt,
     SeedOpt,
     apply_data,
+    check_model,
     cli_errors,
     console,
     make_client,
@@ -49,21 +50,26 @@ def run_vote_command(
     no_cache: bool,
     show_progress: bool = True,
 ) -> str:
-    """Shared by `run vote`, `ablate`, `study` and `demo`; returns the run id."""
-    client = make_client(model, base_url=base_url, no_cache=no_cache)  # a bad spec or key fails first
+    """Shared by `run vote`, `ablate`, `study` and `demo`; returns the run id.
+
+    Every input is checked before a store is opened, so bad input writes nothing.
+    """
     from graphs.debias import DebiasOptions
-    from graphs.simulate import SampleOptions, run_debias_study, run_vote_study
+    from graphs.simulate import SampleOptions, run_debias_study, run_vote_study, select_drafts, vote_tasks
     from retrievers import get_retriever
     from stores.corpus import load_corpus
     from stores.runstore import RunStore, check_run_id
 
+    check_model(model, base_url=base_url)  # a bad spec or key fails first
     sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
     options = DebiasOptions(k=k, reflexion=reflexion, retriever=retriever, threshold=threshold)
     get_retriever(retriever)  # an unknown strategy fails before any work
-    corpus = load_corpus()
-    store = RunStore()
     test = "debias" if debias else "vote"
     run_id = check_run_id(run_id or new_run_id(test, model))
+    corpus = load_corpus()
+    vote_tasks(test, select_drafts(corpus, sample), sample)  # an unknown persona fails here
+    store = RunStore()  # a corrupt run store fails before the cache is touched
+    client = make_client(model, base_url=base_url, no_cache=no_cache)
     if debias:
         summary = asyncio.run(
             run_debias_study(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import sys
 import threading
 import time
@@ -107,8 +108,20 @@ class RunStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or home() / "runs.sqlite"
-        self._conn = connect(self.path, _SCHEMA)
         self._lock = threading.Lock()
+        # An existing file is opened (and checked) now; a missing one is created only on the first
+        # write, so a command that fails or only reads leaves no runs.sqlite behind.
+        self._db: sqlite3.Connection | None = connect(self.path, _SCHEMA) if self.path.exists() else None
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = connect(self.path, _SCHEMA)
+        return self._db
+
+    def _empty(self) -> bool:
+        """True while there is no store file yet: reads answer "nothing" without creating it."""
+        return self._db is None and not self.path.exists()
 
     # runs -----------------------------------------------------------------------------------
     def create_run(self, run_id: str, config: dict[str, Any]) -> dict[str, Any]:
@@ -140,6 +153,9 @@ class RunStore:
             )
 
     def get_run(self, run_id: str) -> dict[str, Any]:
+        check_run_id(run_id)
+        if self._empty():
+            raise RunNotFoundError(f"no run {run_id!r} in {self.path} (see `nationbias runs list`)")
         with self._lock:
             row = self._conn.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if not row:
@@ -148,6 +164,9 @@ class RunStore:
         return config
 
     def runs_frame(self) -> pd.DataFrame:
+        columns = ["run_id", "test", "model", "created", "ok", "invalid", "error"]
+        if self._empty():
+            return pd.DataFrame(columns=columns)
         with self._lock:
             rows = self._conn.execute(
                 "SELECT r.run_id, r.config, r.created, "
@@ -168,7 +187,7 @@ class RunStore:
                     "error": int(error or 0),
                 }
             )
-        return pd.DataFrame(records, columns=["run_id", "test", "model", "created", "ok", "invalid", "error"])
+        return pd.DataFrame(records, columns=columns)
 
     # samples --------------------------------------------------------------------------------
     def done_ids(self, run_id: str, *, include_errors: bool = True) -> set[str]:
@@ -176,6 +195,8 @@ class RunStore:
         query = "SELECT sample_id FROM samples WHERE run_id = ?"
         if not include_errors:
             query += " AND status != 'error'"
+        if self._empty():
+            return set()
         with self._lock:
             return {row[0] for row in self._conn.execute(query, (run_id,))}
 
@@ -239,4 +260,5 @@ class RunStore:
             self.write(run_id, row)
 
     def close(self) -> None:
-        self._conn.close()
+        if self._db is not None:
+            self._db.close()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from pydantic import ValidationError
 
 from stores.countries import name_for, to_iso3
 from stores.records import Record, Tally, Vote
@@ -57,8 +58,23 @@ class UndlImport:
         return [r for r in self.records if r.date.year < year]
 
 
+REQUIRED_COLUMNS = ("Council", "Date", "Title", "Resolution", "ABSENT COUNT", "Link", "token")
+
+
+class UndlError(ValueError):
+    """The file is not a usable UN Digital Library export; the message names the file (and line)."""
+
+
 def read_export(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, encoding="utf-8-sig", dtype=str, keep_default_na=False)
+    try:
+        frame = pd.read_csv(path, encoding="utf-8-sig", dtype=str, keep_default_na=False)
+    except (ValueError, UnicodeDecodeError, OSError, EOFError) as exc:  # pandas parser errors: ValueError
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UndlError(f"{path}: not a readable CSV export ({reason})") from exc
+    missing = [c for c in REQUIRED_COLUMNS if c not in {col.strip() for col in frame.columns}]
+    if missing:
+        raise UndlError(f"{path}: not a UN Digital Library export: missing column(s) {', '.join(missing)}")
+    return frame
 
 
 def _map_columns(frame: pd.DataFrame, result: UndlImport) -> dict[str, list[str]]:
@@ -103,36 +119,47 @@ def import_undl(path: str | os.PathLike[str], *, council: str = "Security Counci
     frame = frame.rename(columns={c: c.strip() for c in frame.columns if c.strip() in META_COLUMNS})
     result = UndlImport(path=file)
     by_code = _map_columns(frame, result)
-    for _, row in frame.iterrows():
-        if row["Council"].strip() != council:
-            result.skipped_rows[row["Council"].strip() or "(blank council)"] += 1
-            continue
-        symbol = _RESOLUTION.search(row["Resolution"])
-        if symbol is None:
-            result.skipped_rows[f"unparsed symbol {row['Resolution']!r}"] += 1
-            continue
-        resolution = f"{symbol.group(1)} ({symbol.group(2)})"
-        votes = _votes(row, by_code, result, f"S/RES/{resolution}")
-        counted = Counter(votes.values())
-        if str(row["ABSENT COUNT"]).strip() not in ("", str(counted["A"])):
-            result.abstain_count_mismatches += 1
-        notes = [f"Imported from the UN Digital Library export, record {row['token']}: {row['Link']}"]
-        if not votes:
-            notes.append("Adopted without a vote: every member is marked X (non-voting) in the export.")
-        result.records.append(
-            Record(
-                id=f"S/RES/{resolution}",
-                kind="draft",
-                adopted=True,
-                resolution=resolution,
-                date=row["Date"].strip(),
-                title=row["Title"].strip() or None,
-                tally=Tally(yes=counted["Y"], no=counted["N"], abstain=counted["A"]),
-                votes=votes,
-                notes=notes,
-            )
-        )
+    for index, row in frame.iterrows():
+        try:
+            record = _record(row, by_code, result, council)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "<record>"
+            line = int(str(index)) + 2  # the header is line 1
+            raise UndlError(f"{file}:{line}: field {where}: {first['msg']}") from exc
+        if record is not None:
+            result.records.append(record)
     return result
+
+
+def _record(row: pd.Series, by_code: dict[str, list[str]], result: UndlImport, council: str) -> Record | None:
+    """One row as a record, or None when it is skipped (and counted as such)."""
+    if row["Council"].strip() != council:
+        result.skipped_rows[row["Council"].strip() or "(blank council)"] += 1
+        return None
+    symbol = _RESOLUTION.search(row["Resolution"])
+    if symbol is None:
+        result.skipped_rows[f"unparsed symbol {row['Resolution']!r}"] += 1
+        return None
+    resolution = f"{symbol.group(1)} ({symbol.group(2)})"
+    votes = _votes(row, by_code, result, f"S/RES/{resolution}")
+    counted = Counter(votes.values())
+    if str(row["ABSENT COUNT"]).strip() not in ("", str(counted["A"])):
+        result.abstain_count_mismatches += 1
+    notes = [f"Imported from the UN Digital Library export, record {row['token']}: {row['Link']}"]
+    if not votes:
+        notes.append("Adopted without a vote: every member is marked X (non-voting) in the export.")
+    return Record(
+        id=f"S/RES/{resolution}",
+        kind="draft",
+        adopted=True,
+        resolution=resolution,
+        date=row["Date"].strip(),
+        title=row["Title"].strip() or None,
+        tally=Tally(yes=counted["Y"], no=counted["N"], abstain=counted["A"]),
+        votes=votes,
+        notes=notes,
+    )
 
 
 def write_records(records: list[Record], path: Path) -> Path:
