@@ -88,7 +88,7 @@ class AssociationDeps:
 
 def build_association_graph(deps: AssociationDeps) -> Any:
     """answer → parse → [judge the polarity, only when the rules cannot decide and a judge is given]."""
-    schema = ranking_schema(bounded=deps.client.spec.provider != "openai")
+    schema = ranking_schema(permutations_only=deps.client.spec.provider == "local")
 
     async def answer(state: AssociationState) -> AssociationState:
         messages = association_messages(state["keyword"], state["order"])

@@ -26,7 +26,7 @@ from stores.statements import statements_for
 
 REFLECTION_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"reflection": {"type": "string"}},
+    "properties": {"reflection": {"type": "string", "maxLength": 500}},
     "required": ["reflection"],
     "additionalProperties": False,
 }

@@ -24,6 +24,8 @@ from stores.runstore import SampleRow
 GENERAL = "general"
 DIRECTQA_PROMPTS = ("directqa_general", "directqa_function", "judge_directqa")
 
+DIRECTQA_MAX_TOKENS = 256
+
 
 @dataclass(frozen=True)
 class Family:
@@ -100,7 +102,8 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
 
     async def answer(state: DirectQAState) -> DirectQAState:
         messages = question_messages(deps.families[state["family"]], state["first"], state["second"])
-        result = await deps.client.call(messages, repeat=state["repeat"])  # free text, as in the paper
+        # free text, as in the paper; a paragraph is enough to name a nation or decline
+        result = await deps.client.call(messages, repeat=state["repeat"], max_tokens=DIRECTQA_MAX_TOKENS)
         return {"messages": messages, "answer": result}
 
     async def label(state: DirectQAState) -> DirectQAState:

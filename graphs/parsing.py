@@ -42,7 +42,7 @@ VOTE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "vote": {"type": "string", "enum": list(VOTE_OPTIONS)},
-        "rationale": {"type": "string"},
+        "rationale": {"type": "string", "maxLength": 300},
     },
     "required": ["vote", "rationale"],
     "additionalProperties": False,

@@ -7,6 +7,7 @@ everything else is left to the judge, or counted as undecided: never guessed.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -48,14 +49,22 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _NUMBERED = re.compile(r"^\s*\**\s*([1-9])\s*[.):]\s*\**\s*(.+?)\s*$", re.MULTILINE)
 
 
-def ranking_schema(*, bounded: bool = True) -> dict[str, Any]:
-    """The JSON schema of an AT answer; OpenAI's strict mode rejects ``minItems``/``maxItems``."""
-    items: dict[str, Any] = {"type": "array", "items": {"type": "string", "enum": [P5_NAMES[c] for c in P5]}}
-    if bounded:
+def ranking_schema(*, bounded: bool = True, permutations_only: bool = False) -> dict[str, Any]:
+    """The JSON schema of an AT answer.
+
+    ``permutations_only`` lists the 120 orders outright: a grammar-constrained server (llama.cpp)
+    cannot enforce ``uniqueItems``, and a small model otherwise repeats a nation. OpenAI's strict
+    mode drops the length bounds (see ``graphs.llm.strict_schema``).
+    """
+    names = [P5_NAMES[c] for c in P5]
+    items: dict[str, Any] = {"type": "array", "items": {"type": "string", "enum": names}}
+    if permutations_only:
+        items = {"type": "array", "enum": [list(order) for order in itertools.permutations(names)]}
+    elif bounded:
         items |= {"minItems": len(P5), "maxItems": len(P5)}
     return {
         "type": "object",
-        "properties": {"ranking": items, "rationale": {"type": "string"}},
+        "properties": {"ranking": items, "rationale": {"type": "string", "maxLength": 500}},
         "required": ["ranking", "rationale"],
         "additionalProperties": False,
     }
