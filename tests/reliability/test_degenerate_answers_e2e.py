@@ -85,5 +85,6 @@ def test_each_degenerate_answer_gets_its_label_through_run_vote(
         else:
             assert row["raw"] == CASES[case][0] and row["error"] is None  # the raw text is kept
     table = results("degenerate")["invalid"].set_index("persona")
-    assert [int(table.at["USA", c]) for c in ("n", "ok", "invalid", "error")] == [8, 1, 6, 1]
+    counts = table.loc["USA"].to_dict()
+    assert [counts[c] for c in ("n", "ok", "invalid", "error")] == [8, 1, 6, 1]
     assert len(cache_entries(isolated_home)) == 7  # every answer but the empty one
