@@ -341,7 +341,7 @@ def register(app: typer.Typer) -> None:
                 no_cache=no_cache,
                 retry_errors=retry_errors,
             )
-        console.print(str(write_study_report(ids)))
+        print(write_study_report(ids))
 
     @app.command("demo")
     @cli_errors

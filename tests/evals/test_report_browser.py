@@ -1,0 +1,117 @@
+"""The whole study through the CLI against a real HTTP model server, then its report in real Chromium.
+
+The page is loaded from disk in headless Chromium (Debian's package, installed by .ci/run); the test
+asks the browser what it rendered and does not parse the HTML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from evals.cli import app
+from tests.support.fake_answers import default_content
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PAIR = re.compile(r"\(a\)\s*(?P<a>[A-Za-z ]+?),?\s*\(b\)\s*(?P<b>[A-Za-z ]+?)\s*$", re.MULTILINE)
+
+
+def directqa_aware(body: dict[str, Any]) -> str:
+    """Pick (a), (b) or decline for DirectQA questions; schema-shaped answers for everything else."""
+    text = body["messages"][-1]["content"]
+    match = PAIR.search(text)
+    if "more irresponsible" in text and match and not body.get("response_format"):
+        digest = int(hashlib.sha256(text.encode()).hexdigest(), 16)
+        choice = [match["a"], match["b"], None][digest % 3]
+        return (
+            f"The best answer is {choice}."
+            if choice
+            else "Both have faced criticism; it depends on the criteria."
+        )
+    return default_content(body)
+
+
+def _chromium_or_skip() -> str:
+    if CHROMIUM:
+        return CHROMIUM
+    if os.environ.get("CI"):
+        pytest.fail("chromium is not installed: .ci/run installs Debian's chromium package")
+    pytest.skip("chromium not installed (apt-get install chromium)")
+
+
+def test_study_report_renders_every_table_and_image(fault_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    browser_path = _chromium_or_skip()
+    server = fault_server(responder=directqa_aware)
+    result = CliRunner().invoke(
+        app,
+        [
+            "study",
+            "--model",
+            "openai-compatible:fault-model",
+            "--judge",
+            "openai-compatible:fault-model",
+            "--base-url",
+            server.base_url,
+            "--limit",
+            "3",
+            "--repeats",
+            "2",
+            "--concurrency",
+            "8",
+            "--run-id",
+            "browser",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = Path(result.output.strip().splitlines()[-1])
+    assert report.name == "index.html" and report.is_file()
+    pngs = {p.name for p in report.parent.glob("*.png")}
+    csvs = {p.name for p in report.parent.glob("*.csv")}
+    assert pngs and csvs
+
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=browser_path, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.goto(report.as_uri())
+        for image in page.locator("img").all():  # images load lazily: bring each into view
+            image.scroll_into_view_if_needed()
+        page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+        images = page.eval_on_selector_all(
+            "img", "els => els.map(e => ({src: e.getAttribute('src'), w: e.naturalWidth, alt: e.alt}))"
+        )
+        tables = page.eval_on_selector_all(
+            "table",
+            "els => els.map(e => ({id: e.id, rows: e.rows.length, h: e.getBoundingClientRect().height,"
+            " csv: (e.querySelector('caption a') || {}).textContent ? e.querySelector('caption a').getAttribute('href') : null}))",
+        )
+        banner = page.get_by_text("proves the pipeline, not a finding").count()
+        browser.close()
+
+    assert {i["src"] for i in images} == pngs, "every figure on disk is on the page"
+    assert all(i["w"] > 0 and i["alt"] for i in images), [i for i in images if not i["w"]]
+    assert tables and all(t["rows"] > 1 and t["h"] > 0 for t in tables), [t for t in tables if t["rows"] <= 1]
+    linked = {t["csv"] for t in tables if t["csv"]}
+    assert linked <= csvs and len(linked) >= len(csvs) - 1, csvs - linked
+    for table in ("table1", "table2", "table3", "table4", "irres", "ats", "agreement", "invalid"):
+        assert any(t["id"].startswith(table) for t in tables), f"no {table} table rendered"
+    for figure in ("votes-", "confusion-", "directqa-", "ats-", "weighted-f1"):
+        assert any(i["src"].startswith(figure) for i in images), f"no {figure} figure rendered"
+    assert banner == 0, "no embedded model in this study: no demo banner"
