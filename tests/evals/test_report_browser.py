@@ -100,7 +100,8 @@ def test_study_report_renders_every_table_and_image(fault_server, tmp_path: Path
         tables = page.eval_on_selector_all(
             "table",
             "els => els.map(e => ({id: e.id, rows: e.rows.length, h: e.getBoundingClientRect().height,"
-            " csv: (e.querySelector('caption a') || {}).textContent ? e.querySelector('caption a').getAttribute('href') : null}))",
+            " csv: e.querySelector('caption a') ?"
+            " e.querySelector('caption a').getAttribute('href') : null}))",
         )
         banner = page.get_by_text("proves the pipeline, not a finding").count()
         browser.close()
