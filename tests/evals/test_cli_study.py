@@ -1,0 +1,95 @@
+"""`ablate`, `report` and `demo` through the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evals.cli import app
+from evals.cli_common import UsageError
+from evals.cli_study import Cell, grid_cells, parse_grid
+from stores.runstore import RunStore
+
+
+def test_grid_accepts_space_and_comma_separated_values() -> None:
+    grid = parse_grid(["--k", "1", "2", "--reflexion", "on", "off", "--retriever", "keyword,bm25"])
+    cells = grid_cells(grid)
+    assert len(cells) == 8 and Cell(2, False, "bm25") in cells
+    with pytest.raises(UsageError, match="unknown retriever"):
+        grid_cells(parse_grid(["--retriever", "tfidf"]))
+    with pytest.raises(UsageError, match="--k must be >= 0"):
+        grid_cells(parse_grid(["--k", "-1"]))
+    with pytest.raises(UsageError, match="on/off"):
+        grid_cells(parse_grid(["--reflexion", "maybe"]))
+
+
+def test_ablate_one_run_per_cell_and_table4(fault_server) -> None:  # type: ignore[no-untyped-def]
+    server = fault_server()
+    result = CliRunner().invoke(
+        app,
+        [
+            "ablate",
+            "--model",
+            "openai-compatible:fault-model",
+            "--base-url",
+            server.base_url,
+            "--limit",
+            "2",
+            "--repeats",
+            "1",
+            "--run-id",
+            "abl",
+            "--k",
+            "0",
+            "1",
+            "--reflexion",
+            "on",
+            "off",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    runs = RunStore().runs_frame()
+    assert sorted(runs["run_id"]) == sorted(
+        [
+            "abl-debias-k0-rf-keyword",
+            "abl-debias-k0-norf-keyword",
+            "abl-debias-k1-rf-keyword",
+            "abl-debias-k1-norf-keyword",
+        ]
+    )
+    assert (runs["ok"] + runs["invalid"] == 10).all()
+    assert "mean_weighted_f1" in result.output
+
+
+def test_bad_grid_exits_2_before_any_work(fault_server) -> None:  # type: ignore[no-untyped-def]
+    result = CliRunner().invoke(app, ["ablate", "--model", "local:smollm2", "--retriever", "nope"])
+    assert result.exit_code == 2 and "unknown retriever" in result.output
+    assert not (Path(RunStore().path)).exists() or RunStore().runs_frame().empty
+
+
+def test_demo_on_the_embedded_model_ends_with_the_report_path() -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "demo",
+            "--drafts",
+            "1",
+            "--debias-drafts",
+            "1",
+            "--keywords",
+            "1",
+            "--repeats",
+            "1",
+            "--run-id",
+            "demo-test",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    report = Path(lines[-1])
+    assert report.name == "index.html" and report.is_file()
+    assert "proves the pipeline, not a finding" in result.output
+    assert "proves the pipeline, not a finding" in report.read_text()
+    assert set(RunStore().runs_frame()["test"]) == {"directqa", "association", "vote", "debias"}
