@@ -65,6 +65,18 @@ class CallResult:
         }
 
 
+_UNSUPPORTED_IN_STRICT = {"maxLength", "minLength", "minItems", "maxItems", "uniqueItems"}
+
+
+def strict_schema(schema: Any) -> Any:
+    """Drop the length bounds OpenAI's strict mode rejects (grammar-based servers honour them)."""
+    if isinstance(schema, dict):
+        return {k: strict_schema(v) for k, v in schema.items() if k not in _UNSUPPORTED_IN_STRICT}
+    if isinstance(schema, list):
+        return [strict_schema(v) for v in schema]
+    return schema
+
+
 def split_reasoning(text: str, extra_reasoning: str | None = None) -> tuple[str, str | None]:
     """Separate ``<think>…</think>`` (DeepSeek-R1, QwQ) from the answer."""
     parts = [m.group(1).strip() for m in _THINK.finditer(text)]
@@ -185,7 +197,8 @@ class ModelClient:
         if not self.structured or (self.spec.provider == "together" and self.spec.is_reasoning):
             return None
         if self.spec.provider == "openai":
-            return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+            strict = strict_schema(schema)
+            return {"type": "json_schema", "json_schema": {"name": name, "schema": strict, "strict": True}}
         return {"type": "json_object", "schema": schema}
 
     def _key(
