@@ -60,3 +60,33 @@ def test_stats_and_clear(tmp_path: Path) -> None:
     assert cache.stats().by_model == {"fake:hash": 1}
     assert cache.clear() == 1
     assert cache.get("a") is None
+
+
+def test_a_repeated_run_over_the_cache_makes_zero_model_calls(fault_server) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from evals.cli import app
+
+    server = fault_server()
+    args = [
+        "run",
+        "vote",
+        "--model",
+        "openai-compatible:m",
+        "--base-url",
+        server.base_url,
+        "--limit",
+        "3",
+        "--repeats",
+        "2",
+    ]
+    first = CliRunner().invoke(app, [*args, "--run-id", "first"])
+    assert first.exit_code == 0, first.output
+    calls = server.stats()["total"]
+    assert calls == 3 * 5 * 2
+    second = CliRunner().invoke(app, [*args, "--run-id", "second"])
+    assert second.exit_code == 0, second.output
+    assert server.stats()["total"] == calls  # a new run id, every answer from the cache
+    no_cache = CliRunner().invoke(app, [*args, "--run-id", "third", "--no-cache"])
+    assert no_cache.exit_code == 0, no_cache.output
+    assert server.stats()["total"] == 2 * calls
