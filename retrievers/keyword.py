@@ -2,14 +2,33 @@
 
 Score = +2 if the regions match, +1 per shared target nation (not "Member States" / "United Nations"),
 +0.1 per shared domain keyword; an item is kept only if its score is strictly above the threshold (3).
+
+Scoring every earlier item of the pool for every query cost ~0.1 s on the 6k UNGA roll calls and
+~0.5 s at 100k (benchmarks/RESULTS.md). So each pool gets an index, built once: per pool part, the
+items sorted by date (the leakage rule becomes one bisect) and inverted lists from each region,
+target nation and keyword to the items carrying it. A query then only touches the items that share
+something with the target; the score and reason of those are computed by :func:`keyword_match`, as
+before, so results are exactly the naive scorer's (``retrieve_naive``, kept for tests).
 """
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from retrievers.base import PoolName, Precedent, Scored, retrieve_per_part
+from retrievers.base import (
+    POOL_NAMES,
+    PoolName,
+    Precedent,
+    Scored,
+    check_k,
+    retrieve_per_part,
+    select_top,
+    split_pool,
+)
 from stores.augment import Augmented, augmented_for
 from stores.corpus import Corpus
 from stores.records import Record
@@ -76,6 +95,98 @@ def keyword_score(target: object, candidate: object) -> float:
     return keyword_match(target, candidate)[0]
 
 
+@dataclass(frozen=True)
+class _Keys:
+    """An item's normalised region, target nations and keywords: what the score compares."""
+
+    region: str | None
+    nations: frozenset[str]
+    keywords: frozenset[str]
+
+    @classmethod
+    def of(cls, item: object) -> _Keys:
+        region = _field(item, "region")
+        return cls(
+            # as _region_match: both present (truthy) and equal once stripped and casefolded
+            str(region).strip().casefold() if region else None,
+            frozenset(_normalised(_field(item, "target_nations"), excluded=EXCLUDED_TARGET_NATIONS)),
+            frozenset(_normalised(_field(item, "keywords"))),
+        )
+
+
+@dataclass
+class _PartIndex:
+    """One pool part, sorted by date, with inverted lists (positions ascending, so by date too)."""
+
+    records: list[Record] = field(default_factory=list)
+    ordinals: list[int] = field(default_factory=list)
+    by_region: dict[str, list[int]] = field(default_factory=dict)
+    by_nation: dict[str, list[int]] = field(default_factory=dict)
+    by_keyword: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, position: int, keys: _Keys) -> None:
+        if keys.region is not None:
+            self.by_region.setdefault(keys.region, []).append(position)
+        for nation in keys.nations:
+            self.by_nation.setdefault(nation, []).append(position)
+        for keyword in keys.keywords:
+            self.by_keyword.setdefault(keyword, []).append(position)
+
+    def top(self, wanted: _Keys, cutoff: int, threshold: float, k: int, exclude: str) -> list[int]:
+        """Positions of the best ``k`` items dated before ``cutoff`` scoring above ``threshold`` (>= 0).
+
+        Ranked as :func:`retrieve_per_part` ranks (score, then the more recent, then id), on the
+        same tenths the score is made of, so only the ``k`` kept need :func:`keyword_match`.
+        """
+        ranked = []
+        for position, total in self.scores(wanted, cutoff).items():
+            score = round(total / 10, 6)
+            record = self.records[position]
+            if score > threshold and record.id != exclude:
+                ranked.append((-score, -self.ordinals[position], record.id, position))
+        return [entry[3] for entry in heapq.nsmallest(k, ranked)]
+
+    def scores(self, wanted: _Keys, cutoff: int) -> dict[int, int]:
+        """Tenths-scores of the positions dated before ``cutoff`` sharing anything with ``wanted``."""
+        end = bisect_left(self.ordinals, cutoff)
+        if end == 0:
+            return {}
+        tenths: dict[int, int] = {}
+        lists: list[tuple[list[int], int]] = []
+        if wanted.region is not None and wanted.region in self.by_region:
+            lists.append((self.by_region[wanted.region], 20))
+        lists += [(self.by_nation[n], 10) for n in wanted.nations if n in self.by_nation]
+        lists += [(self.by_keyword[w], 1) for w in wanted.keywords if w in self.by_keyword]
+        for positions, points in lists:
+            for position in positions[: bisect_left(positions, end)]:
+                tenths[position] = tenths.get(position, 0) + points
+        return tenths
+
+
+@dataclass
+class KeywordIndex:
+    """A pool's augmented fields and, per part, its date-sorted items and inverted lists."""
+
+    fields: Mapping[str, Augmented]
+    parts: dict[PoolName, _PartIndex]
+
+    @classmethod
+    def build(cls, pool: Sequence[Record], fields: Mapping[str, Augmented]) -> KeywordIndex:
+        parts: dict[PoolName, _PartIndex] = {name: _PartIndex() for name in POOL_NAMES}
+        for name, records in split_pool(pool).items():
+            part = parts[name]
+            part.records = sorted(records, key=lambda r: r.date)
+            part.ordinals = [record.date.toordinal() for record in part.records]
+            for position, record in enumerate(part.records):
+                part.add(position, _Keys.of(fields[record.id]))
+        return cls(fields=fields, parts=parts)
+
+
+def _shape(pool: Sequence[Record]) -> tuple[int, str, str]:
+    """A cheap check that a pool seen before by identity still holds the same items."""
+    return (len(pool), pool[0].id, pool[-1].id) if pool else (0, "", "")
+
+
 class KeywordRetriever:
     """Keyword-match retrieval with the paper's threshold; augmented fields are computed once per pool."""
 
@@ -87,6 +198,9 @@ class KeywordRetriever:
         self.threshold = float(threshold)
         self._given = dict(augmented or {})
         self._computed: dict[tuple[str, ...], dict[str, Augmented]] = {}
+        self._indexes: dict[tuple[str, ...], KeywordIndex] = {}
+        self._last: tuple[Sequence[Record], tuple[int, str, str], KeywordIndex] | None = None
+        self.builds = 0
 
     def _augmented(self, records: Sequence[Record]) -> dict[str, Augmented]:
         missing = [record for record in records if record.id not in self._given]
@@ -97,7 +211,43 @@ class KeywordRetriever:
             self._computed[key] = augmented_for(Corpus(records=list(missing)))
         return {**self._computed[key], **self._given}
 
+    def index(self, pool: Sequence[Record]) -> KeywordIndex:
+        """The pool's index (built on first use, then reused for the same ids in the same order)."""
+        last = self._last
+        if last is not None and last[0] is pool and last[1] == _shape(pool):  # the same list again
+            return last[2]
+        key = tuple(record.id for record in pool)
+        found = self._indexes.get(key)
+        if found is None:
+            found = self._indexes[key] = KeywordIndex.build(pool, self._augmented(pool))
+            self.builds += 1
+        self._last = (pool, _shape(pool), found)
+        return found
+
     def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
+        check_k(k)
+        if k == 0:
+            return []
+        if self.threshold < 0:  # every earlier item qualifies, sharing something or not
+            return self.retrieve_naive(target, pool, k)
+        index = self.index(pool)
+        fields = index.fields
+        target_fields = fields.get(target.id) or self._augmented([target])[target.id]
+        wanted = _Keys.of(target_fields)
+        cutoff = target.date.toordinal()
+        precedents: list[Precedent] = []
+        for part, part_index in index.parts.items():
+            scored = []
+            for position in part_index.top(wanted, cutoff, self.threshold, k, target.id):
+                record = part_index.records[position]
+                score, reason = keyword_match(target_fields, fields[record.id])
+                scored.append(Scored(record, score, reason))
+            for rank, item in enumerate(select_top(scored, k), start=1):
+                precedents.append(Precedent(item.record, item.score, item.reason, part, rank))
+        return sorted(precedents, key=lambda p: (p.record.date, p.record.id))
+
+    def retrieve_naive(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
+        """Score every earlier item: the reference the indexed :meth:`retrieve` must equal."""
         fields = self._augmented(pool)
         target_fields = fields.get(target.id) or self._augmented([target])[target.id]
 
