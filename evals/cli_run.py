@@ -163,13 +163,17 @@ def _explicit_clients(
     *, model: str, judge: str | None, base_url: str | None, judge_base_url: str | None, no_cache: bool
 ) -> tuple[Any, Any]:
     """The answering model and the optional judge; a bad spec or key fails before any work."""
+    check_model(model, base_url=base_url)
+    if judge is not None:
+        check_model(judge, base_url=judge_base_url or base_url)
     client = make_client(model, base_url=base_url, no_cache=no_cache)
     if judge is None:
         return client, None
     return client, make_client(judge, base_url=judge_base_url or base_url, no_cache=no_cache)
 
 
-def run_directqa_command(
+def _run_explicit(
+    test: str,
     *,
     model: str,
     judge: str | None = None,
@@ -183,76 +187,49 @@ def run_directqa_command(
     retry_errors: bool = False,
     no_cache: bool = False,
     show_progress: bool = True,
+    study_options: dict[str, Any] | None = None,
 ) -> str:
+    """DirectQA and the Association Test share everything but the study function."""
+    from graphs.explicit import run_association_study, run_directqa_study
+    from graphs.simulate import SampleOptions
+    from stores.runstore import RunStore, check_run_id
+
+    sample = SampleOptions(limit=limit, seed=seed, repeats=repeats)
+    run_id = check_run_id(run_id or new_run_id(test, model))
+    store = RunStore()
+    client, judge_client = _explicit_clients(
+        model=model, judge=judge, base_url=base_url, judge_base_url=judge_base_url, no_cache=no_cache
+    )
+    study = run_directqa_study if test == "directqa" else run_association_study
+    summary = asyncio.run(
+        study(
+            client=client,
+            judge=judge_client,
+            store=store,
+            run_id=run_id,
+            sample=sample,
+            concurrency=concurrency,
+            retry_errors=retry_errors,
+            show_progress=show_progress,
+            **(study_options or {}),
+        )
+    )
+    print_summary(summary, embedded=client.spec.is_embedded)
+    return run_id
+
+
+def run_directqa_command(*, model: str, **options: Any) -> str:
     """Shared by `run directqa`, `study` and `demo`; returns the run id."""
-    client, judge_client = _explicit_clients(
-        model=model, judge=judge, base_url=base_url, judge_base_url=judge_base_url, no_cache=no_cache
-    )
-    from graphs.explicit import run_directqa_study
-    from graphs.simulate import SampleOptions
-    from stores.runstore import RunStore, check_run_id
-
-    sample = SampleOptions(limit=limit, seed=seed, repeats=repeats)
-    run_id = check_run_id(run_id or new_run_id("directqa", model))
-    summary = asyncio.run(
-        run_directqa_study(
-            client=client,
-            judge=judge_client,
-            store=RunStore(),
-            run_id=run_id,
-            sample=sample,
-            concurrency=concurrency,
-            retry_errors=retry_errors,
-            show_progress=show_progress,
-        )
-    )
-    print_summary(summary, embedded=client.spec.is_embedded)
-    return run_id
+    return _run_explicit("directqa", model=model, **options)
 
 
-def run_association_command(
-    *,
-    model: str,
-    judge: str | None = None,
-    base_url: str | None = None,
-    judge_base_url: str | None = None,
-    pool: str | None = None,
-    limit: int | None = None,
-    seed: int = 0,
-    repeats: int = 3,
-    concurrency: int = 4,
-    run_id: str | None = None,
-    retry_errors: bool = False,
-    no_cache: bool = False,
-    show_progress: bool = True,
-) -> str:
+def run_association_command(*, model: str, pool: str | None = None, **options: Any) -> str:
     """Shared by `run association`, `study` and `demo`; returns the run id."""
-    client, judge_client = _explicit_clients(
-        model=model, judge=judge, base_url=base_url, judge_base_url=judge_base_url, no_cache=no_cache
-    )
     from graphs.association import load_pool
-    from graphs.explicit import run_association_study
-    from graphs.simulate import SampleOptions
-    from stores.runstore import RunStore, check_run_id
 
-    sample = SampleOptions(limit=limit, seed=seed, repeats=repeats)
+    check_model(model, base_url=options.get("base_url"))
     load_pool(pool)  # a missing or malformed pool fails before any work
-    run_id = check_run_id(run_id or new_run_id("association", model))
-    summary = asyncio.run(
-        run_association_study(
-            client=client,
-            judge=judge_client,
-            store=RunStore(),
-            run_id=run_id,
-            sample=sample,
-            pool_path=pool,
-            concurrency=concurrency,
-            retry_errors=retry_errors,
-            show_progress=show_progress,
-        )
-    )
-    print_summary(summary, embedded=client.spec.is_embedded)
-    return run_id
+    return _run_explicit("association", model=model, study_options={"pool_path": pool}, **options)
 
 
 @run_app.command("directqa")
