@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from langgraph.graph import END, START, StateGraph
-
-from graphs.labels import LabelDecision, settle
+from graphs.labels import LabelDecision, rules_then_judge_graph, settle
 from graphs.llm import CallResult, ModelClient
 from graphs.parsing import Parsed
 from graphs.ranking import (
@@ -121,19 +119,14 @@ def build_association_graph(deps: AssociationDeps) -> Any:
         judged = parse_judge_polarity(result.answer) if result.error is None else None
         return {"judge": result, **({"judged": judged} if judged else {})}
 
-    def route(state: AssociationState) -> str:
-        rules = state.get("rules")
-        return "judge" if deps.judge is not None and rules is not None and rules.needs_judge else END
-
-    graph = StateGraph(AssociationState)
-    graph.add_node("answer", answer)
-    graph.add_node("parse", parse)
-    graph.add_node("judge", judge)
-    graph.add_edge(START, "answer")
-    graph.add_edge("answer", "parse")
-    graph.add_conditional_edges("parse", route, ["judge", END])
-    graph.add_edge("judge", END)
-    return graph.compile()
+    return rules_then_judge_graph(
+        AssociationState,
+        answer=answer,
+        label=parse,
+        judge=judge,
+        has_judge=deps.judge is not None,
+        label_node="parse",
+    )
 
 
 def association_row(state: AssociationState) -> SampleRow:

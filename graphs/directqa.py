@@ -13,9 +13,14 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any, TypedDict
 
-from langgraph.graph import END, START, StateGraph
-
-from graphs.labels import LabelDecision, directqa_judge_schema, label_directqa, parse_judge_label, settle
+from graphs.labels import (
+    LabelDecision,
+    directqa_judge_schema,
+    label_directqa,
+    parse_judge_label,
+    rules_then_judge_graph,
+    settle,
+)
 from graphs.llm import CallResult, ModelClient
 from prompts import get_prompt
 from stores.paths import P5, P5_NAMES, DataNotFoundError, paper_root
@@ -124,19 +129,14 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
         judged = parse_judge_label(result.answer, first, second) if result.error is None else None
         return {"judge": result, **({"judged": judged} if judged else {})}
 
-    def route(state: DirectQAState) -> str:
-        rules = state.get("rules")
-        return "judge" if deps.judge is not None and rules is not None and rules.needs_judge else END
-
-    graph = StateGraph(DirectQAState)
-    graph.add_node("answer", answer)
-    graph.add_node("label", label)
-    graph.add_node("judge", judge)
-    graph.add_edge(START, "answer")
-    graph.add_edge("answer", "label")
-    graph.add_conditional_edges("label", route, ["judge", END])
-    graph.add_edge("judge", END)
-    return graph.compile()
+    return rules_then_judge_graph(
+        DirectQAState,
+        answer=answer,
+        label=label,
+        judge=judge,
+        has_judge=deps.judge is not None,
+        label_node="label",
+    )
 
 
 def directqa_row(state: DirectQAState) -> SampleRow:

@@ -10,7 +10,11 @@ without one it is invalid with its reason. Nothing is guessed.
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
 
 from graphs.parsing import degenerate_reason, json_object
 from stores.paths import P5, P5_NAMES
@@ -233,3 +237,29 @@ def settle(
     if judged.label is not None:
         return Settled("ok", judged.label, None, "judge")
     return Settled("invalid", None, judged.reason, None)
+
+
+def rules_then_judge_graph(
+    state: type[Any],
+    *,
+    answer: Callable[..., Awaitable[Any]],
+    label: Callable[..., Awaitable[Any]],
+    judge: Callable[..., Awaitable[Any]],
+    has_judge: bool,
+    label_node: str = "label",
+) -> Any:
+    """answer → label → [judge, only when the rules cannot decide and a judge is given] (DirectQA, AT)."""
+
+    def route(current: Any) -> str:
+        rules = current.get("rules")
+        return "judge" if has_judge and rules is not None and rules.needs_judge else END
+
+    graph = StateGraph(state)
+    graph.add_node("answer", answer)
+    graph.add_node(label_node, label)
+    graph.add_node("judge", judge)
+    graph.add_edge(START, "answer")
+    graph.add_edge("answer", label_node)
+    graph.add_conditional_edges(label_node, route, ["judge", END])
+    graph.add_edge("judge", END)
+    return graph.compile()
