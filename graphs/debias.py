@@ -15,12 +15,11 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from graphs.llm import CallResult, ModelClient
-from graphs.parsing import VOTE_SCHEMA, json_object, parse_vote
-from graphs.vote import VOTE_MAX_TOKENS, clip, member_vote, persona_name
+from graphs.parsing import json_object, parse_vote
+from graphs.vote import ask_vote, clip, member_vote, persona_name
 from prompts import get_prompt
 from retrievers import Retriever
 from stores.augment import Augmented
-from stores.corpus import context_for_prompt
 from stores.records import Record
 from stores.statements import statements_for
 
@@ -123,21 +122,14 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
     async def rehearse(state: DebiasState) -> DebiasState:
         precedent = state["precedents"][state["index"]]
         record = deps.records[precedent["id"]]
-        ctx = context_for_prompt(record)
-        messages = get_prompt("rehearsal_vote").render(
-            nation=persona_name(state["persona"]),
-            label=record.label,
+        messages, result = await ask_vote(
+            deps.client,
+            record,
+            state["persona"],
+            repeat=state["repeat"],
+            template="rehearsal_vote",
             date=precedent["date"],
             history=_history_block(state["history"], opts.reflexion),
-            context_kind=ctx.description,
-            context=clip(ctx.text),
-        )
-        result = await deps.client.call(
-            messages,
-            schema=VOTE_SCHEMA,
-            schema_name="vote",
-            repeat=state["repeat"],
-            max_tokens=VOTE_MAX_TOKENS,
         )
         parsed = parse_vote(result.answer)
         predicted = parsed.value if parsed.ok else f"invalid ({parsed.reason})"
@@ -205,20 +197,13 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
 
     async def final_vote(state: DebiasState) -> DebiasState:
         target = deps.records[state["target_id"]]
-        ctx = context_for_prompt(target)
-        messages = get_prompt("final_vote").render(
-            nation=persona_name(state["persona"]),
-            label=target.label,
-            history=history_text(state["history"], reflexion=opts.reflexion),
-            context_kind=ctx.description,
-            context=clip(ctx.text),
-        )
-        result = await deps.client.call(
-            messages,
-            schema=VOTE_SCHEMA,
-            schema_name="vote",
+        messages, result = await ask_vote(
+            deps.client,
+            target,
+            state["persona"],
             repeat=state["repeat"],
-            max_tokens=VOTE_MAX_TOKENS,
+            template="final_vote",
+            history=history_text(state["history"], reflexion=opts.reflexion),
         )
         return {
             "final": {"messages": messages, **result.as_dict(), "answer": result.answer},

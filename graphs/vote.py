@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
-from graphs.llm import ModelClient
+from graphs.llm import CallResult, ModelClient
 from graphs.parsing import VOTE_CODES, VOTE_SCHEMA, parse_vote
 from prompts import get_prompt
 from stores.corpus import context_for_prompt, p5_vote
@@ -34,15 +34,35 @@ def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def vote_messages(record: Record, persona: str) -> list[dict[str, str]]:
-    """Appendix F's vote prompt, with the leak-safe context and its kind."""
+def vote_messages(
+    record: Record, persona: str, *, template: str = "persona_vote", **values: str
+) -> list[dict[str, str]]:
+    """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind."""
     ctx = context_for_prompt(record)
-    return get_prompt("persona_vote").render(
+    return get_prompt(template).render(
         nation=persona_name(persona),
         label=record.label,
         context_kind=ctx.description,
         context=clip(ctx.text),
+        **values,
     )
+
+
+async def ask_vote(
+    client: ModelClient,
+    record: Record,
+    persona: str,
+    *,
+    repeat: int,
+    template: str = "persona_vote",
+    **values: str,
+) -> tuple[list[dict[str, str]], CallResult]:
+    """Render a vote prompt and ask for a schema-constrained vote; every vote in every graph comes here."""
+    messages = vote_messages(record, persona, template=template, **values)
+    result = await client.call(
+        messages, schema=VOTE_SCHEMA, schema_name="vote", repeat=repeat, max_tokens=VOTE_MAX_TOKENS
+    )
+    return messages, result
 
 
 def vote_sample(
@@ -117,14 +137,7 @@ def build_vote_graph(deps: VoteDeps) -> Any:
 
     async def vote(state: VoteState) -> VoteState:
         record = deps.records[state["record_id"]]
-        messages = vote_messages(record, state["persona"])
-        result = await deps.client.call(
-            messages,
-            schema=VOTE_SCHEMA,
-            schema_name="vote",
-            repeat=state["repeat"],
-            max_tokens=VOTE_MAX_TOKENS,
-        )
+        messages, result = await ask_vote(deps.client, record, state["persona"], repeat=state["repeat"])
         row = vote_sample(
             test="vote",
             record=record,
