@@ -9,6 +9,8 @@ call takes one process-wide lock.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import os
 import threading
 from importlib import metadata
 from pathlib import Path
@@ -45,12 +47,28 @@ def smollm2_path() -> Path:
     return path
 
 
+def llama_threads() -> int:
+    """Threads for llama.cpp: ``NATIONBIAS_LLAMA_THREADS``, else half the cores (at least one).
+
+    llama.cpp's worker threads spin while they wait: with every core in use, one busy neighbour
+    (a test server, another study) made 2 threads on 2 cores ~30x slower than 1 thread (measured).
+    """
+    raw = os.environ.get("NATIONBIAS_LLAMA_THREADS", "").strip()
+    if raw:
+        return max(1, int(raw))
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
 def _llama(n_ctx: int) -> Any:
     key = (str(smollm2_path()), n_ctx)
     if key not in _INSTANCES:
         from llama_cpp import Llama
 
-        _INSTANCES[key] = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=2, seed=0, verbose=False)
+        threads = llama_threads()
+        _INSTANCES[key] = Llama(
+            model_path=key[0], n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False
+        )
+        atexit.register(_INSTANCES[key].close)  # free it before the interpreter tears llama_cpp down
     return _INSTANCES[key]
 
 

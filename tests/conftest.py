@@ -72,7 +72,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 "--n_ctx",
                 "4096",
                 "--n_threads",
-                "2",
+                "1",
                 "--model_alias",
                 "smollm2",
             ],
