@@ -56,7 +56,7 @@ def _finish(fig: Figure, path: Path, *, title: str, embedded: bool) -> Path:
         bottom = min(0.25, 0.5 / fig.get_figheight())
     fig.tight_layout(rect=(0, bottom, 1, 0.95))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.25)  # long titles and legends stay whole
     plt.close(fig)
     return path
 
@@ -150,7 +150,7 @@ def weighted_f1_figure(
     """
     personas = persona_order(frame["persona"].unique())
     series = list(dict.fromkeys(frame["series"]))
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.5 * len(personas)), 4.6))
+    fig, ax = plt.subplots(figsize=(max(7.5, 1.6 * len(personas)), 5.2))
     x = np.arange(len(personas))
     width = 0.8 / max(len(series), 1)
     for i, name in enumerate(series):
@@ -165,10 +165,10 @@ def weighted_f1_figure(
         markers = ("_", "x", "+", "1", "*")
         for i, (name, sub) in enumerate(baselines.groupby("baseline", sort=True)):
             values = sub.set_index("persona")["weighted_f1"].reindex(personas)
-            ax.scatter(x, values, marker=markers[i % len(markers)], s=260, color="black", linewidths=2,
+            ax.scatter(x, values, marker=markers[i % len(markers)], s=140, color="black", linewidths=2,
                        zorder=5, label=f"baseline: {name!s}")  # fmt: skip
     ax.set_xticks(x, personas)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("weighted F1 (95% bootstrap CI)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=8, frameon=False)
     return _finish(fig, path, title=title, embedded=embedded)
