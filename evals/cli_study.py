@@ -346,11 +346,11 @@ def register(app: typer.Typer) -> None:
     @app.command("demo")
     @cli_errors
     def demo(
-        drafts: Annotated[int, typer.Option("--drafts", help="Drafts for the vote simulation.")] = 4,
+        drafts: Annotated[int, typer.Option("--drafts", help="Drafts for the vote simulation.")] = 3,
         debias_drafts: Annotated[
             int, typer.Option("--debias-drafts", help="Drafts for debias/ablation.")
-        ] = 2,
-        keywords: Annotated[int, typer.Option("--keywords", help="Association Test keywords.")] = 4,
+        ] = 1,
+        keywords: Annotated[int, typer.Option("--keywords", help="Association Test keywords.")] = 3,
         repeats: RepeatsOpt = 2,
         seed: SeedOpt = 0,
         run_id: RunIdOpt = None,
@@ -372,8 +372,14 @@ def register(app: typer.Typer) -> None:
             cells=[Cell(1, True, "keyword"), Cell(1, False, "keyword")],
         )
         prefix = _safe(run_id or new_run_id("demo", "smollm2"))
+        # The embedded model also judges what the labelling rules cannot decide: plumbing, not judgement.
         ids = run_study(
-            model="local:smollm2", base_url=None, judge=None, plan=plan, run_prefix=prefix, no_cache=False
+            model="local:smollm2",
+            base_url=None,
+            judge="local:smollm2",
+            plan=plan,
+            run_prefix=prefix,
+            no_cache=False,
         )
         print_vote_table(f"{prefix}-vote")
         console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")

@@ -157,7 +157,9 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             predicted=state["pending"]["predicted"],
             truth=precedent["truth"],
             statement_source=statement.source if statement else "none found",
-            statement=clip(statement.text, 1500) if statement else "(no statement on record)",
+            statement=clip(statement.text, deps.client.spec.context_chars // 2)
+            if statement
+            else "(no statement on record)",
         )
         result = await deps.client.call(
             messages,

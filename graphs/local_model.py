@@ -48,7 +48,7 @@ def smollm2_path() -> Path:
 
 
 def llama_threads() -> int:
-    """Threads for llama.cpp: ``NATIONBIAS_LLAMA_THREADS``, else half the cores (at least one).
+    """Threads for llama.cpp: ``NATIONBIAS_LLAMA_THREADS``; else all cores when idle, half when busy.
 
     llama.cpp's worker threads spin while they wait: with every core in use, one busy neighbour
     (a test server, another study) made 2 threads on 2 cores ~30x slower than 1 thread (measured).
@@ -56,7 +56,9 @@ def llama_threads() -> int:
     raw = os.environ.get("NATIONBIAS_LLAMA_THREADS", "").strip()
     if raw:
         return max(1, int(raw))
-    return max(1, (os.cpu_count() or 2) // 2)
+    cores = os.cpu_count() or 2
+    idle = os.getloadavg()[0] < cores / 2
+    return cores if idle else max(1, cores // 2)
 
 
 def _llama(n_ctx: int) -> Any:

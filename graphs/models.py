@@ -41,6 +41,12 @@ class ModelSpec:
         return self.provider == "local"
 
     @property
+    def context_chars(self) -> int:
+        """How much of a draft's text a prompt carries: the 135M demo model reads slowly (~200 tokens/s
+        on 2 cores), so it gets a shorter excerpt; the prompt still says what kind of text it is."""
+        return 1200 if self.is_embedded else 3000
+
+    @property
     def is_reasoning(self) -> bool:
         name = self.model.lower()
         return any(tag in name for tag in ("o1", "o3", "o4", "r1", "reason", "think"))

@@ -35,7 +35,12 @@ def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
 
 
 def vote_messages(
-    record: Record, persona: str, *, template: str = "persona_vote", **values: str
+    record: Record,
+    persona: str,
+    *,
+    template: str = "persona_vote",
+    context_chars: int = MAX_CONTEXT_CHARS,
+    **values: str,
 ) -> list[dict[str, str]]:
     """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind."""
     ctx = context_for_prompt(record)
@@ -43,7 +48,7 @@ def vote_messages(
         nation=persona_name(persona),
         label=record.label,
         context_kind=ctx.description,
-        context=clip(ctx.text),
+        context=clip(ctx.text, context_chars),
         **values,
     )
 
@@ -58,7 +63,9 @@ async def ask_vote(
     **values: str,
 ) -> tuple[list[dict[str, str]], CallResult]:
     """Render a vote prompt and ask for a schema-constrained vote; every vote in every graph comes here."""
-    messages = vote_messages(record, persona, template=template, **values)
+    messages = vote_messages(
+        record, persona, template=template, context_chars=client.spec.context_chars, **values
+    )
     result = await client.call(
         messages, schema=VOTE_SCHEMA, schema_name="vote", repeat=repeat, max_tokens=VOTE_MAX_TOKENS
     )
