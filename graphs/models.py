@@ -67,6 +67,15 @@ def _key(env: str) -> str:
     return value
 
 
+def provider_key(spec: ModelSpec) -> str:
+    """The API key a spec's provider uses (never logged, cached or stored)."""
+    if spec.provider == "openai":
+        return _key("OPENAI_API_KEY")
+    if spec.provider == "together":
+        return _key("TOGETHER_API_KEY")
+    return os.environ.get("NATIONBIAS_API_KEY", "").strip() or "not-needed"
+
+
 def _build_openai(spec: ModelSpec, params: dict[str, Any]) -> BaseChatModel:
     from langchain_openai import ChatOpenAI
 
