@@ -18,8 +18,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test of the harness")
     parser.add_argument("--only", action="append", choices=BENCHMARKS, help="run only this (repeatable)")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"results file (default {RESULTS}; partial runs: RESULTS-<names>.md)",
+    )
     args = parser.parse_args(argv)
+    if args.out is None:  # a partial or quick run never overwrites the full RESULTS.md
+        partial = (["quick"] if args.quick else []) + (args.only or [])
+        args.out = RESULTS.with_name(f"RESULTS-{'-'.join(partial)}.md") if partial else RESULTS
     names = args.only or list(BENCHMARKS)
     facts = machine()
     sections: list[Section] = []
