@@ -155,8 +155,34 @@ def fallback_text(record: Record) -> str:
     return text or "(no description available)"
 
 
+_MEMO: dict[tuple[str | None, ...], PromptContext] = {}
+_MEMO_MAX = 50_000
+
+
 def context_for_prompt(record: Record) -> PromptContext:
-    """``context``, then ``draft_text``, then title / agenda / topic; never ``press_excerpt``."""
+    """``context``, then ``draft_text``, then title / agenda / topic; never ``press_excerpt``.
+
+    Memoised on every field it reads: a study asks for the same record's text once per persona,
+    repeat and rehearsal, and the outcome scan is a regex pass over the whole text.
+    """
+    key = (
+        record.id,
+        record.resolution,
+        record.context.text if record.context else None,
+        record.draft_text.text if record.draft_text else None,
+        record.title,
+        record.agenda_item,
+        record.topic,
+    )
+    hit = _MEMO.get(key)
+    if hit is None:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        hit = _MEMO[key] = _context_for_prompt(record)
+    return hit
+
+
+def _context_for_prompt(record: Record) -> PromptContext:
     candidates: list[tuple[ContextKind, str | None]] = [
         ("context", record.context.text if record.context else None),
         ("draft_text", record.draft_text.text if record.draft_text else None),
