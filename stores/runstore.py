@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -202,7 +202,6 @@ class RunStore:
 
     def write(self, run_id: str, row: SampleRow) -> None:
         """Write one sample now (upsert: a retried sample replaces its failed row)."""
-        data = asdict(row)
         values = (
             run_id,
             row.sample_id,
@@ -212,7 +211,7 @@ class RunStore:
             row.pair_order,
             row.repeat,
             row.status,
-            json.dumps(data["messages"], ensure_ascii=False),
+            json.dumps(row.messages, ensure_ascii=False),
             row.raw,
             None if row.parsed is None else json.dumps(row.parsed, ensure_ascii=False),
             row.parse_error,
