@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import zlib
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -18,6 +19,8 @@ from stores.corpus import Corpus
 from stores.paths import P5, P5_BY_NAME, home
 from stores.records import Record
 from stores.runstore import RunStore, SampleRow
+
+CHECKPOINT_CONNECTIONS = 4
 
 
 class PersonaError(ValueError):
@@ -177,20 +180,27 @@ async def run_debias_study(
     )
     store.create_run(run_id, config)  # only once the retriever and its inputs are ready
     async with AsyncExitStack() as stack:
-        saver = await stack.enter_async_context(
-            AsyncSqliteSaver.from_conn_string(str(home() / "checkpoints.sqlite"))
-        )
-        # WAL without an fsync per commit (as stores/sqlite.py): still safe if the process dies; with
-        # the default FULL every node's checkpoint waited ~4 ms on the disk under the saver's one lock.
-        await saver.setup()
-        await saver.conn.execute("PRAGMA synchronous = NORMAL")
-        graph = build_debias_graph(deps, checkpointer=saver)
+        # One saver serialises every node's checkpoint behind one connection and one lock; a few
+        # connections to the same WAL file let concurrent samples checkpoint side by side.
+        savers = []
+        for _ in range(CHECKPOINT_CONNECTIONS if concurrency > 8 else 1):
+            saver = await stack.enter_async_context(
+                AsyncSqliteSaver.from_conn_string(str(home() / "checkpoints.sqlite"))
+            )
+            await saver.conn.execute("PRAGMA busy_timeout = 60000")
+            await saver.setup()
+            # WAL without an fsync per commit (as stores/sqlite.py): still safe if the process dies.
+            await saver.conn.execute("PRAGMA synchronous = NORMAL")
+            savers.append(saver)
+        graphs = [build_debias_graph(deps, checkpointer=s) for s in savers]
 
         async def worker(task: Task) -> SampleRow:
             config = {
                 "configurable": {"thread_id": f"{run_id}/{task.sample_id}"},
                 "recursion_limit": options.recursion_limit,
             }
+            lane = zlib.crc32(task.sample_id.encode()) % len(graphs)
+            graph, saver = graphs[lane], savers[lane]
             snapshot = await graph.aget_state(config)
             values = snapshot.values or {}
             final = values.get("final")
