@@ -227,8 +227,7 @@ def run_association_command(*, model: str, pool: str | None = None, **options: A
     """Shared by `run association`, `study` and `demo`; returns the run id."""
     from graphs.association import load_pool
 
-    check_model(model, base_url=options.get("base_url"))
-    load_pool(pool)  # a missing or malformed pool fails before any work
+    load_pool(pool)  # a missing or malformed pool fails before any work (the model is checked next)
     return _run_explicit("association", model=model, study_options={"pool_path": pool}, **options)
 
 

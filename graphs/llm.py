@@ -11,19 +11,47 @@ import os
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from graphs.models import GenerationParams, ModelSpec, check_ready, get_chat_model, parse_spec, provider_key
+from graphs.models import (
+    GenerationParams,
+    ModelSpec,
+    check_ready,
+    get_chat_model,
+    openai_params,
+    parse_spec,
+    provider_key,
+)
 from stores.cache import ResponseCache, cache_key
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 
 
 _OPENAI_CLIENT_PROVIDERS = ("openai", "openai-compatible", "together")  # built on ChatOpenAI
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _per_loop(store: dict[int, tuple[object, Any]], build: Callable[[], Any]) -> Any:
+    """One object per event loop: async HTTP clients die with the loop they were made on.
+
+    The loop is kept beside its object so a reused ``id()`` of a dead loop is never mistaken for it.
+    """
+    loop = _running_loop()
+    entry = store.get(id(loop))
+    if entry is None or entry[0] is not loop:
+        entry = store[id(loop)] = (loop, build())
+    return entry[1]
 
 
 @dataclass(frozen=True)
@@ -162,7 +190,7 @@ class ModelClient:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     structured: bool = True
     calls_made: int = 0
-    _models: dict[int, tuple[object, BaseChatModel]] = field(default_factory=dict, repr=False)
+    _models: dict[int, tuple[object, Any]] = field(default_factory=dict, repr=False)
     _inflight: dict[tuple[int, str], asyncio.Future[CallResult]] = field(default_factory=dict, repr=False)
     _clients: dict[int, tuple[object, Any]] = field(default_factory=dict, repr=False)
 
@@ -184,22 +212,18 @@ class ModelClient:
         # whose pooled connections die with the first loop: a second asyncio.run (`study`, `demo`,
         # a notebook) failed its first requests with "Event loop is closed". So each loop gets
         # its own HTTP client; the loop is kept with its model so its id cannot be reused.
-        try:
-            loop: object = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        entry = self._models.get(id(loop))
-        if entry is None or entry[0] is not loop:
+        def build() -> BaseChatModel:
             params: dict[str, Any] = self.params.as_dict()
-            if self.spec.provider in _OPENAI_CLIENT_PROVIDERS and loop is not None:
+            if self.spec.provider in _OPENAI_CLIENT_PROVIDERS and _running_loop() is not None:
                 from graphs.http import openai_async_http_client
 
                 params["http_async_client"] = openai_async_http_client()  # sharded pools: see graphs/http.py
-            model = get_chat_model(
+            return get_chat_model(
                 f"{self.spec.provider}:{self.spec.model}", base_url=self.spec.base_url, **params
             )
-            entry = self._models[id(loop)] = (loop, model)
-        return entry[1]
+
+        model: BaseChatModel = _per_loop(self._models, build)
+        return model
 
     async def _ask_langchain(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Answer:
         message = await self._model().ainvoke(_to_messages(messages), **kwargs)
@@ -218,16 +242,12 @@ class ModelClient:
         At 64 calls in flight LangChain's wrapper and the SDK's request transform cost ~3 ms of
         CPU per call, which capped throughput well below what the concurrency allows (benchmarks/).
         """
-        body: dict[str, Any] = {
+        params = {k: v for k, v in self.params.as_dict().items() if k != "timeout"}
+        body = {
             "model": self.spec.model,
             "messages": messages,
-            **self.params.as_dict(),
-            **kwargs,
+            **openai_params(self.spec, {**params, **kwargs}),
         }
-        body.pop("timeout")
-        if self.spec.provider == "openai" and self.spec.is_reasoning:  # o-series: no temperature
-            body.pop("temperature", None)
-            body["max_completion_tokens"] = body.pop("max_tokens", None)
         data = await self._direct_client().post("/chat/completions", cast_to=dict, body=body)
         try:
             message = data["choices"][0]["message"]
@@ -245,23 +265,21 @@ class ModelClient:
 
     def _direct_client(self) -> Any:
         """One ``openai.AsyncOpenAI`` per event loop (its connections belong to that loop)."""
-        loop = asyncio.get_running_loop()
-        entry = self._clients.get(id(loop))
-        if entry is None or entry[0] is not loop:
+
+        def build() -> Any:
             import openai
 
             from graphs.http import openai_async_http_client
 
-            key = provider_key(self.spec)
-            client = openai.AsyncOpenAI(
-                api_key=key,
+            return openai.AsyncOpenAI(
+                api_key=provider_key(self.spec),
                 base_url=self.spec.base_url,
                 max_retries=0,  # our RetryPolicy retries, honouring Retry-After
                 timeout=self.params.timeout,
                 http_client=openai_async_http_client(),
             )
-            entry = self._clients[id(loop)] = (loop, client)
-        return entry[1]
+
+        return _per_loop(self._clients, build)
 
     def response_format(self, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
         """The provider's way to constrain output to ``schema``."""

@@ -76,13 +76,19 @@ def provider_key(spec: ModelSpec) -> str:
     return os.environ.get("NATIONBIAS_API_KEY", "").strip() or "not-needed"
 
 
+def openai_params(spec: ModelSpec, params: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI's reasoning models (o-series) reject temperature and take max_completion_tokens."""
+    kwargs = dict(params)
+    if spec.provider == "openai" and spec.is_reasoning:
+        kwargs.pop("temperature", None)
+        kwargs["max_completion_tokens"] = kwargs.pop("max_tokens", None)
+    return kwargs
+
+
 def _build_openai(spec: ModelSpec, params: dict[str, Any]) -> BaseChatModel:
     from langchain_openai import ChatOpenAI
 
-    kwargs = dict(params)
-    if spec.is_reasoning:  # reasoning models reject temperature and max_tokens
-        kwargs.pop("temperature", None)
-        kwargs["max_completion_tokens"] = kwargs.pop("max_tokens", None)
+    kwargs = openai_params(spec, params)
     return ChatOpenAI(model=spec.model, api_key=_key("OPENAI_API_KEY"), max_retries=0, **kwargs)  # type: ignore[arg-type]
 
 
