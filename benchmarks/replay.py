@@ -9,7 +9,6 @@ run store write).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from benchmarks.common import Section, fault_server_process, fmt_s, fresh_home
 from graphs.debias import DebiasOptions
 from graphs.explicit import run_association_study, run_directqa_study
 from graphs.llm import CallResult, ModelClient
-from graphs.runner import RunSummary
+from graphs.runner import RunSummary, run_async
 from graphs.simulate import SampleOptions, run_debias_study, run_vote_study
 from stores.cache import ResponseCache
 from stores.corpus import Corpus, load_corpus
@@ -119,7 +118,7 @@ def run(quick: bool = False) -> Section:
             cache = ResponseCache(cache_path)
             filler = _client(base_url, cache)
             started = time.perf_counter()
-            filled = asyncio.run(_studies(filler, corpus, RunStore(), "fill", plan))
+            filled = run_async(_studies(filler, corpus, RunStore(), "fill", plan))
             fill_wall = time.perf_counter() - started
             cache.close()
         # The server is gone: a replay that missed the cache would fail (and calls_made would move).
@@ -165,7 +164,7 @@ def _replay(
         client = _client(base_url, cache)
         store = RunStore(replay_home / "runs.sqlite")
         started = time.perf_counter()
-        summaries = asyncio.run(_studies(client, corpus, store, "replay", plan))
+        summaries = run_async(_studies(client, corpus, store, "replay", plan))
         wall = time.perf_counter() - started
         store.close()
         cache.close()

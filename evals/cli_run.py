@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 import typer
@@ -27,6 +26,7 @@ from evals.cli_common import (
     new_run_id,
     print_summary,
 )
+from graphs.runner import run_async
 
 run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
 
@@ -71,7 +71,7 @@ def run_vote_command(
     store = RunStore()  # a corrupt run store fails before the cache is touched
     client = make_client(model, base_url=base_url, no_cache=no_cache)
     if debias:
-        summary = asyncio.run(
+        summary = run_async(
             run_debias_study(
                 client=client,
                 corpus=corpus,
@@ -85,7 +85,7 @@ def run_vote_command(
             )
         )
     else:
-        summary = asyncio.run(
+        summary = run_async(
             run_vote_study(
                 client=client,
                 corpus=corpus,
@@ -201,7 +201,7 @@ def _run_explicit(
         model=model, judge=judge, base_url=base_url, judge_base_url=judge_base_url, no_cache=no_cache
     )
     study = run_directqa_study if test == "directqa" else run_association_study
-    summary = asyncio.run(
+    summary = run_async(
         study(
             client=client,
             judge=judge_client,

@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from graphs.llm import ModelClient
+from graphs.runner import run_async
 from stores.augment import Augmented, AugmentFailure, make_safe
 from stores.leak import context_for_prompt
 from stores.records import Record
@@ -106,9 +107,12 @@ class LLMAugmenter:
                 return AugmentFailure(record.id, state.get("error") or "no answer")
             return augmented
 
-        return list(await asyncio.gather(*(one(r) for r in records)))
+        try:
+            return list(await asyncio.gather(*(one(r) for r in records)))
+        finally:
+            await self.client.aclose()
 
     def augment(self, records: Sequence[Record], *, batch: int = 32) -> Iterator[Augmented | AugmentFailure]:
         """Batches, so results reach the derived file (and the cache) as the run goes."""
         for start in range(0, len(records), batch):
-            yield from asyncio.run(self._run(records[start : start + batch]))
+            yield from run_async(self._run(records[start : start + batch]))

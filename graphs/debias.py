@@ -9,7 +9,7 @@ sample resumes at the node where it stopped.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -18,7 +18,7 @@ from graphs.llm import CallResult, ModelClient
 from graphs.parsing import json_object, parse_vote
 from graphs.vote import ask_vote, clip, member_vote, persona_name
 from prompts import get_prompt
-from retrievers import Retriever
+from retrievers import Precedent, Retriever
 from stores.augment import Augmented
 from stores.records import Record
 from stores.statements import statements_for
@@ -73,6 +73,19 @@ class DebiasDeps:
     augmented: dict[str, Augmented]
     retriever: Retriever
     options: DebiasOptions
+    _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
+
+    def precedents(self, target: Record) -> list[Precedent]:
+        """The retriever's answer for ``target``, asked once: it does not depend on the persona."""
+        found = self._found.get(target.id)
+        if found is None:
+            found = self._found[target.id] = self.retriever.retrieve(target, self.pool, self.options.k)
+        return found
+
+    def expected_calls(self, target: Record) -> int:
+        """Model calls one sample on ``target`` makes when nothing fails (for scheduling)."""
+        per_precedent = 2 if self.options.reflexion else 1
+        return 1 + per_precedent * len(self.precedents(target))
 
 
 def history_text(history: list[dict[str, Any]], *, reflexion: bool) -> str:
@@ -104,7 +117,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
 
     def retrieve(state: DebiasState) -> DebiasState:
         target = deps.records[state["target_id"]]
-        found = deps.retriever.retrieve(target, deps.pool, opts.k)
+        found = deps.precedents(target)
         precedents = [
             {
                 "id": p.record.id,

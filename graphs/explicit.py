@@ -143,6 +143,7 @@ async def run_directqa_study(
         retry_errors=retry_errors,
         description=f"directqa · {client.label}",
         show_progress=show_progress,
+        clients=[client, judge],
     )
 
 
@@ -188,4 +189,5 @@ async def run_association_study(
         retry_errors=retry_errors,
         description=f"association · {client.label}",
         show_progress=show_progress,
+        clients=[client, judge],
     )

@@ -1,50 +1,114 @@
-"""The async HTTP client for OpenAI-compatible providers: connections spread over several pools.
+"""The OpenAI chat-completions wire protocol over aiohttp: the study hot path for ``openai:`` and
+``openai-compatible:`` models.
 
-httpcore's connection pool checks every connection (``has_expired`` polls each socket) each time
-a request enters or leaves it: quadratic in the pool size. With 64 calls in flight that cost
-milliseconds of event-loop CPU per request and held a 200 ms-latency server to ~0.3 of the
-throughput the concurrency allows (benchmarks/RESULTS.md). Round-robin over a few small pools keeps
-each scan short. Each pool is a plain ``httpx2.AsyncHTTPTransport`` (the openai SDK's HTTP
-library), so TLS and keep-alive behave as before.
+Why not the openai SDK: at 64 calls in flight its request building plus httpx (anyio, h11,
+httpcore's pool scans) cost ~2 ms of event-loop CPU per call and held a 200 ms-latency server to
+~0.67 of what the concurrency allows; aiohttp's C parser and pool cost a fraction of that
+(benchmarks/RESULTS.md). lm-eval-harness's API models take the same road. The SDK and LangChain
+remain the public registry (``graphs.models.get_chat_model``) for user graphs.
+
+Errors keep what retry logic and users need: the status, the server's own message, Retry-After.
 """
 
 from __future__ import annotations
 
-import itertools
+import json
+import os
 from typing import Any
 
-import httpx2
+import aiohttp
 
-POOL_SHARDS = 8
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+_HINTS = {
+    401: "check the API key (OPENAI_API_KEY, TOGETHER_API_KEY or NATIONBIAS_API_KEY)",
+    403: "the key is not allowed to use this model",
+    404: "check the model name and --base-url (it usually ends in /v1)",
+}
 
 
-class ShardedTransport(httpx2.AsyncBaseTransport):
-    """Sends each request through the next of ``shards`` independent connection pools."""
+class HTTPStatusError(RuntimeError):
+    """A non-2xx answer; ``status_code`` and ``headers`` drive the retry policy."""
 
-    def __init__(self, shards: int = POOL_SHARDS, **transport_options: Any) -> None:
-        if shards < 1:
-            raise ValueError(f"shards must be >= 1, got {shards}")
-        self.pools = [httpx2.AsyncHTTPTransport(**transport_options) for _ in range(shards)]
-        self._next = itertools.cycle(self.pools)
+    def __init__(self, status_code: int, message: str, headers: dict[str, str]) -> None:
+        hint = _HINTS.get(status_code)
+        super().__init__(f"{message}{f' ({hint})' if hint else ''}")
+        self.status_code = status_code
+        self.headers = headers
 
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        return await next(self._next).handle_async_request(request)
+
+class TransportError(RuntimeError):
+    """The connection failed or broke mid-answer: always worth a retry."""
+
+
+class ConnectionFailed(TransportError):
+    """No connection to the server, or it dropped the connection before answering."""
+
+
+class RequestTimeout(TransportError):
+    """No complete answer within the client's timeout."""
+
+
+def _server_message(status: int, reason: str | None, body: bytes) -> str:
+    try:
+        error = json.loads(body).get("error")
+        text = error.get("message") if isinstance(error, dict) else error
+    except (ValueError, AttributeError):
+        text = None
+    text = text if isinstance(text, str) and text else body[:200].decode("utf-8", "replace")
+    return f"HTTP {status} {reason or ''}".rstrip() + (f": {text}" if text else "")
+
+
+def _auth_headers(provider: str) -> dict[str, str]:
+    """OpenAI's organisation and project headers, from the same variables the SDK reads."""
+    if provider != "openai":
+        return {}
+    headers = {}
+    for env, header in (("OPENAI_ORG_ID", "OpenAI-Organization"), ("OPENAI_PROJECT_ID", "OpenAI-Project")):
+        if value := os.environ.get(env, "").strip():
+            headers[header] = value
+    return headers
+
+
+class ChatCompletionsClient:
+    """``POST {base_url}/chat/completions`` on one event loop, connections kept alive and pooled.
+
+    Build it inside the loop that will use it: an aiohttp session belongs to one loop.
+    """
+
+    def __init__(self, *, provider: str, base_url: str | None, api_key: str, timeout: float) -> None:
+        root = base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_BASE_URL
+        self.url = root.rstrip("/") + "/chat/completions"
+        self.timeout = timeout
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),  # the runner bounds concurrency
+            timeout=aiohttp.ClientTimeout(total=timeout),
+            headers={"Authorization": f"Bearer {api_key}", **_auth_headers(provider)},
+            trust_env=True,  # HTTPS_PROXY / NO_PROXY, as httpx and the SDK do
+            raise_for_status=False,
+        )
+
+    async def create(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One chat completion as the server's JSON; raises on status, transport or body faults."""
+        try:
+            async with self._session.post(self.url, json=body) as response:
+                payload = await response.read()
+                if response.status >= 400:
+                    headers = {k.lower(): v for k, v in response.headers.items()}
+                    raise HTTPStatusError(
+                        response.status, _server_message(response.status, response.reason, payload), headers
+                    )
+        except TimeoutError as exc:  # aiohttp's own timeout errors are TimeoutErrors too
+            raise RequestTimeout(f"no answer within {self.timeout:g} s") from exc
+        except aiohttp.ClientConnectionError as exc:
+            raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
+        except aiohttp.ClientPayloadError as exc:
+            raise TransportError(f"{type(exc).__name__}: {exc}") from exc
+        data = json.loads(payload)  # a broken body raises JSONDecodeError: retried
+        if not isinstance(data, dict):
+            text = payload.decode("utf-8", "replace")
+            raise json.JSONDecodeError("the response is not a JSON object", text, 0)
+        return data
 
     async def aclose(self) -> None:
-        for pool in self.pools:
-            await pool.aclose()
-
-
-def openai_async_http_client(shards: int = POOL_SHARDS) -> httpx2.AsyncClient:
-    """``openai.DefaultAsyncHttpxClient`` (its timeout, redirects, limits) over sharded pools."""
-    import openai
-    from openai._constants import DEFAULT_CONNECTION_LIMITS
-
-    limits = httpx2.Limits(
-        max_connections=max(1, (DEFAULT_CONNECTION_LIMITS.max_connections or 1000) // shards),
-        max_keepalive_connections=max(
-            16, (DEFAULT_CONNECTION_LIMITS.max_keepalive_connections or 100) // shards
-        ),
-        keepalive_expiry=DEFAULT_CONNECTION_LIMITS.keepalive_expiry,
-    )
-    return openai.DefaultAsyncHttpxClient(transport=ShardedTransport(shards, limits=limits))
+        if not self._session.closed:
+            await self._session.close()

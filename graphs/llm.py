@@ -18,6 +18,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from graphs.http import ChatCompletionsClient, TransportError
 from graphs.models import (
     GenerationParams,
     ModelSpec,
@@ -143,6 +144,8 @@ def _is_retryable(exc: BaseException) -> bool:
     status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
     if isinstance(status, int):
         return status == 429 or status == 408 or status >= 500
+    if isinstance(exc, TransportError):
+        return True
     name = type(exc).__name__
     retryable = ("Timeout", "Connection", "RemoteProtocol", "JSONDecode", "ResponseValidation", "EmptyAnswer")
     return any(tag in name for tag in retryable) or isinstance(exc, asyncio.TimeoutError)
@@ -215,9 +218,9 @@ class ModelClient:
         def build() -> BaseChatModel:
             params: dict[str, Any] = self.params.as_dict()
             if self.spec.provider in _OPENAI_CLIENT_PROVIDERS and _running_loop() is not None:
-                from graphs.http import openai_async_http_client
+                import openai
 
-                params["http_async_client"] = openai_async_http_client()  # sharded pools: see graphs/http.py
+                params["http_async_client"] = openai.DefaultAsyncHttpxClient()
             return get_chat_model(
                 f"{self.spec.provider}:{self.spec.model}", base_url=self.spec.base_url, **params
             )
@@ -237,10 +240,10 @@ class ModelClient:
         )
 
     async def _ask_direct(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Answer:
-        """The OpenAI wire protocol through the official SDK, without LangChain's per-call layers.
+        """The OpenAI wire protocol over aiohttp, without the SDK's or LangChain's per-call layers.
 
-        At 64 calls in flight LangChain's wrapper and the SDK's request transform cost ~3 ms of
-        CPU per call, which capped throughput well below what the concurrency allows (benchmarks/).
+        At 64 calls in flight those layers cost ~2 ms of event-loop CPU per call, which capped
+        throughput well below what the concurrency allows (graphs/http.py, benchmarks/).
         """
         params = {k: v for k, v in self.params.as_dict().items() if k != "timeout"}
         body = {
@@ -248,7 +251,7 @@ class ModelClient:
             "messages": messages,
             **openai_params(self.spec, {**params, **kwargs}),
         }
-        data = await self._direct_client().post("/chat/completions", cast_to=dict, body=body)
+        data = await self._direct_client().create(body)
         try:
             message = data["choices"][0]["message"]
         except (KeyError, IndexError, TypeError) as exc:
@@ -263,23 +266,37 @@ class ModelClient:
             int(usage.get("completion_tokens") or 0),
         )
 
-    def _direct_client(self) -> Any:
-        """One ``openai.AsyncOpenAI`` per event loop (its connections belong to that loop)."""
+    def _direct_client(self) -> ChatCompletionsClient:
+        """One client per event loop (its connections belong to that loop)."""
 
-        def build() -> Any:
-            import openai
-
-            from graphs.http import openai_async_http_client
-
-            return openai.AsyncOpenAI(
-                api_key=provider_key(self.spec),
+        def build() -> ChatCompletionsClient:
+            return ChatCompletionsClient(
+                provider=self.spec.provider,
                 base_url=self.spec.base_url,
-                max_retries=0,  # our RetryPolicy retries, honouring Retry-After
+                api_key=provider_key(self.spec),
                 timeout=self.params.timeout,
-                http_client=openai_async_http_client(),
             )
 
-        return _per_loop(self._clients, build)
+        client: ChatCompletionsClient = _per_loop(self._clients, build)
+        return client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections opened on the running loop; a later call opens new ones.
+
+        Studies call it when they finish, so no socket outlives its event loop.
+        """
+        loop = _running_loop()
+        stores = [self._clients]
+        if self.spec.provider in _OPENAI_CLIENT_PROVIDERS:  # the embedded and fake models hold no sockets
+            stores.append(self._models)
+        for store in stores:
+            entry = store.pop(id(loop), None)
+            if entry is None or entry[0] is not loop:
+                continue
+            held = entry[1]  # a ChatCompletionsClient, or a LangChain model holding an httpx client
+            http = held if isinstance(held, ChatCompletionsClient) else held.http_async_client
+            if http is not None:
+                await http.aclose()
 
     def response_format(self, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
         """The provider's way to constrain output to ``schema``."""
@@ -380,9 +397,8 @@ class ModelClient:
             try:
                 self.calls_made += 1
                 ask = self._ask_direct if self.spec.provider in DIRECT_PROVIDERS else self._ask_langchain
-                raw, extra, prompt_tokens, completion_tokens = await asyncio.wait_for(
-                    ask(messages, kwargs), timeout=self.params.timeout + 5
-                )
+                async with asyncio.timeout(self.params.timeout + 5):  # a backstop: no task per call
+                    raw, extra, prompt_tokens, completion_tokens = await ask(messages, kwargs)
                 if not raw.strip() and not extra:
                     raise EmptyAnswerError("the model returned empty content")
                 answer, reasoning = split_reasoning(raw, extra)

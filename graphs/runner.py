@@ -8,12 +8,13 @@ skipping completed samples and recording failures; it never drops a sample silen
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from rich.console import Console
 from rich.progress import (
@@ -28,6 +29,17 @@ from rich.progress import (
 from stores.runstore import RunStore, SampleRow, sample_id
 
 console = Console(stderr=True)
+T = TypeVar("T")
+
+
+def run_async(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` on uvloop where it is installed: its loop costs less per callback, which
+    matters with dozens of calls in flight on one core (benchmarks/RESULTS.md)."""
+    try:
+        import uvloop
+    except ImportError:  # e.g. Windows: the standard loop works, a little slower
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,10 @@ class Task:
 
 
 Worker = Callable[[Task], Awaitable[SampleRow]]
+
+
+class Closeable(Protocol):
+    async def aclose(self) -> None: ...
 
 
 @dataclass
@@ -97,8 +113,12 @@ async def run_tasks(
     retry_errors: bool = False,
     description: str = "samples",
     show_progress: bool = True,
+    clients: Iterable[Closeable | None] = (),
 ) -> RunSummary:
-    """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``)."""
+    """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``).
+
+    ``clients`` (the model and judge) are closed at the end, so no connection outlives its loop.
+    """
     if concurrency < 1:
         raise ValueError(f"--concurrency must be >= 1, got {concurrency}")
     all_tasks = list(tasks)
@@ -140,7 +160,16 @@ async def run_tasks(
                 summary.first_errors.append(f"{row.sample_id}: {row.error}")
             progress.update(bar, advance=1, ok=summary.ok, invalid=summary.invalid, error=summary.error)
 
-    with progress:
-        await asyncio.gather(*(drain() for _ in range(min(concurrency, max(1, len(pending))))))
+    # The corpus, graphs and modules loaded so far live for the whole run: freezing them keeps
+    # the cyclic GC's full collections from walking them again and again mid-run.
+    gc.freeze()
+    try:
+        with progress:
+            await asyncio.gather(*(drain() for _ in range(min(concurrency, max(1, len(pending))))))
+    finally:
+        gc.unfreeze()
+        for client in clients:
+            if client is not None:
+                await client.aclose()
     summary.wall_s = time.perf_counter() - started
     return summary

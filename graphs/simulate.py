@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import random
-import zlib
-from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -15,12 +13,11 @@ from graphs.vote import VoteDeps, build_vote_graph, vote_sample
 from prompts import prompt_versions
 from retrievers import get_retriever
 from stores.augment import augmented_for
+from stores.checkpoints import InlineSqliteSaver
 from stores.corpus import Corpus
 from stores.paths import P5, P5_BY_NAME, home
 from stores.records import Record
 from stores.runstore import RunStore, SampleRow
-
-CHECKPOINT_CONNECTIONS = 4
 
 
 class PersonaError(ValueError):
@@ -135,6 +132,7 @@ async def run_vote_study(
         retry_errors=retry_errors,
         description=f"vote · {client.label}",
         show_progress=show_progress,
+        clients=[client],
     )
 
 
@@ -151,8 +149,6 @@ async def run_debias_study(
     show_progress: bool = True,
 ) -> RunSummary:
     """The debiased vote simulation (paper §7): checkpointed per sample."""
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("debias", drafts, sample)
     config = run_config(
@@ -178,29 +174,18 @@ async def run_debias_study(
         retriever=get_retriever(options.retriever, **retriever_options),
         options=options,
     )
+    # Longest samples first (retrieval is cheap and asked once per draft): a 5-call sample started
+    # last would leave one worker running alone for a second at the end of the run.
+    tasks.sort(key=lambda task: -deps.expected_calls(records[task.item]))
     store.create_run(run_id, config)  # only once the retriever and its inputs are ready
-    async with AsyncExitStack() as stack:
-        # One saver serialises every node's checkpoint behind one connection and one lock; a few
-        # connections to the same WAL file let concurrent samples checkpoint side by side.
-        savers = []
-        for _ in range(CHECKPOINT_CONNECTIONS if concurrency > 8 else 1):
-            saver = await stack.enter_async_context(
-                AsyncSqliteSaver.from_conn_string(str(home() / "checkpoints.sqlite"))
-            )
-            await saver.conn.execute("PRAGMA busy_timeout = 60000")
-            await saver.setup()
-            # WAL without an fsync per commit (as stores/sqlite.py): still safe if the process dies.
-            await saver.conn.execute("PRAGMA synchronous = NORMAL")
-            savers.append(saver)
-        graphs = [build_debias_graph(deps, checkpointer=s) for s in savers]
+    with InlineSqliteSaver.open(home() / "checkpoints.sqlite") as saver:
+        graph = build_debias_graph(deps, checkpointer=saver)
 
         async def worker(task: Task) -> SampleRow:
             config = {
                 "configurable": {"thread_id": f"{run_id}/{task.sample_id}"},
                 "recursion_limit": options.recursion_limit,
             }
-            lane = zlib.crc32(task.sample_id.encode()) % len(graphs)
-            graph, saver = graphs[lane], savers[lane]
             snapshot = await graph.aget_state(config)
             values = snapshot.values or {}
             final = values.get("final")
@@ -231,6 +216,7 @@ async def run_debias_study(
             retry_errors=retry_errors,
             description=f"debias k={options.k} · {client.label}",
             show_progress=show_progress,
+            clients=[client],
         )
 
 

@@ -37,7 +37,9 @@ def test_throughput_pieces_on_a_tiny_study(shared_data: Path) -> None:
     with fault_server_process(0.0) as base_url:
         measured = asyncio.run(throughput._run("vote", base_url, corpus, tiny, 4))
         calls, wall = throughput.sequential_loop(base_url, corpus, tiny)
+        floor = asyncio.run(throughput.raw_floor(base_url, corpus, tiny, 4))
     assert measured.samples == 5 and measured.calls == 5 and measured.efficiency >= 0
+    assert floor.calls == 5 and floor.wall_s > 0
     assert calls == 5 and wall > 0
 
 

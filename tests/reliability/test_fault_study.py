@@ -43,8 +43,9 @@ FAULTS: dict[str, Any] = {
 # What the last attempt's fault looks like in the stored error text.
 FAULT_TEXT = re.compile(
     r"\w+ (429: .*rate limited|500: .*internal error|503: .*unavailable) \(injected\)"
-    r"|\w*TimeoutError: Request timed out"
-    r"|(JSONDecodeError|APIResponseValidationError|APIError): .+"
+    r"|RequestTimeout: no answer within [\d.]+ s"
+    r"|(TransportError|ConnectionFailed): \w+: .+"
+    r"|(JSONDecodeError|ResponseValidationError): .+"
     r"|EmptyAnswerError: the model returned empty content"
 )
 VOTE = SampleOptions(limit=12, repeats=1)  # 60 samples

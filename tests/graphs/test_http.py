@@ -1,0 +1,112 @@
+"""The aiohttp wire client against the real fault server: answers, and every fault as a typed error
+that carries what the retry policy and the user need (status, Retry-After, the server's message)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from graphs.http import (
+    ChatCompletionsClient,
+    ConnectionFailed,
+    HTTPStatusError,
+    RequestTimeout,
+    TransportError,
+)
+from graphs.llm import ModelClient, _is_retryable
+from graphs.models import parse_spec
+from tests.support.fixtures import FaultServerFactory
+
+BODY: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hello"}], "max_tokens": 5}
+
+
+def _create(base_url: str, body: dict[str, Any] = BODY, timeout: float = 5.0) -> dict[str, Any]:
+    async def go() -> dict[str, Any]:
+        client = ChatCompletionsClient(
+            provider="openai-compatible", base_url=base_url, api_key="k", timeout=timeout
+        )
+        try:
+            return await client.create(body)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(go())
+
+
+def test_an_answer_is_the_servers_json(fault_server: FaultServerFactory) -> None:
+    server = fault_server()
+    data = _create(server.base_url + "/")  # a trailing slash is fine
+    assert data["choices"][0]["message"]["content"]
+    assert server.count() == 1 and server.saw_auth == 1
+
+
+@pytest.mark.parametrize(
+    ("fault", "status", "text"),
+    [("rate_429", 429, "rate limited"), ("rate_500", 500, "internal error"), ("rate_503", 503, "unavailable")],
+)
+def test_status_faults_carry_status_message_and_headers(
+    fault_server: FaultServerFactory, fault: str, status: int, text: str
+) -> None:
+    server = fault_server(**{fault: 1.0}, retry_after="7")
+    with pytest.raises(HTTPStatusError) as caught:
+        _create(server.base_url)
+    error = caught.value
+    assert error.status_code == status and text in str(error) and f"HTTP {status}" in str(error)
+    assert _is_retryable(error)
+    if status == 429:
+        assert error.headers["retry-after"] == "7"
+
+
+def test_a_bad_request_is_not_retried_and_names_the_problem(fault_server: FaultServerFactory) -> None:
+    server = fault_server()
+    with pytest.raises(HTTPStatusError) as caught:
+        _create(server.base_url, body={"model": "m", "messages": "not a list"})
+    assert caught.value.status_code == 400 and "'messages' must be a list" in str(caught.value)
+    assert not _is_retryable(caught.value)
+
+
+def test_a_wrong_path_gets_a_hint(fault_server: FaultServerFactory) -> None:
+    server = fault_server()
+    with pytest.raises(HTTPStatusError) as caught:
+        _create(server.root_url)  # forgot the /v1
+    assert caught.value.status_code == 404 and "--base-url" in str(caught.value)
+
+
+def test_broken_bodies_and_hangs_are_retryable_errors(fault_server: FaultServerFactory) -> None:
+    truncated = fault_server(rate_truncated=1.0)  # half a JSON document
+    with pytest.raises(json.JSONDecodeError) as cut:
+        _create(truncated.base_url)
+    assert _is_retryable(cut.value)
+
+    malformed = fault_server(rate_malformed_json=1.0)
+    with pytest.raises(json.JSONDecodeError) as garbage:
+        _create(malformed.base_url)
+    assert _is_retryable(garbage.value)
+
+    hanging = fault_server(rate_timeout=1.0, hang_s=3.0)
+    with pytest.raises(RequestTimeout, match=r"no answer within 0.3 s"):
+        _create(hanging.base_url, timeout=0.3)
+
+
+def test_nobody_listening_is_a_failed_connection() -> None:
+    with pytest.raises(ConnectionFailed, match="Cannot connect to host 127.0.0.1:9") as caught:
+        _create("http://127.0.0.1:9/v1")  # the discard port: connection refused
+    assert isinstance(caught.value, TransportError) and _is_retryable(caught.value)
+
+
+def test_model_client_closes_its_connections_per_loop(fault_server: FaultServerFactory) -> None:
+    server = fault_server()
+    client = ModelClient(spec=parse_spec("openai-compatible:m", base_url=server.base_url))
+
+    async def ask_then_close() -> bool:
+        result = await client.call([{"role": "user", "content": "hi"}])
+        assert result.error is None and result.raw
+        wire = client._direct_client()
+        await client.aclose()
+        return wire._session.closed
+
+    assert asyncio.run(ask_then_close())
+    assert asyncio.run(ask_then_close())  # a second event loop gets a fresh session

@@ -1,0 +1,91 @@
+"""Inline checkpoints: LangGraph's schema, one commit per event-loop turn, nothing lost on close."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from stores.checkpoints import InlineSqliteSaver
+
+
+class State(TypedDict, total=False):
+    steps: Annotated[list[str], operator.add]
+
+
+def _graph(saver: InlineSqliteSaver):  # type: ignore[no-untyped-def]
+    graph = StateGraph(State)
+    graph.add_node("a", lambda s: {"steps": ["a"]})
+    graph.add_node("b", lambda s: {"steps": ["b"]})
+    graph.add_edge(START, "a")
+    graph.add_edge("a", "b")
+    graph.add_edge("b", END)
+    return graph.compile(checkpointer=saver, interrupt_before=["b"])
+
+
+def _rows(conn: sqlite3.Connection, table: str) -> int:
+    return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
+def _committed(path: Path, table: str = "checkpoints") -> int:
+    with closing(sqlite3.connect(path)) as other:  # another connection sees committed data only
+        return _rows(other, table)
+
+
+def test_writes_of_one_loop_turn_share_a_commit_and_a_graph_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "checkpoints.sqlite"
+    config = {"configurable": {"thread_id": "t"}}
+
+    async def first_part() -> tuple[int, int, int]:
+        with InlineSqliteSaver.open(path) as saver:
+            await _graph(saver).ainvoke({"steps": []}, config)  # stops before b
+            await asyncio.sleep(0)
+            latest = saver.get_tuple(config)
+            assert latest is not None and _committed(path) == _rows(saver.conn, "checkpoints") > 0
+            committed = _committed(path, "writes")
+            other = {"configurable": {**latest.config["configurable"], "thread_id": "w"}}
+            await saver.aput_writes(other, [("steps", ["x"])], "task-1")
+            await saver.aput_writes(other, [("steps", ["y"])], "task-2")
+            pending = _committed(path, "writes"), _rows(saver.conn, "writes")
+            await asyncio.sleep(0)  # one loop turn: the one scheduled commit runs
+            assert pending == (committed, committed + 2)
+            return committed, _committed(path, "writes"), _rows(saver.conn, "writes")
+
+    committed, after, own = asyncio.run(first_part())
+    assert after == own == committed + 2
+
+    async def resume() -> list[str]:
+        with InlineSqliteSaver.open(path) as saver:
+            state = await _graph(saver).ainvoke(None, config)
+            return list(state["steps"])
+
+    assert asyncio.run(resume()) == ["a", "b"]
+
+
+def test_closing_commits_what_is_pending(tmp_path: Path) -> None:
+    path = tmp_path / "checkpoints.sqlite"
+
+    async def write_and_close() -> None:
+        with InlineSqliteSaver.open(path) as saver:
+            config = {"configurable": {"thread_id": "t"}}
+            await _graph(saver).ainvoke({"steps": []}, config)
+            await asyncio.sleep(0)
+            latest = saver.get_tuple(config)
+            assert latest is not None
+            await saver.aput_writes(latest.config, [("steps", ["x"])], "task-1")
+            assert saver._commit_scheduled and _committed(path, "writes") < _rows(saver.conn, "writes")
+
+    asyncio.run(write_and_close())
+    assert _committed(path, "writes") > 0  # closing the saver committed the pending write
+
+
+def test_outside_a_loop_each_write_commits_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "checkpoints.sqlite"
+    with InlineSqliteSaver.open(path) as saver:
+        _graph(saver).invoke({"steps": []}, {"configurable": {"thread_id": "t"}})
+        assert not saver._commit_scheduled and _committed(path) == _rows(saver.conn, "checkpoints") > 0
