@@ -92,6 +92,9 @@ def augment(
         bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
     ] = False,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Model calls in flight.")] = 4,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Augment at most N records not done yet (a trial run).")
+    ] = None,
     data: DataOpt = None,
 ) -> None:
     """Write the augmented fields (summary, action items, region, nations, keywords) under NATIONBIAS_HOME."""
@@ -108,7 +111,7 @@ def augment(
         augmenter = LLMAugmenter(
             make_client(model, base_url=base_url, no_cache=no_cache), concurrency=concurrency
         )
-    run = write_augmented(corpus, augmenter)
+    run = write_augmented(corpus, augmenter, limit=limit)
     console.print(
         f"{run.path}: {run.written} written, {run.reused} already there, {len(run.failures)} failed"
     )

@@ -344,21 +344,21 @@ class ModelClient:
         fmt = self.response_format(schema, schema_name) if schema else None
         if max_tokens is not None:
             max_tokens = min(max_tokens, self.params.max_tokens)
+        if self.cache is None:  # no key to compute: nothing is looked up or stored
+            return await self._request(None, messages, fmt, max_tokens)
         key = self._key(messages, fmt, repeat, max_tokens)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                answer, reasoning = split_reasoning(hit["raw"], hit.get("reasoning"))
-                return CallResult(
-                    raw=hit["raw"],
-                    answer=answer,
-                    reasoning=reasoning,
-                    prompt_tokens=hit.get("prompt_tokens", 0),
-                    completion_tokens=hit.get("completion_tokens", 0),
-                    cached=True,
-                )
-            return await self._single_flight(key, messages, fmt, max_tokens)
-        return await self._request(key, messages, fmt, max_tokens)
+        hit = self.cache.get(key)
+        if hit is not None:
+            answer, reasoning = split_reasoning(hit["raw"], hit.get("reasoning"))
+            return CallResult(
+                raw=hit["raw"],
+                answer=answer,
+                reasoning=reasoning,
+                prompt_tokens=hit.get("prompt_tokens", 0),
+                completion_tokens=hit.get("completion_tokens", 0),
+                cached=True,
+            )
+        return await self._single_flight(key, messages, fmt, max_tokens)
 
     async def _single_flight(
         self, key: str, messages: list[dict[str, str]], fmt: dict[str, Any] | None, max_tokens: int | None
@@ -386,7 +386,11 @@ class ModelClient:
             future.set_result(result or CallResult(raw=None, error="cancelled"))
 
     async def _request(
-        self, key: str, messages: list[dict[str, str]], fmt: dict[str, Any] | None, max_tokens: int | None
+        self,
+        key: str | None,
+        messages: list[dict[str, str]],
+        fmt: dict[str, Any] | None,
+        max_tokens: int | None,
     ) -> CallResult:
         kwargs: dict[str, Any] = {"response_format": fmt} if fmt else {}
         if max_tokens is not None:
@@ -411,7 +415,7 @@ class ModelClient:
                     completion_tokens=completion_tokens,
                     attempts=attempt,
                 )
-                if self.cache is not None:
+                if self.cache is not None and key is not None:
                     self.cache.put(
                         key, provider=self.spec.provider, model=self.spec.model, response=result.as_dict()
                     )

@@ -178,6 +178,10 @@ async def run_debias_study(
     # last would leave one worker running alone for a second at the end of the run.
     tasks.sort(key=lambda task: -deps.expected_calls(records[task.item]))
     store.create_run(run_id, config)  # only once the retriever and its inputs are ready
+    # Every finished call is already durable in the response cache, so with the cache on a sample
+    # checkpoints once, when it ends (an interrupted one replays its calls from the cache on resume);
+    # without it the checkpoints are the only record of paid calls, so each node's is written at once.
+    durability = "exit" if client.cache is not None else "sync"
     with InlineSqliteSaver.open(home() / "checkpoints.sqlite") as saver:
         graph = build_debias_graph(deps, checkpointer=saver)
 
@@ -190,7 +194,7 @@ async def run_debias_study(
             values = snapshot.values or {}
             final = values.get("final")
             if snapshot.next and not values.get("error"):
-                state = await graph.ainvoke(None, config)  # resume where it stopped
+                state = await graph.ainvoke(None, config, durability=durability)  # resume where it stopped
             elif final is not None and not final.get("error") and not values.get("error"):
                 state = values  # the graph finished but the process died before the row was written
             else:
@@ -204,7 +208,7 @@ async def run_debias_study(
                     "visited": [],
                     "error": None,
                 }
-                state = await graph.ainvoke(start, config)
+                state = await graph.ainvoke(start, config, durability=durability)
             return debias_row(task, state, records[task.item])
 
         return await run_tasks(

@@ -152,8 +152,10 @@ class AugmentRun:
     failures: list[AugmentFailure] = field(default_factory=list)
 
 
-def write_augmented(corpus: Corpus, augmenter: Augmenter) -> AugmentRun:
+def write_augmented(corpus: Corpus, augmenter: Augmenter, *, limit: int | None = None) -> AugmentRun:
     """Append the augmenter's output to its derived file, skipping ids already done (resumable).
+
+    ``limit`` augments at most that many of the records not done yet: a trial before paying for all.
 
     Each line is flushed as it comes, so an interrupted run loses nothing; the manifest that makes
     :func:`augmented_for` use the file is written at the end.
@@ -161,6 +163,10 @@ def write_augmented(corpus: Corpus, augmenter: Augmenter) -> AugmentRun:
     path = augmented_path(augmenter.source)
     done = read_augmented(path)
     todo = [r for r in corpus.records if r.id not in done]
+    if limit is not None:
+        if limit < 1:
+            raise ValueError(f"--limit must be >= 1, got {limit}")
+        todo = todo[:limit]
     run = AugmentRun(path=path, reused=len(done))
     with path.open("a", encoding="utf-8") as handle:
         for result in augmenter.augment(todo):

@@ -58,6 +58,25 @@ CREATE TABLE IF NOT EXISTS samples (
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
+# What decides a run's answers: resuming with any of them changed would mix two experiments in one run.
+# The sample size (--limit, --repeats) may grow, and a server may move (base URLs): not compared.
+RESUME_KEYS = ("test", "model", "params", "prompt_versions", "seed", "data_sha256")
+NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
+
+
+def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | None:
+    """The first setting that differs between a stored run config and a new one, as ``key=old, not new``."""
+    new = json.loads(json.dumps(config, sort_keys=True, default=str))  # tuples → lists, as stored
+    for key in RESUME_KEYS:
+        if key in new and key in stored and new[key] != stored[key]:
+            return f"{key}={stored[key]!r}, not {new[key]!r}"
+    old_options, new_options = stored.get("options") or {}, new.get("options") or {}
+    for key in sorted((set(old_options) | set(new_options)) - NOT_COMPARED_OPTIONS):
+        if old_options.get(key) != new_options.get(key):
+            return f"{key}={old_options.get(key)!r}, not {new_options.get(key)!r}"
+    return None
+
+
 class RunNotFoundError(KeyError):
     def __str__(self) -> str:
         return str(self.args[0])
@@ -131,12 +150,8 @@ class RunStore:
             row = self._conn.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row:
                 stored: dict[str, Any] = json.loads(row[0])
-                for key in ("test", "model"):
-                    if key in config and key in stored and config[key] != stored[key]:
-                        raise ValueError(
-                            f"run {run_id!r} was started with {key}={stored[key]!r}, not {config[key]!r}: "
-                            "use a new --run-id"
-                        )
+                if difference := resume_conflict(stored, config):
+                    raise ValueError(f"run {run_id!r} was started with {difference}: use a new --run-id")
                 return stored
             self._conn.execute(
                 "INSERT INTO runs (run_id, config, created) VALUES (?,?,?)",

@@ -45,7 +45,11 @@ def test_an_answer_is_the_servers_json(fault_server: FaultServerFactory) -> None
 
 @pytest.mark.parametrize(
     ("fault", "status", "text"),
-    [("rate_429", 429, "rate limited"), ("rate_500", 500, "internal error"), ("rate_503", 503, "unavailable")],
+    [
+        ("rate_429", 429, "rate limited"),
+        ("rate_500", 500, "internal error"),
+        ("rate_503", 503, "unavailable"),
+    ],
 )
 def test_status_faults_carry_status_message_and_headers(
     fault_server: FaultServerFactory, fault: str, status: int, text: str
@@ -92,7 +96,7 @@ def test_broken_bodies_and_hangs_are_retryable_errors(fault_server: FaultServerF
 
 
 def test_nobody_listening_is_a_failed_connection() -> None:
-    with pytest.raises(ConnectionFailed, match="Cannot connect to host 127.0.0.1:9") as caught:
+    with pytest.raises(ConnectionFailed, match=r"Cannot connect to host 127\.0\.0\.1:9") as caught:
         _create("http://127.0.0.1:9/v1")  # the discard port: connection refused
     assert isinstance(caught.value, TransportError) and _is_retryable(caught.value)
 

@@ -15,7 +15,8 @@ MESSAGES = [
         "role": "user",
         "content": "You are France at the UN Security Council. "
         "Vote on a draft "
-        "calling for a humanitarian ceasefire. Answer JSON with vote (favour, against, abstention) and rationale.",
+        "calling for a humanitarian ceasefire. "
+        "Answer JSON with vote (favour, against, abstention) and rationale.",
     }
 ]
 

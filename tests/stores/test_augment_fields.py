@@ -102,6 +102,15 @@ def test_cli_augment_offline_writes_under_home(corpus: Corpus, isolated_home: Pa
     assert "758 written" in result.output
 
 
+def test_cli_augment_limit_is_a_resumable_trial(corpus: Corpus, isolated_home: Path) -> None:
+    first = CliRunner().invoke(app, ["data", "augment", "--model", "offline", "--limit", "10"])
+    assert first.exit_code == 0 and "10 written, 0 already there" in first.output, first.output
+    rest = CliRunner().invoke(app, ["data", "augment", "--model", "offline"])
+    assert rest.exit_code == 0 and "748 written, 10 already there" in rest.output, rest.output
+    bad = CliRunner().invoke(app, ["data", "augment", "--model", "offline", "--limit", "0"])
+    assert bad.exit_code != 0 and "--limit must be >= 1, got 0" in bad.output
+
+
 def test_rebuilt_pool_follows_the_recipe_and_overlaps_the_paper(corpus: Corpus) -> None:
     pool = build_pool(corpus_texts(corpus.records), paper_pool=keyword_pool())
     words = [e.keyword for e in pool]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import multiprocessing
+import re
 import threading
 from pathlib import Path
 
@@ -74,12 +75,29 @@ def test_rewrite_replaces_and_exports(tmp_path: Path) -> None:
     assert out.getvalue().splitlines()[0].startswith("run_id,sample_id")
 
 
-def test_resume_keeps_config_and_rejects_other_model(tmp_path: Path) -> None:
+def test_resume_keeps_config_and_rejects_anything_that_changes_answers(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "runs.sqlite")
-    store.create_run("r1", {"test": "vote", "model": "fake:hash", "seed": 1})
-    assert store.create_run("r1", {"test": "vote", "model": "fake:hash", "seed": 2})["seed"] == 1
-    with pytest.raises(ValueError, match="was started with model"):
-        store.create_run("r1", {"test": "vote", "model": "local:smollm2"})
+    first = {
+        "test": "directqa",
+        "model": "fake:hash",
+        "seed": 1,
+        "sample": {"limit": 2, "repeats": 1},
+        "options": {"judge": None, "families": ["general"]},
+    }
+    store.create_run("r1", first)
+    grown = {**first, "sample": {"limit": 5, "repeats": 3}, "options": {"judge": None, "families": ["a"]}}
+    assert store.create_run("r1", grown)["sample"] == {"limit": 2, "repeats": 1}  # a bigger sample resumes
+    for change, named in (
+        ({"model": "local:smollm2"}, "model='fake:hash', not 'local:smollm2'"),
+        ({"seed": 2}, "seed=1, not 2"),
+        ({"options": {"judge": "openai:gpt-4o-mini"}}, "judge=None, not 'openai:gpt-4o-mini'"),
+        ({"prompt_versions": {"x": "2"}}, None),  # not recorded before: nothing to compare
+    ):
+        if named is None:
+            store.create_run("r1", {**first, **change})
+            continue
+        with pytest.raises(ValueError, match=f"was started with {re.escape(named)}: use a new --run-id"):
+            store.create_run("r1", {**first, **change})
     with pytest.raises(RunNotFoundError, match="no run 'nope'"):
         store.get_run("nope")
     with pytest.raises(ValueError, match="invalid run id"):

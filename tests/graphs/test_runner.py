@@ -1,0 +1,97 @@
+"""The runner: every task gets a row, workers start spaced out, clients are closed, a bug is recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from pathlib import Path
+
+from graphs.runner import RAMP_MAX_S, Task, run_tasks
+from stores.runstore import RunStore, SampleRow
+
+
+def _row(task: Task) -> SampleRow:
+    return SampleRow(
+        test=task.test, item=task.item, persona="", repeat=task.repeat, status="ok", messages=[], raw="x"
+    )
+
+
+class Closer:
+    closed = 0
+
+    async def aclose(self) -> None:
+        self.closed += 1
+
+
+def _first_starts(
+    tmp_path: Path, *, lanes: int, ramp_s: float | None, hold_s: float = 0.3
+) -> tuple[list[float], Closer]:
+    """When each task started, relative to the first; one task per lane, each held ``hold_s``
+    (longer than the ramp, so no lane finishes and takes another's task before all have started)."""
+    starts: list[float] = []
+    closer = Closer()
+
+    async def worker(task: Task) -> SampleRow:
+        starts.append(asyncio.get_running_loop().time())
+        await asyncio.sleep(hold_s)
+        return _row(task)
+
+    async def main() -> None:
+        store = RunStore(tmp_path / f"runs-{lanes}-{ramp_s}.sqlite")
+        store.create_run("r", {"test": "t"})
+        summary = await run_tasks(
+            store=store,
+            run_id="r",
+            tasks=[Task(test="t", item=f"i{n}") for n in range(lanes)],
+            worker=worker,
+            concurrency=lanes,
+            show_progress=False,
+            clients=[closer, None],
+            ramp_s=ramp_s,
+        )
+        assert summary.ok == summary.total == lanes
+        store.close()
+
+    asyncio.run(main())
+    return [t - starts[0] for t in starts], closer
+
+
+def test_workers_start_spaced_by_the_ramp(tmp_path: Path) -> None:
+    starts, closer = _first_starts(tmp_path, lanes=5, ramp_s=0.02)
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert all(gap >= 0.015 for gap in gaps), gaps
+    assert closer.closed == 1
+
+
+def test_no_ramp_starts_all_at_once(tmp_path: Path) -> None:
+    starts, _ = _first_starts(tmp_path, lanes=5, ramp_s=0)
+    assert max(starts) < 0.015, starts
+
+
+def test_the_ramp_is_capped_in_total(tmp_path: Path) -> None:
+    starts, _ = _first_starts(tmp_path, lanes=40, ramp_s=1.0, hold_s=1.3)  # uncapped: 39 s
+    assert RAMP_MAX_S * 0.9 <= max(starts) < RAMP_MAX_S + 0.3, max(starts)
+
+
+def test_a_worker_bug_becomes_an_error_row_and_clients_still_close(tmp_path: Path) -> None:
+    closer = Closer()
+
+    async def broken(task: Task) -> SampleRow:
+        raise KeyError("boom")
+
+    async def main() -> None:
+        store = RunStore(tmp_path / "runs.sqlite")
+        store.create_run("r", {"test": "t"})
+        summary = await run_tasks(
+            store=store,
+            run_id="r",
+            tasks=[Task(test="t", item="a")],
+            worker=broken,
+            show_progress=False,
+            clients=[closer],
+        )
+        assert summary.error == 1 and "internal KeyError" in summary.first_errors[0]
+        store.close()
+
+    asyncio.run(main())
+    assert closer.closed == 1
