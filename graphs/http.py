@@ -17,6 +17,8 @@ import os
 from typing import Any
 
 import aiohttp
+from aiohttp.helpers import get_env_proxy_for_url
+from yarl import URL
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _HINTS = {
@@ -69,6 +71,14 @@ def _auth_headers(provider: str) -> dict[str, str]:
     return headers
 
 
+def _env_proxy(url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+    """The proxy the environment asks for ``url`` (HTTP(S)_PROXY, NO_PROXY, netrc), if any."""
+    try:
+        return get_env_proxy_for_url(URL(url))
+    except LookupError:
+        return None, None
+
+
 class ChatCompletionsClient:
     """``POST {base_url}/chat/completions`` on one event loop, connections kept alive and pooled.
 
@@ -79,18 +89,22 @@ class ChatCompletionsClient:
         root = base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_BASE_URL
         self.url = root.rstrip("/") + "/chat/completions"
         self.timeout = timeout
+        # HTTPS_PROXY / NO_PROXY are honoured as httpx and the SDK do, but read once here:
+        # aiohttp's trust_env reads them in a worker thread on every request.
+        self._proxy, self._proxy_auth = _env_proxy(self.url)
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),  # the runner bounds concurrency
             timeout=aiohttp.ClientTimeout(total=timeout),
             headers={"Authorization": f"Bearer {api_key}", **_auth_headers(provider)},
-            trust_env=True,  # HTTPS_PROXY / NO_PROXY, as httpx and the SDK do
             raise_for_status=False,
         )
 
     async def create(self, body: dict[str, Any]) -> dict[str, Any]:
         """One chat completion as the server's JSON; raises on status, transport or body faults."""
         try:
-            async with self._session.post(self.url, json=body) as response:
+            async with self._session.post(
+                self.url, json=body, proxy=self._proxy, proxy_auth=self._proxy_auth
+            ) as response:
                 payload = await response.read()
                 if response.status >= 400:
                     headers = {k.lower(): v for k, v in response.headers.items()}

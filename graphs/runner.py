@@ -183,6 +183,7 @@ async def run_tasks(
             await asyncio.gather(*(drain(lane) for lane in range(lanes)))
     finally:
         gc.unfreeze()
+        store.flush()
         for client in clients:
             if client is not None:
                 await client.aclose()

@@ -11,7 +11,6 @@ calls come from the response cache). The schema is LangGraph's, so its tools can
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
@@ -22,13 +21,15 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from stores.sqlite import GroupCommit
+
 BUSY_TIMEOUT_MS = 60_000
 
 
 class InlineSqliteSaver(SqliteSaver):
     """``SqliteSaver`` whose async methods run the synchronous ones directly (no thread)."""
 
-    _commit_scheduled = False
+    _commits: GroupCommit
 
     @classmethod
     @contextmanager
@@ -37,6 +38,7 @@ class InlineSqliteSaver(SqliteSaver):
         with closing(sqlite3.connect(str(path), check_same_thread=False)) as conn:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             saver = cls(conn)
+            saver._commits = GroupCommit(conn, saver.lock)
             saver.setup()  # journal_mode=WAL and the tables
             conn.execute("PRAGMA synchronous = NORMAL")  # still safe if the process dies
             try:
@@ -55,23 +57,10 @@ class InlineSqliteSaver(SqliteSaver):
             finally:
                 cur.close()
         if transaction:
-            self._commit_soon()
-
-    def _commit_soon(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self.commit()
-            return
-        if not self._commit_scheduled:
-            self._commit_scheduled = True
-            loop.call_soon(self.commit)
+            self._commits.written()
 
     def commit(self) -> None:
-        with self.lock:
-            self._commit_scheduled = False
-            if self.conn.in_transaction:
-                self.conn.commit()
+        self._commits.commit()
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         return self.get_tuple(config)

@@ -21,7 +21,7 @@ from typing import Any, Literal, TextIO
 import pandas as pd
 
 from stores.paths import home
-from stores.sqlite import connect
+from stores.sqlite import GroupCommit, connect
 
 Status = Literal["ok", "invalid", "error"]
 
@@ -131,12 +131,24 @@ class RunStore:
         # An existing file is opened (and checked) now; a missing one is created only on the first
         # write, so a command that fails or only reads leaves no runs.sqlite behind.
         self._db: sqlite3.Connection | None = connect(self.path, _SCHEMA) if self.path.exists() else None
+        self._commits: GroupCommit | None = None
 
     @property
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
             self._db = connect(self.path, _SCHEMA)
         return self._db
+
+    @property
+    def _group(self) -> GroupCommit:
+        if self._commits is None or self._commits.conn is not self._conn:
+            self._commits = GroupCommit(self._conn, self._lock)
+        return self._commits
+
+    def flush(self) -> None:
+        """Commit sample rows still waiting for their event-loop turn (the runner calls it at the end)."""
+        if self._db is not None:
+            self._group.commit()
 
     def _empty(self) -> bool:
         """True while there is no store file yet: reads answer "nothing" without creating it."""
@@ -239,9 +251,12 @@ class RunStore:
             time.time(),
         )
         with self._lock:
-            self._conn.execute(
+            group = self._group
+            group.begin()  # rows finished in one loop turn share one commit
+            group.conn.execute(
                 "INSERT OR REPLACE INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values
             )
+        group.written()
 
     def samples_frame(self, run_id: str) -> pd.DataFrame:
         """One row per sample, JSON columns decoded."""
@@ -275,4 +290,5 @@ class RunStore:
 
     def close(self) -> None:
         if self._db is not None:
+            self.flush()
             self._db.close()

@@ -8,6 +8,7 @@ prompt never (see :mod:`stores.leak`).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -68,6 +69,12 @@ def delegation_summaries(text: str) -> list[tuple[str, str]]:
     A following sentence that goes on with "he said" / "the representative noted" belongs to the
     same passage.
     """
+    return list(_delegation_summaries(text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _delegation_summaries(text: str) -> tuple[tuple[str, str], ...]:
+    # Asked once per (precedent, persona) by every debias reflection: the regex passes are the cost.
     passages: list[tuple[list[str], list[str]]] = []
     for sentence in split_sentences(text):
         speakers = _speakers(sentence)
@@ -75,7 +82,7 @@ def delegation_summaries(text: str) -> list[tuple[str, str]]:
             passages.append((speakers, [sentence]))
         elif passages and _PRONOUN_SPEECH.search(sentence) and not nations_in_text(sentence.split(",")[0]):
             passages[-1][1].append(sentence)
-    return [(member, " ".join(sentences)) for speakers, sentences in passages for member in speakers]
+    return tuple((member, " ".join(sentences)) for speakers, sentences in passages for member in speakers)
 
 
 def statements_for(record: Record, member_code: str) -> list[MemberStatement]:

@@ -114,3 +114,19 @@ def test_model_client_closes_its_connections_per_loop(fault_server: FaultServerF
 
     assert asyncio.run(ask_then_close())
     assert asyncio.run(ask_then_close())  # a second event loop gets a fresh session
+
+
+def test_the_environment_proxy_is_used_and_no_proxy_bypasses_it(
+    fault_server: FaultServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    proxy = fault_server()  # answers absolute-form requests as a forward proxy would pass them on
+    monkeypatch.setenv("HTTP_PROXY", proxy.root_url)
+    data = _create("http://upstream.invalid/v1")  # a host that cannot resolve: only the proxy is reached
+    assert data["choices"][0]["message"]["content"] and proxy.count() == 1
+
+    monkeypatch.setenv("NO_PROXY", "upstream.invalid")
+    with pytest.raises(ConnectionFailed):
+        _create("http://upstream.invalid/v1")
+    assert proxy.count() == 1

@@ -78,7 +78,7 @@ def test_closing_commits_what_is_pending(tmp_path: Path) -> None:
             latest = saver.get_tuple(config)
             assert latest is not None
             await saver.aput_writes(latest.config, [("steps", ["x"])], "task-1")
-            assert saver._commit_scheduled and _committed(path, "writes") < _rows(saver.conn, "writes")
+            assert saver._commits.scheduled and _committed(path, "writes") < _rows(saver.conn, "writes")
 
     asyncio.run(write_and_close())
     assert _committed(path, "writes") > 0  # closing the saver committed the pending write
@@ -88,4 +88,4 @@ def test_outside_a_loop_each_write_commits_at_once(tmp_path: Path) -> None:
     path = tmp_path / "checkpoints.sqlite"
     with InlineSqliteSaver.open(path) as saver:
         _graph(saver).invoke({"steps": []}, {"configurable": {"thread_id": "t"}})
-        assert not saver._commit_scheduled and _committed(path) == _rows(saver.conn, "checkpoints") > 0
+        assert not saver._commits.scheduled and _committed(path) == _rows(saver.conn, "checkpoints") > 0

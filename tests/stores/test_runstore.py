@@ -102,3 +102,38 @@ def test_resume_keeps_config_and_rejects_anything_that_changes_answers(tmp_path:
         store.get_run("nope")
     with pytest.raises(ValueError, match="invalid run id"):
         check_run_id("../../etc")
+
+
+def test_rows_written_on_a_loop_share_a_commit_and_flush_publishes_them(tmp_path: Path) -> None:
+    import asyncio
+    import sqlite3
+    from contextlib import closing
+
+    path = tmp_path / "runs.sqlite"
+    store = RunStore(path)
+    store.create_run("r1", {"test": "vote", "model": "fake:hash"})
+
+    def visible() -> int:
+        with closing(sqlite3.connect(path)) as other:
+            return int(other.execute("SELECT COUNT(*) FROM samples").fetchone()[0])
+
+    def row(repeat: int) -> SampleRow:
+        return SampleRow(test="vote", item="S/a", persona="USA", repeat=repeat, status="ok", messages=[])
+
+    async def write_three() -> tuple[int, int]:
+        for repeat in range(3):
+            store.write("r1", row(repeat))
+        before = visible()  # this turn's rows are not committed yet...
+        await asyncio.sleep(0)
+        return before, visible()  # ...one turn later they are, in one commit
+
+    assert asyncio.run(write_three()) == (0, 3)
+
+    async def write_and_leave() -> None:
+        store.write("r1", row(3))
+
+    asyncio.run(write_and_leave())
+    store.flush()  # the runner's last step: nothing waits for a loop that is gone
+    assert visible() == 4 and len(store.done_ids("r1")) == 4
+    store.write("r1", row(4))  # outside a loop: committed at once
+    assert visible() == 5
