@@ -38,7 +38,7 @@ TARGET_EFFICIENCY = 0.90
 TARGET_SPEEDUP = 50.0
 REPEATS = 3
 FINDINGS = """**Findings.** Profiles (cProfile, then py-spy) of the vote and debias studies at c=64 found
-the client CPU-bound on its single event loop, and each cause was fixed in turn:
+the client CPU-bound on its one event loop, or its calls leaving in bursts; each cause was fixed:
 (1) httpcore's connection pool rescanned every connection per request (quadratic in the pool);
 (2) the debias checkpointer fsynced every commit (`synchronous=FULL`);
 (3) LangChain's wrapper and the openai SDK's request transform cost ~3 ms of CPU per call;
@@ -46,25 +46,24 @@ the client CPU-bound on its single event loop, and each cause was fixed in turn:
 (5) the run store deep-copied each sample;
 (6) one checkpoint connection serialised all workers;
 (7) the openai SDK over httpx (anyio, h11, httpcore) still cost ~2 ms per call: the hot path now speaks
-the OpenAI wire protocol over aiohttp (`graphs/http.py`, C parser, one pool per loop), as
-lm-eval-harness does; CPU per vote call 2.7 → 1.4 ms;
-(8) aiosqlite's thread hand-off per checkpoint statement: checkpoints are now written inline with
-group commit per loop turn (`stores/checkpoints.py`); debias CPU per call 4.3 → 2.7 ms;
-(9) the CLI runs on uvloop, and the run freezes the long-lived heap (`gc.freeze`) so full
-collections do not walk the corpus mid-run;
-(10) debias samples make 1, 3 or 5 chained calls: run in the given order, the last 5-call samples
-left single workers running alone (a perfect client could reach only 0.88 of the bound); samples now
-start longest first (retrieval is asked once per draft), raising that ceiling to 0.92.
+the OpenAI wire protocol over aiohttp (`graphs/http.py`, C parser), as lm-eval-harness does;
+(8) aiohttp's `trust_env` looked the proxy up in a worker thread on every request: it is read once;
+(9) aiosqlite's thread hand-off per checkpoint statement: checkpoints are written inline, and run-store
+rows and checkpoints finished in the same loop turn share one commit (`stores/sqlite.GroupCommit`);
+with the response cache on, a debias sample checkpoints once, at its end (the cache already holds
+every finished call);
+(10) the CLI runs on uvloop, and a run freezes the long-lived heap (`gc.freeze`);
+(11) all 64 workers started at once, so their calls left in one burst and came back in one; the loop
+served each burst while interleaving LangGraph's hops, every sample ended late and the burst
+re-formed every wave (per-call latency ~230 ms for 200 ms of server time). Workers now start 2 ms
+apart, like a load generator's ramp-up (`graphs/runner.RAMP_S`), and the spacing holds;
+(12) debias samples make 1, 3 or 5 chained calls: run in the given order, the last 5-call samples
+left single workers running alone; samples now start longest first (retrieval is asked once per draft).
 
-**What is left, and why 0.90 is not reached.** The floor row shows that on this VM even a bare aiohttp
-loop, with no graph and no storage, reaches only about 0.9 at c=64: 64 requests leave in one burst,
-the server and the client each serve the burst one request at a time, and the burst never spreads
-out because the server's latency is constant. Every sample then adds LangGraph's per-invocation
-cost (~0.4 ms of CPU for even a one-node graph, measured alone) and several event-loop hops: the
-loop interleaves the 64 samples' hops, so all of them finish late and the burst re-forms each
-wave. Dropping LangGraph for the vote study would gain ~0.05 (measured) but the graphs are the
-design; batching samples per graph run would change what a sample and a resume are. Debias also
-pays 4–5 nodes and checkpoints per sample."""
+The floor row is the same vote requests from a bare aiohttp loop with the same ramp: what any Python
+client can reach on this VM. What separates the studies from it is LangGraph's per-run cost (~0.4 ms
+of CPU for even a one-node graph, measured alone), the run store and, for debias, 4–5 nodes and
+their checkpoints per sample."""
 
 
 @dataclass
