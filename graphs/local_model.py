@@ -12,6 +12,7 @@ import asyncio
 import atexit
 import os
 import threading
+import time
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,31 @@ def llama_threads() -> int:
     if raw:
         return max(1, int(raw))
     cores = os.cpu_count() or 2
-    idle = os.getloadavg()[0] < cores / 2
+    busy = busy_cores()
+    # The load average lags by a minute (right after a heavy step it still reads "busy"), so the
+    # CPU in use right now decides where it can be read.
+    idle = busy < 0.5 if busy is not None else os.getloadavg()[0] < cores / 2
     return cores if idle else max(1, cores // 2)
+
+
+def busy_cores(window_s: float = 0.2) -> float | None:
+    """How many cores anything on the machine keeps busy now (``/proc/stat`` over ``window_s``)."""
+
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as stat:
+            values = [int(v) for v in stat.readline().split()[1:9]]
+        return values[3] + values[4], sum(values)  # idle + iowait, all
+
+    try:
+        idle_before, total_before = sample()
+        time.sleep(window_s)
+        idle_after, total_after = sample()
+    except (OSError, ValueError, IndexError):
+        return None  # not Linux
+    elapsed = total_after - total_before
+    if elapsed <= 0:
+        return None
+    return (1 - (idle_after - idle_before) / elapsed) * (os.cpu_count() or 1)
 
 
 def _llama(n_ctx: int) -> Any:
