@@ -184,22 +184,24 @@ async def run_debias_study(
     durability = "exit" if client.cache is not None else "sync"
     with InlineSqliteSaver.open(home() / "checkpoints.sqlite") as saver:
         graph = build_debias_graph(deps, checkpointer=saver)
+        started = saver.threads_under(f"{run_id}/")  # only these samples can have state to resume
 
         async def worker(task: Task) -> SampleRow:
-            config = {
-                "configurable": {"thread_id": f"{run_id}/{task.sample_id}"},
-                "recursion_limit": options.recursion_limit,
-            }
-            snapshot = await graph.aget_state(config)
-            values = snapshot.values or {}
+            thread_id = f"{run_id}/{task.sample_id}"
+            config = {"configurable": {"thread_id": thread_id}, "recursion_limit": options.recursion_limit}
+            if thread_id in started:  # a checkpoint from an earlier, interrupted attempt
+                snapshot = await graph.aget_state(config)
+                values, pending = snapshot.values or {}, snapshot.next
+            else:
+                values, pending = {}, ()
             final = values.get("final")
-            if snapshot.next and not values.get("error"):
+            if pending and not values.get("error"):
                 state = await graph.ainvoke(None, config, durability=durability)  # resume where it stopped
             elif final is not None and not final.get("error") and not values.get("error"):
                 state = values  # the graph finished but the process died before the row was written
             else:
                 if values:  # a failed attempt: start afresh, or its calls would pile onto the new ones
-                    await saver.adelete_thread(f"{run_id}/{task.sample_id}")
+                    await saver.adelete_thread(thread_id)
                 start = {
                     "target_id": task.item,
                     "persona": task.persona,

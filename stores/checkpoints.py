@@ -62,6 +62,16 @@ class InlineSqliteSaver(SqliteSaver):
     def commit(self) -> None:
         self._commits.commit()
 
+    def threads_under(self, prefix: str) -> set[str]:
+        """The thread ids starting with ``prefix`` that have a checkpoint (one query for a whole run)."""
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # every string with the prefix sorts below this
+        with self.cursor(transaction=False) as cur:
+            cur.execute(
+                "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id >= ? AND thread_id < ?",
+                (prefix, upper),
+            )
+            return {row[0] for row in cur.fetchall()}
+
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         return self.get_tuple(config)
 

@@ -64,7 +64,5 @@ class GroupCommit:
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+    # The event loops' own low-level accessor: None outside a loop, without raising (called per write).
+    return asyncio._get_running_loop()

@@ -89,3 +89,11 @@ def test_outside_a_loop_each_write_commits_at_once(tmp_path: Path) -> None:
     with InlineSqliteSaver.open(path) as saver:
         _graph(saver).invoke({"steps": []}, {"configurable": {"thread_id": "t"}})
         assert not saver._commits.scheduled and _committed(path) == _rows(saver.conn, "checkpoints") > 0
+
+
+def test_threads_under_a_run_prefix_only(tmp_path: Path) -> None:
+    with InlineSqliteSaver.open(tmp_path / "checkpoints.sqlite") as saver:
+        for thread in ("r1/a", "r1/b", "r10/a", "r2/a"):
+            _graph(saver).invoke({"steps": []}, {"configurable": {"thread_id": thread}})
+        assert saver.threads_under("r1/") == {"r1/a", "r1/b"}
+        assert saver.threads_under("r3/") == set()
