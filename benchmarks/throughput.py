@@ -62,8 +62,12 @@ left single workers running alone; samples now start longest first (retrieval is
 
 The floor row is the same vote requests from a bare aiohttp loop with the same ramp: what any Python
 client can reach on this VM. What separates the studies from it is LangGraph's per-run cost (~0.4 ms
-of CPU for even a one-node graph, measured alone), the run store and, for debias, 4–5 nodes and
-their checkpoints per sample."""
+of CPU for even a one-node graph, measured alone), the run store and, for debias, up to 8 nodes and
+9 checkpoints per sample. Debias at c=64 sits on the 0.90 line (medians 0.83–0.91 across today's
+full runs; identical runs differ by ±0.04 on this VM). Its largest remaining cost (~20% of its CPU,
+py-spy) is LangGraph's `SqliteSaver` re-serialising the whole state, every call's prompt included,
+at each of those checkpoints (`--no-cache` checkpoints every node; with the cache on, a sample
+checkpoints once). Keeping prompts out of the checkpointed state is the next step."""
 
 
 @dataclass
