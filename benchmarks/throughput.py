@@ -115,28 +115,19 @@ async def _run(test: str, base_url: str, corpus: Corpus, sample: SampleOptions, 
     client = _client(base_url)
     with fresh_home(f"tp-{test}-{concurrency}"):
         store = RunStore()
-        run_id = f"bench-{test}-c{concurrency}"
+        study: dict[str, Any] = {
+            "client": client,
+            "corpus": corpus,
+            "store": store,
+            "run_id": f"bench-{test}-c{concurrency}",
+            "sample": sample,
+            "concurrency": concurrency,
+            "show_progress": False,
+        }
         if test == "vote":
-            summary = await run_vote_study(
-                client=client,
-                corpus=corpus,
-                store=store,
-                run_id=run_id,
-                sample=sample,
-                concurrency=concurrency,
-                show_progress=False,
-            )
+            summary = await run_vote_study(**study)
         else:
-            summary = await run_debias_study(
-                client=client,
-                corpus=corpus,
-                store=store,
-                run_id=run_id,
-                sample=sample,
-                options=DebiasOptions(k=1),
-                concurrency=concurrency,
-                show_progress=False,
-            )
+            summary = await run_debias_study(**study, options=DebiasOptions(k=1))
         store.close()
     if summary.error:
         raise RuntimeError(f"{test} at concurrency {concurrency}: {summary.first_errors}")

@@ -29,6 +29,7 @@ from graphs.models import (
     provider_key,
 )
 from stores.cache import ResponseCache, cache_key
+from stores.sqlite import running_loop
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 
@@ -36,19 +37,12 @@ _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 _OPENAI_CLIENT_PROVIDERS = ("openai", "openai-compatible", "together")  # built on ChatOpenAI
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
 def _per_loop(store: dict[int, tuple[object, Any]], build: Callable[[], Any]) -> Any:
     """One object per event loop: async HTTP clients die with the loop they were made on.
 
     The loop is kept beside its object so a reused ``id()`` of a dead loop is never mistaken for it.
     """
-    loop = _running_loop()
+    loop = running_loop()
     entry = store.get(id(loop))
     if entry is None or entry[0] is not loop:
         entry = store[id(loop)] = (loop, build())
@@ -217,7 +211,7 @@ class ModelClient:
         # its own HTTP client; the loop is kept with its model so its id cannot be reused.
         def build() -> BaseChatModel:
             params: dict[str, Any] = self.params.as_dict()
-            if self.spec.provider in _OPENAI_CLIENT_PROVIDERS and _running_loop() is not None:
+            if self.spec.provider in _OPENAI_CLIENT_PROVIDERS and running_loop() is not None:
                 import openai
 
                 params["http_async_client"] = openai.DefaultAsyncHttpxClient()
@@ -285,7 +279,7 @@ class ModelClient:
 
         Studies call it when they finish, so no socket outlives its event loop.
         """
-        loop = _running_loop()
+        loop = running_loop()
         stores = [self._clients]
         if self.spec.provider in _OPENAI_CLIENT_PROVIDERS:  # the embedded and fake models hold no sockets
             stores.append(self._models)

@@ -45,11 +45,11 @@ class GroupCommit:
 
     def begin(self) -> None:
         """Open a transaction for an autocommit connection when the commit is going to wait."""
-        if self.conn.isolation_level is None and not self.conn.in_transaction and _running_loop():
+        if self.conn.isolation_level is None and not self.conn.in_transaction and running_loop():
             self.conn.execute("BEGIN")
 
     def written(self) -> None:
-        loop = _running_loop()
+        loop = running_loop()
         if loop is None:
             self.commit()
         elif not self.scheduled:
@@ -63,6 +63,6 @@ class GroupCommit:
                 self.conn.commit()
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    # The event loops' own low-level accessor: None outside a loop, without raising (called per write).
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop, or None outside one (asyncio's own accessor: no exception raised)."""
     return asyncio._get_running_loop()
