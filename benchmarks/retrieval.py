@@ -67,9 +67,7 @@ def _surrogate_embedder(pool: list[Any], chroma: str) -> Any:
     stored = collection.get(ids=[r.id for r in base], include=["embeddings"])
     embeddings = stored["embeddings"]
     assert embeddings is not None
-    vectors = {
-        rid: np.asarray(v, dtype=np.float32) for rid, v in zip(stored["ids"], embeddings, strict=True)
-    }
+    vectors = {rid: np.asarray(v, dtype=np.float32) for rid, v in zip(stored["ids"], embeddings, strict=True)}
     rng = np.random.default_rng(0)
     by_text: dict[str, Any] = {}
     for record in pool:

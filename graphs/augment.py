@@ -65,7 +65,7 @@ def build_graph(client: ModelClient, *, source: str) -> Any:
         result = await client.call(augment_messages(state["record"]), schema=AUGMENT_SCHEMA, repeat=0)
         return {"answer": result.answer, "error": result.error}
 
-    def parse(state: AugmentState) -> AugmentState:
+    async def parse(state: AugmentState) -> AugmentState:
         if state.get("error"):
             return {}
         try:

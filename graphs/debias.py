@@ -8,11 +8,13 @@ sample resumes at the node where it stopped.
 
 from __future__ import annotations
 
-import operator
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
+from langgraph.channels import DeltaChannel
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command
 
 from graphs.llm import CallResult, ModelClient
 from graphs.parsing import json_object, parse_vote
@@ -34,6 +36,17 @@ DEBIAS_PROMPTS = ("rehearsal_vote", "reflexion", "final_vote")
 NO_HISTORY = "(none: no earlier text passed the retriever's threshold)"
 
 
+def _appended(log: list[Any], batches: Sequence[list[Any]]) -> list[Any]:
+    """The reducer of the append-only logs: every batch of new entries, in order."""
+    return [*log, *(entry for batch in batches for entry in batch)]
+
+
+# The logs are delta channels: a checkpoint stores each node's new entries once, not the whole
+# list again. ``calls`` holds every prompt, so re-serialising it at each of a sample's up to nine
+# checkpoints was a fifth of the debias study's CPU (benchmarks/RESULTS.md).
+AppendLog: DeltaChannel[list[Any]] = DeltaChannel(_appended)
+
+
 class DebiasState(TypedDict, total=False):
     target_id: str
     persona: str
@@ -44,8 +57,8 @@ class DebiasState(TypedDict, total=False):
     pending: dict[str, Any]
     final: dict[str, Any]
     error: str | None
-    calls: Annotated[list[dict[str, Any]], operator.add]
-    visited: Annotated[list[str], operator.add]
+    calls: Annotated[list[dict[str, Any]], AppendLog]
+    visited: Annotated[list[str], AppendLog]
 
 
 @dataclass(frozen=True)
@@ -113,9 +126,13 @@ def _call_record(
 
 
 def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
+    """Each node names its successor (``Command(goto=...)``) rather than a separate router: a
+    router is one more traced runnable, with its own task and callbacks, per step. Every node is
+    async, even those that never wait: LangGraph runs a sync one in a worker thread. At 64
+    samples in flight both costs showed (benchmarks/RESULTS.md)."""
     opts = deps.options
 
-    def retrieve(state: DebiasState) -> DebiasState:
+    async def retrieve(state: DebiasState) -> Command[str]:
         target = deps.records[state["target_id"]]
         found = deps.precedents(target)
         precedents = [
@@ -130,9 +147,12 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             }
             for p in found
         ]
-        return {"precedents": precedents, "index": 0, "history": [], "visited": ["retrieve"]}
+        return Command(
+            update={"precedents": precedents, "index": 0, "history": [], "visited": ["retrieve"]},
+            goto="rehearse" if precedents else "final_vote",
+        )
 
-    async def rehearse(state: DebiasState) -> DebiasState:
+    async def rehearse(state: DebiasState) -> Command[str]:
         precedent = state["precedents"][state["index"]]
         record = deps.records[precedent["id"]]
         messages, result = await ask_vote(
@@ -153,9 +173,10 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         }
         if result.error:
             update["error"] = f"rehearsal on {record.id}: {result.error}"
-        return update
+            return Command(update=update, goto=END)
+        return Command(update=update, goto="reflect" if opts.reflexion else "update_history")
 
-    async def reflect(state: DebiasState) -> DebiasState:
+    async def reflect(state: DebiasState) -> Command[str]:
         precedent = state["precedents"][state["index"]]
         record = deps.records[precedent["id"]]
         aug = deps.augmented.get(record.id)
@@ -188,9 +209,9 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         }
         if result.error:
             update["error"] = f"reflection on {record.id}: {result.error}"
-        return update
+        return Command(update=update, goto=END if result.error else "update_history")
 
-    def update_history(state: DebiasState) -> DebiasState:
+    async def update_history(state: DebiasState) -> Command[str]:
         precedent = state["precedents"][state["index"]]
         aug = deps.augmented.get(precedent["id"])
         entry = {
@@ -204,11 +225,11 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         }
         if opts.reflexion:
             entry["reflection"] = state["pending"].get("reflection", "")
-        return {
-            "history": [*state["history"], entry],
-            "index": state["index"] + 1,
-            "visited": ["update_history"],
-        }
+        index = state["index"] + 1
+        return Command(
+            update={"history": [*state["history"], entry], "index": index, "visited": ["update_history"]},
+            goto="rehearse" if index < len(state["precedents"]) else "final_vote",
+        )
 
     async def final_vote(state: DebiasState) -> DebiasState:
         target = deps.records[state["target_id"]]
@@ -226,31 +247,13 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             "visited": ["final_vote"],
         }
 
-    def after_retrieve(state: DebiasState) -> str:
-        return "rehearse" if state["precedents"] else "final_vote"
-
-    def after_rehearse(state: DebiasState) -> str:
-        if state.get("error"):
-            return END
-        return "reflect" if opts.reflexion else "update_history"
-
-    def after_reflect(state: DebiasState) -> str:
-        return END if state.get("error") else "update_history"
-
-    def after_update(state: DebiasState) -> str:
-        return "rehearse" if state["index"] < len(state["precedents"]) else "final_vote"
-
     graph = StateGraph(DebiasState)
-    graph.add_node("retrieve", retrieve)
-    graph.add_node("rehearse", rehearse)
-    graph.add_node("reflect", reflect)
-    graph.add_node("update_history", update_history)
+    graph.add_node("retrieve", retrieve, destinations=("rehearse", "final_vote"))
+    graph.add_node("rehearse", rehearse, destinations=("reflect", "update_history", END))
+    graph.add_node("reflect", reflect, destinations=("update_history", END))
+    graph.add_node("update_history", update_history, destinations=("rehearse", "final_vote"))
     graph.add_node("final_vote", final_vote)
     graph.add_edge(START, "retrieve")
-    graph.add_conditional_edges("retrieve", after_retrieve, ["rehearse", "final_vote"])
-    graph.add_conditional_edges("rehearse", after_rehearse, ["reflect", "update_history", END])
-    graph.add_conditional_edges("reflect", after_reflect, ["update_history", END])
-    graph.add_conditional_edges("update_history", after_update, ["rehearse", "final_vote"])
     graph.add_edge("final_vote", END)
     return graph.compile(checkpointer=checkpointer)
 

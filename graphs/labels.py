@@ -250,7 +250,7 @@ def rules_then_judge_graph(
 ) -> Any:
     """answer → label → [judge, only when the rules cannot decide and a judge is given] (DirectQA, AT)."""
 
-    def route(current: Any) -> str:
+    async def route(current: Any) -> str:  # async: LangGraph runs a sync router in a worker thread
         rules = current.get("rules")
         return "judge" if has_judge and rules is not None and rules.needs_judge else END
 

@@ -85,17 +85,23 @@ def _consistency_warnings(record: Record, *, file: Path, line: int) -> list[Prob
     tally = record.tally
     warnings = []
     if (counts["Y"], counts["N"], counts["A"]) != (tally.yes, tally.no, tally.abstain):
-        warnings.append(Problem(
-            file, line, "tally",
-            f"tally {tally.yes}-{tally.no}-{tally.abstain} disagrees with the votes "
-            f"{counts['Y']}-{counts['N']}-{counts['A']}",
-        ))
+        warnings.append(
+            Problem(
+                file,
+                line,
+                "tally",
+                f"tally {tally.yes}-{tally.no}-{tally.abstain} disagrees with the votes "
+                f"{counts['Y']}-{counts['N']}-{counts['A']}",
+            )
+        )
     if not record.adopted:
         vetoes = sorted(code for code, name in P5_NAMES.items() if record.votes.get(name) == "N")
         if vetoes != sorted(record.vetoed_by):
-            warnings.append(Problem(
-                file, line, "vetoed_by", f"vetoed_by {sorted(record.vetoed_by)} but P5 votes N: {vetoes}"
-            ))
+            warnings.append(
+                Problem(
+                    file, line, "vetoed_by", f"vetoed_by {sorted(record.vetoed_by)} but P5 votes N: {vetoes}"
+                )
+            )
     return warnings
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history
 from graphs.llm import ModelClient
 from retrievers import Precedent
 from stores.augment import augmented_for
+from stores.checkpoints import InlineSqliteSaver
 from stores.records import Record
 
 
@@ -31,9 +34,8 @@ class FixedRetriever:
         ]
 
 
-def _run(corpus: Any, *, k: int, reflexion: bool) -> dict[str, Any]:
-    target = corpus.drafts[-1]
-    deps = DebiasDeps(
+def _deps(corpus: Any, *, k: int, reflexion: bool) -> DebiasDeps:
+    return DebiasDeps(
         client=ModelClient.from_spec("fake:hash"),
         records={r.id: r for r in corpus.records},
         pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
@@ -41,8 +43,17 @@ def _run(corpus: Any, *, k: int, reflexion: bool) -> dict[str, Any]:
         retriever=FixedRetriever(),
         options=DebiasOptions(k=k, reflexion=reflexion),
     )
+
+
+def _start(corpus: Any) -> dict[str, Any]:
+    target = corpus.drafts[-1]
+    return {"target_id": target.id, "persona": "RUS", "repeat": 0, "calls": [], "visited": [], "error": None}
+
+
+def _run(corpus: Any, *, k: int, reflexion: bool) -> dict[str, Any]:
+    deps = _deps(corpus, k=k, reflexion=reflexion)
     graph = build_debias_graph(deps)
-    start = {"target_id": target.id, "persona": "RUS", "repeat": 0, "calls": [], "visited": [], "error": None}
+    start = _start(corpus)
     result: dict[str, Any] = asyncio.run(
         graph.ainvoke(start, {"recursion_limit": deps.options.recursion_limit})
     )
@@ -80,3 +91,49 @@ def test_empty_history_is_recorded(corpus: Any) -> None:
 def test_negative_k_is_rejected() -> None:
     with pytest.raises(ValueError, match="k must be >= 0"):
         DebiasOptions(k=-1)
+
+
+def _timeless(state: dict[str, Any]) -> dict[str, Any]:
+    """A state without its call timings, the one thing two runs may differ in."""
+
+    def strip(call: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in call.items() if k != "latency_s"}
+
+    return {**state, "calls": [strip(c) for c in state["calls"]], "final": strip(state["final"])}
+
+
+def test_interrupted_sample_resumes_from_its_checkpoints_each_prompt_stored_once(
+    corpus: Any, tmp_path: Path
+) -> None:
+    """Without a response cache every node is checkpointed (``durability="sync"``); a sample
+    stopped before its final vote resumes in a new process to the uninterrupted state."""
+    path = tmp_path / "checkpoints.sqlite"
+    config: Any = {"configurable": {"thread_id": "run/s1"}, "recursion_limit": 20}
+
+    async def first_part() -> None:
+        with InlineSqliteSaver.open(path) as saver:
+            graph = build_debias_graph(_deps(corpus, k=1, reflexion=True), checkpointer=saver)
+            await graph.ainvoke(_start(corpus), config, durability="sync", interrupt_before=["final_vote"])
+
+    async def resume() -> dict[str, Any]:
+        with InlineSqliteSaver.open(path) as saver:
+            graph = build_debias_graph(_deps(corpus, k=1, reflexion=True), checkpointer=saver)
+            snapshot = await graph.aget_state(config)
+            assert snapshot.next == ("final_vote",) and len(snapshot.values["calls"]) == 4
+            state: dict[str, Any] = await graph.ainvoke(None, config, durability="sync")
+            return state
+
+    asyncio.run(first_part())
+    resumed = asyncio.run(resume())
+    assert _timeless(resumed) == _timeless(_run(corpus, k=1, reflexion=True))
+
+    # the call log is a delta channel: each prompt is written once, not again at every checkpoint
+    with sqlite3.connect(path) as conn:
+        blobs = [row[0] for row in conn.execute("SELECT checkpoint FROM checkpoints")]
+        blobs += [row[0] for row in conn.execute("SELECT value FROM writes")]
+    stored = [
+        (c["node"], sum(b.count(c["messages"][-1]["content"].encode()) for b in blobs))
+        for c in resumed["calls"]
+    ]
+    # the final prompt is also in the ``final`` channel: its write and the last checkpoint
+    assert stored == [(c["node"], 3 if c["node"] == "final_vote" else 1) for c in resumed["calls"]], stored
