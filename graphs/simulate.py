@@ -180,8 +180,10 @@ async def run_debias_study(
     store.create_run(run_id, config)  # only once the retriever and its inputs are ready
     # Every finished call is already durable in the response cache, so with the cache on a sample
     # checkpoints once, when it ends (an interrupted one replays its calls from the cache on resume);
-    # without it the checkpoints are the only record of paid calls, so each node's is written at once.
-    durability = "exit" if client.cache is not None else "sync"
+    # without it the checkpoints are the only record of paid calls, so each node's is written as it
+    # ends. "async" rather than "sync": the inline saver writes it within the same loop turn either
+    # way, but the next node need not wait for the write's task (benchmarks/RESULTS.md).
+    durability = "exit" if client.cache is not None else "async"
     with InlineSqliteSaver.open(home() / "checkpoints.sqlite") as saver:
         graph = build_debias_graph(deps, checkpointer=saver)
         started = saver.threads_under(f"{run_id}/")  # only these samples can have state to resume

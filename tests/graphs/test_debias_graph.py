@@ -102,25 +102,28 @@ def _timeless(state: dict[str, Any]) -> dict[str, Any]:
     return {**state, "calls": [strip(c) for c in state["calls"]], "final": strip(state["final"])}
 
 
+@pytest.mark.parametrize("durability", ["sync", "async"])
 def test_interrupted_sample_resumes_from_its_checkpoints_each_prompt_stored_once(
-    corpus: Any, tmp_path: Path
+    corpus: Any, tmp_path: Path, durability: str
 ) -> None:
-    """Without a response cache every node is checkpointed (``durability="sync"``); a sample
-    stopped before its final vote resumes in a new process to the uninterrupted state."""
+    """Without a response cache every node is checkpointed (the study uses ``durability="async"``);
+    a sample stopped before its final vote resumes in a new process to the uninterrupted state."""
     path = tmp_path / "checkpoints.sqlite"
     config: Any = {"configurable": {"thread_id": "run/s1"}, "recursion_limit": 20}
 
     async def first_part() -> None:
         with InlineSqliteSaver.open(path) as saver:
             graph = build_debias_graph(_deps(corpus, k=1, reflexion=True), checkpointer=saver)
-            await graph.ainvoke(_start(corpus), config, durability="sync", interrupt_before=["final_vote"])
+            await graph.ainvoke(
+                _start(corpus), config, durability=durability, interrupt_before=["final_vote"]
+            )
 
     async def resume() -> dict[str, Any]:
         with InlineSqliteSaver.open(path) as saver:
             graph = build_debias_graph(_deps(corpus, k=1, reflexion=True), checkpointer=saver)
             snapshot = await graph.aget_state(config)
             assert snapshot.next == ("final_vote",) and len(snapshot.values["calls"]) == 4
-            state: dict[str, Any] = await graph.ainvoke(None, config, durability="sync")
+            state: dict[str, Any] = await graph.ainvoke(None, config, durability=durability)
             return state
 
     asyncio.run(first_part())

@@ -136,3 +136,47 @@ def test_sigkilled_study_resumes_to_the_uninterrupted_result(
         bound = len(in_flight_at) * reference[key]
         assert n <= bound, f"prompt {key[:12]} asked {n} extra time(s), in flight at kills {in_flight_at}"
     assert sum(extra_asks.values()) <= kills * CONCURRENCY
+
+
+@pytest.mark.timeout(300)
+def test_sigkilled_debias_without_cache_resumes_each_sample_at_its_last_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--no-cache`` the per-node checkpoints are the only record of paid calls: a kill costs
+    at most one call per sample in flight (the one on the wire), not each sample's earlier calls."""
+    run_id, extra = (
+        "nocache-debias",
+        ["--debias", "--k", "1", "--limit", "10", "--repeats", "1", "--no-cache"],
+    )
+    rng = random.Random(SEED + 1)
+    with fault_server_process("--latency", "0.1") as server:
+        monkeypatch.setenv("NATIONBIAS_HOME", str(tmp_path / "baseline"))
+        monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
+        result = CliRunner().invoke(app, _args(run_id, extra))
+        assert result.exit_code == 0, result.output
+        reference = server.prompt_counts()
+
+        home = tmp_path / "durable"
+        env = cli_env(home, server.base_url)
+        total, kills = 50, 2
+        with (tmp_path / "cli.log").open("w") as log:
+            for threshold in [*sorted(rng.sample(range(5, 40), kills)), None]:
+                before = sample_count(home, run_id)
+                process = launch(_args(run_id, extra), env, log)
+                if threshold is None:
+                    assert process.wait(timeout=120) == 0, (tmp_path / "cli.log").read_text()[-3000:]
+                    break
+                wait_for_samples(process, home, run_id, max(threshold, before + 1))
+                time.sleep(rng.uniform(0.0, 0.1))
+                process.send_signal(signal.SIGKILL)
+                assert process.wait(timeout=30) == -signal.SIGKILL
+                time.sleep(0.3)
+        final = server.prompt_counts()
+
+    got, want = rows(home, run_id), rows(tmp_path / "baseline", run_id)
+    assert len(got) == total == len({r["sample_id"] for r in got})
+    assert not [r["sample_id"] for r in got if r["status"] == "error"]
+    for mine_row, their_row in zip(map(_comparable, got), map(_comparable, want), strict=True):
+        assert mine_row == their_row
+    extra_asks = sum(final.values()) - 2 * sum(reference.values())
+    assert 0 <= extra_asks <= kills * CONCURRENCY, f"{extra_asks} calls asked again after {kills} kills"
