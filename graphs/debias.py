@@ -1,7 +1,8 @@
 """The debiasing method (paper §7, Appendix A) as a LangGraph state machine.
 
-retrieve → [rehearse → reflect → update_history]* → final_vote. The loop is a graph edge that
-runs once per precedent; with reflexion off the history keeps only the rehearsal and true votes.
+retrieve → [rehearse → reflect → update_history]* → final_vote. The loop runs once per precedent
+(update_history sends the sample back to rehearse); with reflexion off the history keeps only the
+rehearsal and true votes.
 Every model call's raw text is kept in ``calls``; the graph is checkpointed so an interrupted
 sample resumes at the node where it stopped.
 """
@@ -42,8 +43,8 @@ def _appended(log: list[Any], batches: Sequence[list[Any]]) -> list[Any]:
 
 
 # The logs are delta channels: a checkpoint stores each node's new entries once, not the whole
-# list again. ``calls`` holds every prompt, so re-serialising it at each of a sample's up to nine
-# checkpoints was a fifth of the debias study's CPU (benchmarks/RESULTS.md).
+# list again. ``calls`` holds every prompt, and re-serialising it at each of a sample's up to nine
+# checkpoints was the saver's main cost (benchmarks/RESULTS.md, finding 13).
 AppendLog: DeltaChannel[list[Any]] = DeltaChannel(_appended)
 
 
