@@ -75,6 +75,11 @@ def split_pool(pool: Sequence[Record]) -> dict[PoolName, list[Record]]:
     return parts
 
 
+def pool_shape(pool: Sequence[Record]) -> tuple[int, str, str]:
+    """A cheap check that a pool seen before by identity still holds the same items."""
+    return (len(pool), pool[0].id, pool[-1].id) if pool else (0, "", "")
+
+
 def is_earlier(candidate: Record, target: Record) -> bool:
     """The leakage rule: dated strictly before the target and not the target itself."""
     return candidate.date < target.date and candidate.id != target.id

@@ -53,16 +53,12 @@ class HybridRetriever:
             for rid, score in fused.items()
         ]
 
-    def rank(
-        self, target: Record, pool: Sequence[Record], part: PoolName, candidates: list[Record], depth: int
-    ) -> list[Scored]:
-        depth = max(depth, self.depth)
-        lexical = select_top(self.bm25.rank(target, pool, candidates), depth)
-        semantic = select_top(self.dense.rank(target, pool, part, candidates, depth), depth)
-        return self.fuse({"bm25": lexical, "dense": semantic})
-
     def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
+        depth = max(k, self.depth)
+        lexical = self.bm25.best(target, pool, depth)  # per part: what ranking its candidates keeps
+
         def rank(part: PoolName, candidates: list[Record]) -> list[Scored]:
-            return self.rank(target, pool, part, candidates, k)
+            semantic = select_top(self.dense.rank(target, pool, part, candidates, depth), depth)
+            return self.fuse({"bm25": lexical.get(part, []), "dense": semantic})
 
         return retrieve_per_part(target, pool, k, rank)

@@ -25,6 +25,7 @@ from retrievers.base import (
     Precedent,
     Scored,
     check_k,
+    pool_shape,
     retrieve_per_part,
     select_top,
     split_pool,
@@ -182,11 +183,6 @@ class KeywordIndex:
         return cls(fields=fields, parts=parts)
 
 
-def _shape(pool: Sequence[Record]) -> tuple[int, str, str]:
-    """A cheap check that a pool seen before by identity still holds the same items."""
-    return (len(pool), pool[0].id, pool[-1].id) if pool else (0, "", "")
-
-
 class KeywordRetriever:
     """Keyword-match retrieval with the paper's threshold; augmented fields are computed once per pool."""
 
@@ -214,14 +210,14 @@ class KeywordRetriever:
     def index(self, pool: Sequence[Record]) -> KeywordIndex:
         """The pool's index (built on first use, then reused for the same ids in the same order)."""
         last = self._last
-        if last is not None and last[0] is pool and last[1] == _shape(pool):  # the same list again
+        if last is not None and last[0] is pool and last[1] == pool_shape(pool):  # the same list again
             return last[2]
         key = tuple(record.id for record in pool)
         found = self._indexes.get(key)
         if found is None:
             found = self._indexes[key] = KeywordIndex.build(pool, self._augmented(pool))
             self.builds += 1
-        self._last = (pool, _shape(pool), found)
+        self._last = (pool, pool_shape(pool), found)
         return found
 
     def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
+from retrievers.base import retrieve_per_part
 from retrievers.bm25 import BM25Retriever
 from retrievers.text import record_text, tokenize
 from stores.records import Record
@@ -73,3 +75,31 @@ def test_text_is_prompt_safe(corpus) -> None:
     for record in corpus.drafts:
         if record.press_excerpt and record.press_excerpt.text.strip():
             assert record.press_excerpt.text.strip()[:200] not in record_text(record)
+
+
+def test_sparse_scores_are_rank_bm25s_on_the_corpus(corpus) -> None:
+    """The sparse layout is rank_bm25's BM25+ formula: the same score for every document and query,
+    repeated and unknown query words included."""
+    pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
+    index = BM25Retriever().index(pool)
+    queries = [tokenize(record_text(target)) for target in corpus.drafts[::4]]
+    queries.append(["sanctions", "sanctions", "zzz-not-a-word"])
+    for query in queries:
+        scores, shares = index.scores(query)
+        np.testing.assert_allclose(scores, index.bm25.get_scores(query), rtol=1e-12, atol=1e-9)
+        assert shares.tolist() == [bool(set(query) & set(freqs)) for freqs in index.bm25.doc_freqs]
+    scores, shares = index.scores(["zzz-not-a-word"])
+    assert not shares.any() and not scores.any()
+
+
+def test_retrieve_equals_the_generic_per_part_selection_over_rank(corpus) -> None:
+    """``retrieve`` applies the leakage rule and the cut to k on arrays; it must pick exactly what
+    :func:`retrieve_per_part` picks from :meth:`BM25Retriever.rank`."""
+    retriever = BM25Retriever()
+    pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
+    for k in (1, 2, 5):
+        for target in corpus.drafts[::3]:
+            reference = retrieve_per_part(
+                target, pool, k, lambda part, candidates, t=target: retriever.rank(t, pool, candidates)
+            )
+            assert retriever.retrieve(target, pool, k) == reference, (target.id, k)

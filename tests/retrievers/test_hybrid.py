@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from retrievers.base import Scored
+from retrievers.base import Scored, is_earlier, split_pool
 from retrievers.hybrid import HybridRetriever
 from stores.records import Record
 
@@ -24,8 +24,9 @@ class FixedLexical:
     def __init__(self, order: list[str]) -> None:
         self.order = order
 
-    def rank(self, target, pool, candidates):  # type: ignore[no-untyped-def]
-        return fixed(self.order, candidates)
+    def best(self, target, pool, k):  # type: ignore[no-untyped-def]
+        parts = split_pool(pool).items()
+        return {part: fixed(self.order, [r for r in rs if is_earlier(r, target)])[:k] for part, rs in parts}
 
 
 class FixedSemantic(FixedLexical):
