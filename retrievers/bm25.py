@@ -120,6 +120,7 @@ class BM25Retriever:
         """Per part, the top ``k`` earlier items best first: what :func:`retrieve_per_part` keeps from
         :meth:`rank`, with the leakage rule and the cut to ``k`` done on arrays (only the kept are
         explained). A test holds the two to the same answer."""
+        check_k(k)  # here, not in retrieve: hybrid asks for the best directly
         query = tokenize(record_text(target))
         if k == 0 or not query:
             return {}
@@ -137,7 +138,6 @@ class BM25Retriever:
         return best
 
     def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
-        check_k(k)
         precedents = [
             Precedent(item.record, item.score, item.reason, part, rank)
             for part, ranking in self.best(target, pool, k).items()
