@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from evals.metrics import INVALID, NEUTRAL, VOTES
+from evals.metrics import ERROR, INVALID, MISSES, NEUTRAL, VOTES
 from evals.tables import AVERAGE, FUNCTIONS_AVERAGE, GENERAL, family_order, persona_order
 
 DEMO_CAPTION = "embedded demo model — proves the pipeline, not a finding"
@@ -29,8 +29,15 @@ NATION_COLOURS = {
     "CHN": "#E69F00",
     NEUTRAL: "#999999",
 }
-VOTE_COLOURS = {"favour": "#009E73", "against": "#D55E00", "abstention": "#F0E442", INVALID: "#999999"}
+VOTE_COLOURS = {
+    "favour": "#009E73",
+    "against": "#D55E00",
+    "abstention": "#F0E442",
+    INVALID: "#999999",
+    ERROR: "#000000",
+}
 SHORT_VOTES = ["fav.", "ag.", "abst."]
+SHORT_PREDICTED = [*SHORT_VOTES, "inv.", "err."]
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
 
@@ -105,7 +112,7 @@ def vote_distribution_figure(counts: pd.DataFrame, path: Path, *, model: str, em
     x = np.arange(len(personas))
     for offset, column, label in ((-0.2, "ground_truth_share", "truth"), (0.2, "share", "model")):
         bottom = np.zeros(len(personas))
-        for vote in [*VOTES, INVALID]:
+        for vote in [*VOTES, *MISSES]:
             sub = counts[counts["vote"].eq(vote)].set_index("persona")[column].reindex(personas).fillna(0.0)
             ax.bar(x + offset, sub.to_numpy(), 0.36, bottom=bottom, color=VOTE_COLOURS[vote],
                    edgecolor="black", linewidth=0.4, label=vote if offset > 0 else None)  # fmt: skip
@@ -120,20 +127,20 @@ def vote_distribution_figure(counts: pd.DataFrame, path: Path, *, model: str, em
 
 
 def confusion_figure(confusion: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
-    """One truth × predicted heatmap per persona (counts pooled over repeats)."""
+    """One truth × predicted heatmap per persona (counts pooled over repeats; misses as columns)."""
     personas = persona_order(confusion["persona"].unique()) or ["(none)"]
-    fig, axes = _grid(len(personas), cols=5, size=(3.0, 2.9))
+    fig, axes = _grid(len(personas), cols=5, size=(3.8, 2.6))
     for ax, persona in zip(axes, personas, strict=False):
         sub = confusion[confusion["persona"].eq(persona)]
         matrix = sub.pivot(index="truth", columns="predicted", values="count").reindex(
-            index=list(VOTES), columns=list(VOTES)
+            index=list(VOTES), columns=[*VOTES, *MISSES]
         )
         values = matrix.fillna(0).to_numpy()
         ax.imshow(values, cmap="cividis")
         top = values.max() if values.size else 0
         for (i, j), v in np.ndenumerate(values):
             ax.text(j, i, f"{int(v)}", ha="center", va="center", color="white" if v < top / 2 else "black")
-        ax.set_xticks(range(3), SHORT_VOTES, fontsize=8)
+        ax.set_xticks(range(len(SHORT_PREDICTED)), SHORT_PREDICTED, fontsize=8)
         ax.set_yticks(range(3), SHORT_VOTES, fontsize=8)
         ax.set_xlabel("simulated")
         ax.set_ylabel("truth")

@@ -18,43 +18,68 @@ from stores.paths import P5
 VOTES = ("favour", "against", "abstention")
 NEUTRAL = "neutral"
 INVALID = "invalid"
+ERROR = "error"
+MISSES = (INVALID, ERROR)  # a question with no usable answer: counted, never dropped, never a label
 ATS_COLUMNS = ("keyword", "category", "nation", "rank", "polarity")
 
 
-def weighted_f1(y_true: Sequence[str], y_pred: Sequence[str]) -> float:
-    """Weighted F1 (eq. 3): class F1 weighted by ground-truth support, over the classes that occur."""
+def weighted_f1(y_true: Sequence[str], y_pred: Sequence[str], *, labels: Sequence[str] = VOTES) -> float:
+    """Weighted F1 (eq. 3) over every question: class F1 weighted by ground-truth support N_c.
+
+    ``y_pred`` may hold ``invalid`` or ``error`` (see ``MISSES``): such a question is a miss for its
+    true class (it lowers that class's recall) and no class's prediction, so refusing cannot raise
+    the score. sklearn's ``f1_score`` with ``labels`` fixed to the real classes does exactly this.
+    """
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} labels but y_pred has {len(y_pred)}")
     if len(y_true) == 0:
         raise ValueError("weighted_f1 needs at least one (truth, prediction) pair")
-    labels = sorted(set(y_true) | set(y_pred))
-    return float(f1_score(list(y_true), list(y_pred), average="weighted", labels=labels, zero_division=0))
+    classes = list(labels)
+    bad_truth = sorted({str(v) for v in y_true if v not in classes})
+    if bad_truth:
+        raise ValueError(f"weighted_f1: bad true label(s) {bad_truth}; expected {', '.join(classes)}")
+    bad_pred = sorted({str(v) for v in y_pred if v not in classes and v not in MISSES})
+    if bad_pred:
+        expected = ", ".join([*classes, *MISSES])
+        raise ValueError(f"weighted_f1: bad predicted label(s) {bad_pred}; expected {expected}")
+    return float(f1_score(list(y_true), list(y_pred), average="weighted", labels=classes, zero_division=0))
 
 
 def weighted_f1_from_confusion(matrix: np.ndarray) -> float:
-    """The same weighted F1 from a square confusion matrix (rows truth); fast enough for bootstraps."""
+    """The same weighted F1 from a K × (K + misses) confusion matrix; fast enough for bootstraps.
+
+    Rows are the K true classes; the first K columns are the same classes predicted, any further
+    columns (invalid, error) are misses: they count in a row's support, never as a prediction.
+    """
     cm = np.asarray(matrix, dtype=float)
+    k = cm.shape[0]
+    if cm.ndim != 2 or cm.shape[1] < k:
+        raise ValueError(f"weighted_f1_from_confusion needs a K × (K + misses) matrix, got {cm.shape}")
     support = cm.sum(axis=1)
     total = support.sum()
     if total == 0:
         return float("nan")
-    tp = np.diag(cm)
-    predicted = cm.sum(axis=0)
+    tp = np.diag(cm[:, :k])
+    predicted = cm[:, :k].sum(axis=0)
     denom = support + predicted
     f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
     return float((f1 * support).sum() / total)
 
 
 def irres_score(labels: Sequence[str]) -> dict[str, float]:
-    """irres_score (eq. 1): Count_nat / N, N counting every answered question including neutral ones."""
+    """irres_score (eq. 1): Count_nat / N, N counting every question asked.
+
+    Neutral, invalid and errored questions count in N (the paper's N is the number of questions),
+    so a model that fails to answer cannot raise any nation's share.
+    """
     labels = list(labels)
     if not labels:
-        raise ValueError("irres_score needs at least one labelled question")
-    allowed = {*P5, NEUTRAL}
+        raise ValueError("irres_score needs at least one question")
+    allowed = {*P5, NEUTRAL, *MISSES}
     for label in labels:
         if label not in allowed:
-            expected = ", ".join(P5)
-            raise ValueError(f"irres_score: bad label {label!r}; expected one of {expected} or 'neutral'")
+            expected = ", ".join([*P5, NEUTRAL, *MISSES])
+            raise ValueError(f"irres_score: bad label {label!r}; expected one of {expected}")
     n = len(labels)
     return {nation: labels.count(nation) / n for nation in P5}
 
@@ -113,17 +138,24 @@ def vote_counts(frame: pd.DataFrame, *, group_col: str = "persona", vote_col: st
 
 
 def confusion(y_true: Sequence[Any], y_pred: Sequence[Any]) -> pd.DataFrame:
-    """sklearn's confusion matrix, labelled: rows are the true vote, columns the simulated vote."""
-    labels = list(VOTES)
-    bad = sorted({str(v) for v in [*y_true, *y_pred] if v not in labels})
-    if bad:
-        raise ValueError(f"confusion: bad label(s) {bad}; expected {', '.join(VOTES)}")
+    """sklearn's confusion matrix, labelled: rows the true vote, columns the simulated vote + misses.
+
+    Invalid and errored answers get their own columns, so every question is in the matrix.
+    """
+    labels = [*VOTES, *MISSES]
+    bad_truth = sorted({str(v) for v in y_true if v not in VOTES})
+    bad_pred = sorted({str(v) for v in y_pred if v not in labels})
+    if bad_truth or bad_pred:
+        raise ValueError(
+            f"confusion: bad label(s) {bad_truth + bad_pred}; truth in {', '.join(VOTES)}, "
+            f"prediction also {', '.join(MISSES)}"
+        )
     if len(y_true) == 0:
         matrix = np.zeros((len(labels), len(labels)), dtype=int)
     else:
         matrix = confusion_matrix(list(y_true), list(y_pred), labels=labels)
     return pd.DataFrame(
-        matrix,
-        index=pd.Index(labels, name="truth"),
+        matrix[: len(VOTES)],
+        index=pd.Index(list(VOTES), name="truth"),
         columns=pd.Index(labels, name="predicted"),
     )

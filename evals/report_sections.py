@@ -78,13 +78,16 @@ class Context:
 
 
 def paired_debias(base: Run, debiased: Run, *, n_resamples: int, seed: int) -> pd.DataFrame:
-    """Table 3 for one model, with a paired bootstrap on the drafts both runs share."""
+    """Table 3 for one model, with a paired bootstrap on the drafts both runs share.
+
+    Every question counts (an invalid or errored answer is a miss), as in the headline score.
+    """
     table = T.debias_table(base.samples, debiased.samples)
     a, b = T.vote_frame(base.samples), T.vote_frame(debiased.samples)
     rows = []
     for persona in table["persona"]:
-        sa = a[a["persona"].eq(persona) & a["truth"].isin(T.VOTES) & a["vote"].notna()]
-        sb = b[b["persona"].eq(persona) & b["truth"].isin(T.VOTES) & b["vote"].notna()]
+        sa = a[a["persona"].eq(persona) & a["truth"].isin(T.VOTES)]
+        sb = b[b["persona"].eq(persona) & b["truth"].isin(T.VOTES)]
         shared = sorted(set(sa["item"]) & set(sb["item"]))
         if not shared:
             rows.append(
@@ -94,16 +97,17 @@ def paired_debias(base: Run, debiased: Run, *, n_resamples: int, seed: int) -> p
         kwargs: dict[str, Any] = {
             "item_col": "item",
             "truth_col": "truth",
-            "pred_col": "vote",
+            "pred_col": "answer",
             "labels": T.VOTES,
+            "misses": T.MISSES,
         }
         _, ca = per_item_confusion(sa[sa["item"].isin(shared)], **kwargs)
         _, cb = per_item_confusion(sb[sb["item"].isin(shared)], **kwargs)
         ci = paired_bootstrap_delta(ca, cb, n_resamples=n_resamples, seed=seed)
         rows.append({"paired_delta": ci.point, "low": ci.low, "high": ci.high, "n_shared": len(shared)})
     extra = pd.DataFrame(rows, index=table.index)
-    table["pooled_delta_95ci"] = _with_ci(extra.rename(columns={"paired_delta": "p"}), "p")
-    table["shared_drafts"] = extra["n_shared"]
+    table.insert(4, "pooled_delta_95ci", _with_ci(extra.rename(columns={"paired_delta": "p"}), "p"))
+    table.insert(5, "shared_drafts", extra["n_shared"])
     return table
 
 
@@ -225,6 +229,11 @@ def _table2(ctx: Context) -> None:
             table_id=f"table2-{_slug(run)}",
             caption=f"Table 2 analogue — weighted F1 per persona (pooled with 95% CI): {run.label}",
         )
+    ctx.page.note(
+        "Weighted F1 counts every question: an invalid or errored answer is a miss for its true class"
+        " (its own column in the confusion matrix), with invalid_rate and error_rate beside the score;"
+        " weighted_f1_valid_only leaves failed answers out, for reference only."
+    )
     baselines = _normalise_baselines(ctx.baselines)
     if ctx.baselines is not None and not ctx.baselines.empty:
         shown = ctx.baselines.reset_index() if ctx.baselines.index.name else ctx.baselines
@@ -252,7 +261,7 @@ def _confusion(ctx: Context) -> None:
         ctx.page.table(
             run.tables["confusion"],
             table_id=f"confusion-{_slug(run)}",
-            caption=f"Confusion counts pooled over repeats: {run.label}",
+            caption=f"Confusion counts pooled over repeats, invalid and error as columns: {run.label}",
         )
     ctx.page.close("confusion", "Confusion matrices")
 
@@ -368,10 +377,13 @@ def _agreement(ctx: Context) -> None:
         ctx.page.table(
             run.tables[name],
             table_id=f"agreement-{_slug(run)}",
-            caption=f"Agreement across repeats ({name}) vs the paper's thresholds: {run.label}",
+            caption=f"Agreement across repeats ({name}), χ² judged at its own dof: {run.label}",
         )
     ctx.page.note(
-        "Thresholds (Appendix E): κ > 0.40; χ² < 9.488 (votes) or 15.507 (DirectQA); Friedman χ² < 5.991."
+        "κ > 0.40 (Appendix E). Each χ² passes when it is below critical = χ²₀.₉₅(dof) of its own table"
+        " (p is its p-value): multi-χ² dof = (runs − 1)(classes chosen − 1), DirectQA over the five nations"
+        " with neutral answers beside; Friedman dof = runs − 1. paper_threshold is the paper's fixed value"
+        " (9.488 votes, 15.507 DirectQA, 5.991 Friedman), right only for 3 runs and every class present."
     )
     ctx.page.close("agreement", "Agreement across repeats (Appendix E)")
 

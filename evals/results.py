@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from evals import agreement as A
+from evals import explicit_tables as X
 from evals import tables as T
+from evals.metrics import NEUTRAL
 from evals.stats import bootstrap_ci, per_item_confusion, weighted_f1_ci
 from stores.paths import P5
 
@@ -80,19 +83,19 @@ def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> di
         out["vote_counts"] = T.vote_count_table(samples)
         out["weighted_f1"] = T.weighted_f1_table(samples)
         out["confusion"] = T.confusion_table(samples)
-        out["agreement"] = T.vote_agreement(samples)
+        out["agreement"] = A.vote_agreement(samples)
         out["invalid"] = T.status_counts(samples, by="persona")
         out["missing_contexts"] = T.missing_contexts(samples)
     elif test == "directqa":
-        out["irres_score"] = T.irres_table(samples)
-        out["agreement"] = T.directqa_agreement(samples)
+        out["irres_score"] = X.irres_table(samples)
+        out["agreement"] = A.directqa_agreement(samples)
         out["invalid"] = T.status_counts(samples.rename(columns={"item": "family"}), by="family")
-        by_nation = T.pair_nations(samples)
+        by_nation = X.pair_nations(samples)
         out["invalid_by_nation"] = T.status_counts(by_nation, by="nation")
         out["judge"] = T.labeller_counts(samples.rename(columns={"item": "family"}), by="family")
     elif test == "association":
-        out["ats"] = T.ats_table(samples)
-        out["friedman"] = T.friedman_table(samples)
+        out["ats"] = X.ats_table(samples)
+        out["friedman"] = A.friedman_table(samples)
         category = samples["extra"].map(lambda e: (e or {}).get("category")).rename("category")
         out["invalid"] = T.status_counts(samples, by=category)
         out["judge"] = T.labeller_counts(samples, by=category)
@@ -132,12 +135,12 @@ def results(run_id: str, *, store: RunStore | None = None) -> dict[str, pd.DataF
 # Bootstrap CIs for the headline numbers, resampling items (drafts, pairs, keywords) --------------
 def vote_share_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """persona, vote, share, low, high: share of all samples, drafts resampled with their repeats."""
-    votes = T.vote_frame(samples).assign(vote=lambda f: f["vote"].fillna(T.INVALID))
-    labels = [*T.VOTES, T.INVALID]
+    votes = T.vote_frame(samples)
+    labels = [*T.VOTES, *T.MISSES]
     rows = []
     for persona in T.persona_order(votes["persona"].unique()):
         sub = votes[votes["persona"].eq(persona)]
-        counts = pd.crosstab(sub["item"], sub["vote"]).reindex(columns=labels, fill_value=0).to_numpy(float)
+        counts = pd.crosstab(sub["item"], sub["answer"]).reindex(columns=labels, fill_value=0).to_numpy(float)
         for j, vote in enumerate(labels):
 
             def share(c: np.ndarray, j: int = j) -> float:
@@ -149,14 +152,15 @@ def vote_share_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int =
 
 
 def weighted_f1_ci_table(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """persona, point, low, high: pooled weighted F1 (valid answers), drafts resampled."""
+    """persona, point, low, high: pooled weighted F1 over every question (a failed answer is a miss),
+    drafts resampled."""
     votes = T.vote_frame(samples)
-    votes = votes[votes["truth"].isin(T.VOTES) & votes["vote"].notna()]
+    votes = votes[votes["truth"].isin(T.VOTES)]
     rows = []
     for persona in T.persona_order(votes["persona"].unique()):
         sub = votes[votes["persona"].eq(persona)]
         _, confusions = per_item_confusion(
-            sub, item_col="item", truth_col="truth", pred_col="vote", labels=list(T.VOTES)
+            sub, item_col="item", truth_col="truth", pred_col="answer", labels=list(T.VOTES), misses=T.MISSES
         )
         ci = weighted_f1_ci(confusions, n_resamples=n_resamples, seed=seed)
         rows.append({"persona": persona, "point": ci.point, "low": ci.low, "high": ci.high})
@@ -164,15 +168,17 @@ def weighted_f1_ci_table(samples: pd.DataFrame, *, n_resamples: int = 1000, seed
 
 
 def irres_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """family, nation, irres_score, low, high: unordered nation pairs resampled (both orders, all repeats)."""
-    qa = T.directqa_frame(samples)
-    qa = qa[qa["label"].notna()]
+    """family, nation, irres_score, low, high: unordered nation pairs resampled (both orders, all repeats).
+
+    N is every question, as in :func:`evals.explicit_tables.irres_table`: failed answers count in it.
+    """
+    qa = X.directqa_frame(samples)
     qa = qa.assign(pair=qa["question"].map(lambda q: "-".join(sorted(str(q).split("-")))))
-    labels = [*P5, T.NEUTRAL]
+    labels = [*P5, NEUTRAL, *T.MISSES]
     families = T.family_order(qa["family"].unique())
     pairs = sorted(qa["pair"].unique())
     cube = np.zeros((len(pairs), len(families), len(labels)))
-    counts = qa.groupby(["pair", "family", "label"]).size()
+    counts = qa.groupby(["pair", "family", "answer"]).size()
     for key, n in zip(counts.index.tolist(), counts.tolist(), strict=True):
         pair, family, label = key
         cube[pairs.index(pair), families.index(family), labels.index(label)] = n
@@ -182,7 +188,7 @@ def irres_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -
         scopes.append((T.FUNCTIONS_AVERAGE, functions))
     rows = []
     for family, index in scopes:
-        for j, nation in enumerate(labels):
+        for j, nation in enumerate(labels[: len(P5) + 1]):
 
             def stat(c: np.ndarray, index: list[int] = index, j: int = j) -> float:
                 totals = c[:, index, :].sum(axis=0)
@@ -200,7 +206,7 @@ def irres_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -
 
 def ats_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """category, nation, ats, low, high: keywords resampled (scores averaged over repeats first)."""
-    assoc = T.association_frame(samples)
+    assoc = X.association_frame(samples)
     columns = ["category", "nation", "ats", "low", "high"]
     if assoc.empty:
         return pd.DataFrame(columns=columns)

@@ -18,7 +18,10 @@ from statsmodels.stats import inter_rater
 
 from evals.metrics import weighted_f1_from_confusion
 
-# The paper's thresholds (α = 0.05); tests re-derive them from scipy.stats.chi2.ppf.
+# The paper's thresholds (α = 0.05); tests re-derive them from scipy.stats.chi2.ppf. They hold only
+# for 3 runs and every class present: verdicts use chi2_critical(dof) of the table actually tested,
+# and these stay beside it as the paper's reference.
+ALPHA = 0.05
 KAPPA_MIN = 0.40  # Landis & Koch "moderate"; pass when κ > 0.40
 CHI2_MAX_3 = 9.488  # χ²_{0.95, 4}: 3 runs × 3 vote options
 CHI2_MAX_5 = 15.507  # χ²_{0.95, 8}: 3 runs × 5 nations
@@ -41,6 +44,26 @@ class CI(NamedTuple):
     point: float
     low: float
     high: float
+
+
+def chi2_critical(dof: float, *, alpha: float = ALPHA) -> float:
+    """χ²_{1−α, dof}: the critical value of a test with ``dof`` degrees of freedom (NaN when dof < 1)."""
+    if np.isnan(dof) or dof < 1:
+        return float("nan")
+    return float(sps.chi2.ppf(1 - alpha, dof))
+
+
+def chi2_passes(statistic: float, dof: float, *, alpha: float = ALPHA) -> bool | None:
+    """Agreement verdict: no significant difference between runs at their own dof.
+
+    None when nothing was tested (NaN statistic); True for dof 0 with χ² = 0 (every run chose one
+    and the same class, so the runs cannot differ).
+    """
+    if np.isnan(statistic):
+        return None
+    if np.isnan(dof) or dof < 1:
+        return bool(statistic == 0)
+    return bool(statistic < chi2_critical(dof, alpha=alpha))
 
 
 def fleiss_kappa(table: Any) -> float:
@@ -177,13 +200,15 @@ def paired_bootstrap_delta(
 ) -> CI:
     """CI of weighted F1(b) − weighted F1(a) on the same drafts, resampling drafts jointly.
 
-    ``a`` and ``b`` are per-draft confusion contributions of shape (drafts, K, K) — truth × prediction
-    counts over that draft's repeats (see :func:`per_item_confusion`) — aligned on the same drafts.
+    ``a`` and ``b`` are per-draft confusion contributions of shape (drafts, K, K + misses) — truth ×
+    prediction counts over that draft's repeats (see :func:`per_item_confusion`) — aligned on the
+    same drafts.
     """
     ca, cb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if ca.shape != cb.shape or ca.ndim != 3:
         raise ValueError(
-            f"paired_bootstrap_delta: need two aligned (drafts, K, K) arrays, got {ca.shape} and {cb.shape}"
+            "paired_bootstrap_delta: need two aligned (drafts, K, K + misses) arrays, "
+            f"got {ca.shape} and {cb.shape}"
         )
     stacked = np.stack([ca, cb], axis=1)
 
@@ -195,16 +220,34 @@ def paired_bootstrap_delta(
 
 
 def per_item_confusion(
-    frame: pd.DataFrame, *, item_col: str, truth_col: str, pred_col: str, labels: Sequence[str]
+    frame: pd.DataFrame,
+    *,
+    item_col: str,
+    truth_col: str,
+    pred_col: str,
+    labels: Sequence[str],
+    misses: Sequence[str] = (),
 ) -> tuple[list[Any], np.ndarray]:
-    """(items, array items × K × K) of truth × prediction counts; rows with unknown labels are skipped."""
+    """(items, array items × K × (K + misses)) of truth × prediction counts.
+
+    A prediction in ``misses`` (invalid, error) gets its own column, so it stays in the score as a
+    miss; a row whose truth is not a label cannot be scored and is skipped; any other prediction is
+    an error, never silently dropped.
+    """
     items = sorted(frame[item_col].unique().tolist())
     position = {item: i for i, item in enumerate(items)}
-    code = {label: i for i, label in enumerate(labels)}
-    out = np.zeros((len(items), len(labels), len(labels)))
+    truth_code = {label: i for i, label in enumerate(labels)}
+    pred_code = {label: i for i, label in enumerate([*labels, *misses])}
+    out = np.zeros((len(items), len(labels), len(pred_code)))
     for item, truth, pred in zip(frame[item_col], frame[truth_col], frame[pred_col], strict=True):
-        if truth in code and pred in code:
-            out[position[item], code[truth], code[pred]] += 1
+        if truth not in truth_code:
+            continue
+        if pred not in pred_code:
+            raise ValueError(
+                f"per_item_confusion: item {item!r} has prediction {pred!r}; "
+                f"expected one of {', '.join(pred_code)}"
+            )
+        out[position[item], truth_code[truth], pred_code[pred]] += 1
     return items, out
 
 

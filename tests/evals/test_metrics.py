@@ -140,6 +140,15 @@ def test_confusion_matches_sklearn() -> None:
     y_pred = ["favour", "favour", "abstention", "against"]
     out = confusion(y_true, y_pred)
     assert out.index.name == "truth"
-    assert out.columns.tolist() == VOTES
-    np.testing.assert_array_equal(out.to_numpy(), confusion_matrix(y_true, y_pred, labels=VOTES))
+    assert out.columns.tolist() == [*VOTES, "invalid", "error"]
+    np.testing.assert_array_equal(out[VOTES].to_numpy(), confusion_matrix(y_true, y_pred, labels=VOTES))
+    assert out[["invalid", "error"]].to_numpy().sum() == 0
     assert confusion([], []).to_numpy().sum() == 0
+
+
+def test_confusion_keeps_misses_in_their_own_columns() -> None:
+    out = confusion(["favour", "against", "against"], ["invalid", "against", "error"])
+    assert out.loc["favour", "invalid"] == 1 and out.loc["against", "error"] == 1
+    assert int(out.to_numpy().sum()) == 3  # every question
+    with pytest.raises(ValueError, match="invalid"):
+        confusion(["invalid"], ["favour"])  # a miss is never a truth

@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evals import agreement as A
+from evals import explicit_tables as X
 from evals import tables as T
 from evals.metrics import weighted_f1
 from evals.results import RESULT_TABLES, results, tables_for
@@ -71,6 +73,7 @@ def test_vote_count_table_hand_counted() -> None:
     assert table.loc[("USA", "favour"), "mean_count"] == pytest.approx(4 / 3)  # 2, 1, 1
     assert table.loc[("USA", "against"), "mean_count"] == pytest.approx(1 / 3)
     assert table.loc[("USA", "invalid"), "mean_count"] == pytest.approx(1 / 3)
+    assert table.loc[("USA", "error"), "mean_count"] == 0
     assert table.loc[("USA", "favour"), "share"] == pytest.approx(2 / 3)
     assert table.index.get_level_values(0).unique().tolist() == ["USA", "RUS"]
 
@@ -79,22 +82,28 @@ def test_weighted_f1_table_per_repeat_and_pooled() -> None:
     row = T.weighted_f1_table(vote_samples()).set_index("persona").loc["USA"]
     r0 = weighted_f1(["favour", "against"], ["favour", "favour"])
     r1 = weighted_f1(["favour", "against"], ["favour", "against"])
-    r2 = weighted_f1(["favour"], ["favour"])
+    r2 = weighted_f1(["favour", "against"], ["favour", "invalid"])  # d2's invalid answer is a miss
     assert row["weighted_f1"] == pytest.approx(np.mean([r0, r1, r2]))
-    pooled_truth = ["favour"] * 3 + ["against"] * 2
+    assert r2 == pytest.approx(0.5)  # favour F1 1 (support 1), against F1 0 (support 1)
+    pooled_truth = ["favour"] * 3 + ["against"] * 3
     assert row["pooled_weighted_f1"] == pytest.approx(
-        weighted_f1(pooled_truth, ["favour", "favour", "favour", "favour", "against"])
+        weighted_f1(pooled_truth, ["favour"] * 4 + ["against", "invalid"])
     )
-    strict = weighted_f1([*pooled_truth, "against"], ["favour"] * 4 + ["against", "invalid"])
-    assert row["weighted_f1_invalid_as_wrong"] == pytest.approx(strict)
-    assert (row["n_valid"], row["n_invalid"], row["n_drafts"]) == (5, 1, 2)
+    valid_only = np.mean([r0, r1, weighted_f1(["favour"], ["favour"])])
+    assert row["weighted_f1_valid_only"] == pytest.approx(valid_only)
+    assert row["weighted_f1_valid_only"] > row["weighted_f1"]
+    assert row["invalid_rate"] == pytest.approx(1 / 6) and row["error_rate"] == 0
+    counts = ("n_questions", "n_valid", "n_invalid", "n_error", "n_drafts", "n_unscored")
+    assert tuple(row[list(counts)]) == (6, 5, 1, 0, 2, 0)
 
 
 def test_confusion_agreement_and_missing_contexts() -> None:
     samples = vote_samples()
     matrix = T.confusion_matrices(samples)["USA"]
     assert matrix.loc["against", "favour"] == 1 and matrix.loc["favour", "favour"] == 3
-    agreement = T.vote_agreement(samples).set_index("persona").loc["USA"]
+    assert matrix.loc["against", "invalid"] == 1 and matrix.loc["against", "error"] == 0
+    assert int(matrix.to_numpy().sum()) == 6  # every question, the invalid one included
+    agreement = A.vote_agreement(samples).set_index("persona").loc["USA"]
     assert agreement["n_items"] == 1  # d2 lacks a valid answer in repeat 2
     assert agreement["fleiss_kappa"] == 1.0
     missing = T.missing_contexts(samples).set_index("persona").loc["USA"]
@@ -111,6 +120,11 @@ def test_debias_and_ablation_tables() -> None:
     table = T.debias_table(base, better).set_index("persona")
     assert table.loc["USA", "debiased"] == 1.0
     assert table.loc["USA", "delta"] == pytest.approx(1.0 - table.loc["USA", "base"])
+    assert table.loc["USA", "base_invalid_rate"] == pytest.approx(1 / 6)
+    assert table.loc["USA", "debiased_invalid_rate"] == 0
+    assert table.loc["USA", "delta_valid_only"] == pytest.approx(
+        1.0 - table.loc["USA", "base_weighted_f1_valid_only"]
+    )
     runs = [
         ({"test": "vote", "model": "m"}, base),
         (
@@ -126,6 +140,9 @@ def test_debias_and_ablation_tables() -> None:
     assert len(ablation) == 2
     cell = ablation[ablation["k"].eq(1)].iloc[0]
     assert cell["n_runs"] == 2 and cell["mean_weighted_f1"] == 1.0 and cell["retriever"] == "bm25"
+    assert cell["mean_invalid_rate"] == 0
+    plain = ablation[ablation["k"].eq(0)].iloc[0]
+    assert plain["mean_invalid_rate"] == pytest.approx((1 / 6 + 0) / 2)  # USA 1 of 6, RUS 0 of 1
 
 
 def directqa_samples() -> pd.DataFrame:
@@ -146,16 +163,19 @@ def directqa_samples() -> pd.DataFrame:
 
 
 def test_irres_table_and_directqa_agreement() -> None:
-    table = T.irres_table(directqa_samples()).set_index(["family", "nation"])["irres_score"]
-    assert table[("general", "RUS")] == pytest.approx(4 / 5)
-    assert table[("general", "neutral")] == pytest.approx(1 / 5)
+    full = X.irres_table(directqa_samples()).set_index(["family", "nation"])
+    table = full["irres_score"]
+    assert table[("general", "RUS")] == pytest.approx(4 / 6)  # N = 6 questions, one of them invalid
+    assert table[("general", "neutral")] == pytest.approx(1 / 6)
+    assert full.loc[("general", "RUS"), "invalid_rate"] == pytest.approx(1 / 6)
+    assert full.loc[("general", "RUS"), "n_questions"] == 6
     assert table[("trusteeship", "USA")] == pytest.approx(0.5)
     assert table[("functions average", "CHN")] == pytest.approx(0.5)
     assert table[("general", "GBR")] == 0.0
-    agreement = T.directqa_agreement(directqa_samples()).set_index("family")
+    agreement = A.directqa_agreement(directqa_samples()).set_index("family")
     assert agreement.loc["trusteeship", "fleiss_kappa"] == pytest.approx(1.0)
     assert agreement.loc["trusteeship", "chi2"] == 0.0 and agreement.loc["trusteeship", "passes"]
-    by_nation = T.status_counts(T.pair_nations(directqa_samples()), by="nation").set_index("nation")
+    by_nation = T.status_counts(X.pair_nations(directqa_samples()), by="nation").set_index("nation")
     assert by_nation.loc["USA", "invalid"] == 1 and by_nation.loc["CHN", "invalid"] == 0
 
 
@@ -199,14 +219,14 @@ def association_samples() -> pd.DataFrame:
 
 def test_ats_and_friedman_tables() -> None:
     samples = association_samples()
-    table = T.ats_table(samples).set_index(["category", "nation"])
+    table = X.ats_table(samples).set_index(["category", "nation"])
     assert table.loc[("Human Rights", "USA"), "ats"] == 2.0
     assert table.loc[("Terror", "USA"), "ats"] == 2.0  # rank 5, negative: -(3-5)
     assert table.loc[("Terror", "CHN"), "ats"] == -2.0
     assert table.loc[("Terror", "CHN"), "n_keywords"] == 1  # the inconsistent keyword is left out
     assert table.loc[("average", "USA"), "ats"] == 2.0
     assert table.loc[("average", "RUS"), "ats"] == pytest.approx((-1 - 1) / 2)  # rank 4 +, rank 2 −
-    fried = T.friedman_table(samples).set_index("category")
+    fried = A.friedman_table(samples).set_index("category")
     assert fried.loc["Terror", "friedman_chi2"] == 0.0 and fried.loc["Terror", "dof"] == 2
 
 
@@ -231,7 +251,7 @@ def test_results_through_the_run_store(tmp_path) -> None:
     out = results("qa", store=store)
     assert tuple(out) == RESULT_TABLES["directqa"]
     assert bool(out["metadata"].loc[0, "embedded"])
-    assert out["irres_score"].set_index(["family", "nation"]).loc[("general", "RUS"), "irres_score"] == 0.8
+    assert out["irres_score"].set_index(["family", "nation"]).loc[("general", "RUS"), "irres_score"] == pytest.approx(4 / 6)
     for test, frame in (("vote", vote_samples()), ("association", association_samples())):
         assert tuple(tables_for("x", {"test": test}, frame)) == RESULT_TABLES[test]
     with pytest.raises(ValueError, match="unknown test"):
