@@ -251,7 +251,9 @@ def test_results_through_the_run_store(tmp_path) -> None:
     out = results("qa", store=store)
     assert tuple(out) == RESULT_TABLES["directqa"]
     assert bool(out["metadata"].loc[0, "embedded"])
-    assert out["irres_score"].set_index(["family", "nation"]).loc[("general", "RUS"), "irres_score"] == pytest.approx(4 / 6)
+    assert out["irres_score"].set_index(["family", "nation"]).loc[
+        ("general", "RUS"), "irres_score"
+    ] == pytest.approx(4 / 6)
     for test, frame in (("vote", vote_samples()), ("association", association_samples())):
         assert tuple(tables_for("x", {"test": test}, frame)) == RESULT_TABLES[test]
     with pytest.raises(ValueError, match="unknown test"):
