@@ -233,6 +233,31 @@ def test_headline_numbers_have_cis(demo_report: Path) -> None:
     assert quality["invalid"].sum() > 0
 
 
+def test_report_scores_count_invalid_answers_and_judge_chi2_at_its_dof(demo_report: Path) -> None:
+    out = demo_report.parent
+    table2 = pd.read_csv(out / "table2-vote1.csv")
+    assert {"weighted_f1", "invalid_rate", "error_rate", "weighted_f1_valid_only"} <= set(table2.columns)
+    assert list(table2.columns).index("invalid_rate") == list(table2.columns).index("weighted_f1") + 1
+    assert (table2["invalid_rate"] > 0).all()  # ~8% invalid in the synthetic run
+    assert (table2["weighted_f1"] < table2["weighted_f1_valid_only"]).all()  # misses lower the score
+    confusion = pd.read_csv(out / "confusion-vote1.csv")
+    missed = confusion[confusion["predicted"].eq("invalid")]["count"].sum()
+    assert missed == pd.read_csv(out / "invalid-vote1.csv")["invalid"].sum()
+    table3 = pd.read_csv(out / "table3-deb1.csv")
+    assert {"base_invalid_rate", "debiased_invalid_rate", "delta_valid_only"} <= set(table3.columns)
+    assert "mean_invalid_rate" in pd.read_csv(out / "table4-ablation.csv").columns
+    assert "invalid_rate" in pd.read_csv(out / "irres-qa1.csv").columns
+    votes = pd.read_csv(out / "agreement-vote1.csv")
+    assert (votes["dof"] == 4).all() and votes["critical"].round(3).eq(9.488).all()  # 3 runs × 3 votes
+    assert votes["paper_threshold"].eq(9.488).all()
+    qa = pd.read_csv(out / "agreement-qa1.csv")
+    assert (qa["dof"] == 8).all() and qa["critical"].round(3).eq(15.507).all()  # neutral not a class
+    assert (qa["n_neutral"] > 0).all()
+    friedman = pd.read_csv(out / "agreement-at1.csv")
+    assert (friedman["dof"] == 2).all() and friedman["critical"].round(3).eq(5.991).all()
+    assert "judged at its own dof" in demo_report.read_text(encoding="utf-8")
+
+
 def test_report_without_embedded_runs_has_no_banner(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "runs.sqlite")
     _vote_run(store, "gpt", test="vote", model="openai:gpt-4o-mini", accuracy=0.5, seed=3)
