@@ -24,9 +24,11 @@ FUNCTIONS_AVERAGE = "functions average"
 AVERAGE = "average"
 
 
-def field(value: Any, key: str) -> Any:
-    """``value[key]`` for a dict (a sample's parsed or extra column), else None."""
+def _get(value: Any, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
+
+
+field = _get  # ``value[key]`` of a sample's parsed/extra dict, for the sibling table modules
 
 
 def scored_answers(status: pd.Series, values: list[Any]) -> pd.Series:
@@ -58,7 +60,7 @@ def vote_frame(samples: pd.DataFrame) -> pd.DataFrame:
     ok = samples["status"].eq("ok")
     votes = [
         v if good and v in VOTES else None
-        for good, v in zip(ok, samples["parsed"].map(lambda p: field(p, "vote")), strict=True)
+        for good, v in zip(ok, samples["parsed"].map(lambda p: _get(p, "vote")), strict=True)
     ]
     frame = pd.DataFrame(
         {
@@ -68,9 +70,9 @@ def vote_frame(samples: pd.DataFrame) -> pd.DataFrame:
             "status": samples["status"],
             "vote": pd.Series(votes, index=samples.index, dtype=object),
             "answer": scored_answers(samples["status"], votes),
-            "truth": samples["extra"].map(lambda e: field(e, "truth")).astype(object),
-            "context_kind": samples["extra"].map(lambda e: field(e, "context_kind")),
-            "history_empty": samples["extra"].map(lambda e: field(e, "history_empty")),
+            "truth": samples["extra"].map(lambda e: _get(e, "truth")).astype(object),
+            "context_kind": samples["extra"].map(lambda e: _get(e, "context_kind")),
+            "history_empty": samples["extra"].map(lambda e: _get(e, "history_empty")),
         }
     )
     known = frame["truth"].where(frame["truth"].isin(VOTES))
@@ -287,7 +289,7 @@ def family_order(values: Iterable[Any]) -> list[str]:
 def labeller_counts(samples: pd.DataFrame, *, by: pd.Series | str) -> pd.DataFrame:
     """Per group: how many labels came from the rules and how many from the LLM judge."""
     key = samples[by] if isinstance(by, str) else by
-    labeller = samples["extra"].map(lambda e: field(e, "labeller") or "none")
+    labeller = samples["extra"].map(lambda e: _get(e, "labeller") or "none")
     table = pd.crosstab(key, labeller).reindex(columns=["rules", "judge", "none"], fill_value=0)
     table.columns.name = None
     table.index.name = by if isinstance(by, str) else str(by.name or "group")
