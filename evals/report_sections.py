@@ -283,7 +283,10 @@ def _table3(ctx: Context) -> None:
             table_id=f"table3-{_slug(debiased)}",
             caption=f"Table 3 analogue — {base.run_id} (base) vs {debiased.run_id} (debiased), same drafts",
         )
-    ctx.page.note("Deltas: debiased − base; the CI is a paired bootstrap over the drafts both runs share.")
+    ctx.page.note(
+        "Deltas: debiased − base, every question counted (invalid or errored = miss); the CI is a paired"
+        " bootstrap over the drafts both runs share. delta_valid_only leaves failed answers out."
+    )
     ctx.page.close("table3", "Table 3 — debiased vs base")
 
 
@@ -292,7 +295,11 @@ def _table4(ctx: Context) -> None:
     if not ctx.of("debias"):
         return
     table = T.ablation_table([(r.config, r.samples) for r in runs])
-    ctx.page.table(table, table_id="table4-ablation", caption="Table 4 analogue — mean weighted F1 per cell")
+    ctx.page.table(
+        table,
+        table_id="table4-ablation",
+        caption="Table 4 analogue — mean weighted F1 per cell (every question; invalid rate beside)",
+    )
     for model in sorted({r.model for r in runs}):
         paper = published_ablation_for(model)
         if len(paper):
