@@ -114,14 +114,19 @@ def counts_by_run(
 
 
 def multi_chi2(counts_by_run: Any) -> Chi2Result:
-    """χ² test of homogeneity of the runs × classes table; classes never chosen are dropped."""
+    """χ² test of homogeneity of the runs × classes table; classes never chosen are dropped.
+
+    The dof returned is that of the table actually tested, (runs answered − 1)(classes chosen − 1).
+    """
     table = np.asarray(counts_by_run, dtype=float)
     if table.ndim != 2:
         raise ValueError("multi_chi2 needs a runs × classes table")
     table = table[:, table.sum(axis=0) > 0]
     table = table[table.sum(axis=1) > 0, :]
-    if table.shape[0] < 2 or table.shape[1] < 2:
-        return Chi2Result(0.0, 0, 1.0)  # one run, or every run chose one class: no difference to test
+    if table.shape[0] < 2:
+        return Chi2Result(float("nan"), 0, float("nan"))  # fewer than two runs answered: not tested
+    if table.shape[1] < 2:
+        return Chi2Result(0.0, 0, 1.0)  # every run chose the same one class: no difference to test
     result = sps.chi2_contingency(table, correction=False)
     return Chi2Result(float(result.statistic), int(result.dof), float(result.pvalue))
 

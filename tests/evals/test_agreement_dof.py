@@ -68,6 +68,14 @@ def test_vote_run_with_invalid_answers_keeps_its_class_count() -> None:
     assert row["dof"] == 4 and row["n_invalid"] == 1  # invalid is no fourth class
 
 
+def test_vote_chi2_with_only_one_run_answering_is_not_tested() -> None:
+    samples = votes_by_run([["favour", "against"], ["favour", "against"]])
+    samples.loc[samples["repeat"].eq(1), ["parsed", "status"]] = [None, "invalid"]
+    row = vote_agreement(samples).to_dict("records")[0]
+    assert math.isnan(row["chi2"]) and row["dof"] == 0
+    assert row["chi2_pass"] is None and row["passes"] is False
+
+
 def directqa_rows(runs: list[list[str]]) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for r, labels in enumerate(runs):

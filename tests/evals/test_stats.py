@@ -72,6 +72,8 @@ def test_multi_chi2_matches_scipy_and_drops_empty_classes() -> None:
     # hand: 2×2 table [[10, 0], [0, 10]] → χ² = 20
     assert multi_chi2([[10, 0], [0, 10]]).statistic == pytest.approx(20.0)
     assert multi_chi2([[5, 0], [5, 0], [5, 0]]) == (0.0, 0, 1.0)
+    one_run = multi_chi2([[5, 3], [0, 0]])  # the second run gave no valid answer
+    assert np.isnan(one_run.statistic) and one_run.dof == 0
 
 
 def test_counts_by_run() -> None:
