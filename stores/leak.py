@@ -199,6 +199,7 @@ def context_for_prompt(record: Record) -> PromptContext:
         record.resolution,
         record.context.text if record.context else None,
         record.draft_text.text if record.draft_text else None,
+        str(record.draft_text.complete) if record.draft_text else None,
         record.title,
         record.agenda_item,
         record.topic,

@@ -109,14 +109,15 @@ _FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
             True,
         ),
         (
-            r"^.*?,\s*introducing the (?:draft|text)(?: resolution)?,\s*said (?:that )?(?:it|the draft|the text)"
-            r"(?=\s+would\b)",
+            r"^.*?,\s*introducing the (?:draft|text)(?: resolution)?,\s*said (?:that )?"
+            r"(?:it|the draft|the text)(?=\s+would\b)",
             "The draft",
             "reporting frame: who introduced it",
             True,
         ),
         (
-            r"\s+is a (?:slightly )?(?:revised|amended|new) version of (?:a |the )?previous[^,]*?,\s*which\s+",
+            r"\s+is a (?:slightly )?(?:revised|amended|new) version of (?:a |the )?previous[^,]*?,"
+            r"\s*which\s+",
             " ",
             "reporting frame: earlier versions",
             True,
