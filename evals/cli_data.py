@@ -131,7 +131,8 @@ def audit(
     console.print(table)
     console.print(f"{len(coverage['no_precedent'])} drafts got no precedent at all")
     for miss in coverage["missing"]:
-        console.print(f"  {miss['id']} ({miss['pool']}): {miss['why']}", highlight=False, markup=False, soft_wrap=True)
+        line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 @data_app.command("augment")
