@@ -168,7 +168,7 @@ class PromptContext:
         return sum(1 for change in self.changes if change.rewritten is not None)
 
 
-def _title_description(title: str) -> str:
+def title_description(title: str) -> str:
     """The bracketed description of a UNDL title; its resolution number would reveal adoption."""
     inside = re.search(r"\[(.+)\]", title)
     return inside.group(1).strip() if inside else re.sub(r"resolution\s+\d+\s*\(\d{4}\)", "", title).strip()
@@ -176,7 +176,7 @@ def _title_description(title: str) -> str:
 
 def fallback_text(record: Record) -> str:
     parts = [
-        f"Title: {_title_description(record.title)}" if record.title else "",
+        f"Title: {title_description(record.title)}" if record.title else "",
         f"Agenda item: {record.agenda_item}" if record.agenda_item else "",
         f"Topic: {record.topic}" if record.topic else "",
     ]
