@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphs.vote import MAX_CONTEXT_CHARS, vote_messages
+from prompts import get_prompt
 from retrievers.base import POOL_NAMES, PoolName, Precedent, pool_part
 from retrievers.keyword import keyword_match
 from stores.augment import Augmented
@@ -27,10 +28,12 @@ def leak_audit(
 ) -> dict[str, Any]:
     """Per target: markers in its vote prompt, sentences rewritten / removed, fallback and why."""
     rows: list[dict[str, Any]] = []
+    template = get_prompt("persona_vote")
+    fixed = f"{template.system}\n{template.user}"  # the instructions name the options: not a leak
     for record in targets:
         ctx = context_for_prompt(record)
         prompt = "\n".join(m["content"] for m in vote_messages(record, persona, context_chars=context_chars))
-        hits = find_outcome_language(prompt, record=record)
+        hits = [h for h in find_outcome_language(prompt, record=record) if h.sentence not in fixed]
         rows.append(
             {
                 "id": record.id,
