@@ -44,6 +44,7 @@ OUTCOME_PATTERNS: dict[str, tuple[str, ...]] = {
         r"\bnot (?:been )?(?:adopted|passed)\b",
         r"\bdid not pass\b",
         r"\b(?:was|were) (?:blocked|rejected|defeated)\b",
+        r"\bfailed (?:attempts?|bids?|efforts?|drafts?|votes?|resolutions?|texts?)\b",
     ),
     "adopted": (
         r"\b(?:was|were|been|being|is) (?:\w+ly )?(?:adopted|passed|approved)\b",
@@ -54,6 +55,9 @@ OUTCOME_PATTERNS: dict[str, tuple[str, ...]] = {
         r"\b(?:newly|just) adopted\b",
         r"\b(?:text|resolution|draft) adopted (?:today|here)\b",
         r"\bunanimous(?:ly)?\b",
+        # a press headline: "Security Council Authorizes One-Year Extension of …"
+        r"(?-i:\bSecurity Council (?:Authori[sz]es|Adopts|Extends|Renews|Approves|Endorses|Imposes|"
+        r"Establishes|Demands|Decides|Calls|Condemns|Urges|Requests|Welcomes|Lifts|Terminates)\b)",
     ),
     "counterfactual": (
         r"\bhad (?:it|the (?:\S+\s+){0,4}?(?:text|draft|resolution|proposal)) (?:been )?(?:passed|adopted)\b",
@@ -62,6 +66,11 @@ OUTCOME_PATTERNS: dict[str, tuple[str, ...]] = {
         r"\bwould(?:\s+(?:also|further|\w+ly))*\s+have(?:\s+(?:also|further|\w+ly))*\s+"
         r"(?:\w+ed|been|had|seen|kept|put|set|made|led|left|sent|held|shut|brought|taken|given|sought|met|"
         r"laid|paid|struck|begun|become|done|gone|won|lost|built|meant|spent|undertaken|drawn|written)\b",
+    ),
+    "after the vote": (
+        r"\b(?:speakers?|delegates?|delegations?) (?:\w+ )?(?:highlighted|said|stressed|noted|argued|"
+        r"explained|regretted|welcomed|expressed|voiced|lamented)\b",
+        r"\bexplanations? of (?:the )?vote\b",
     ),
     "vote list": (
         r"\b(?:in favou?r|against|abstentions?|abstaining)\s*(?:\(\d+\))?\s*:\s*[A-Z]",

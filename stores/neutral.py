@@ -172,6 +172,11 @@ def _tense(sentence: str) -> str:
         return f"{match['subject']} would{match['mid']} {verb}"
 
     out = _HAD.sub(had, _WOULD_HAVE.sub(would, sentence))
+    return _coordinated(out, rewritten_at)
+
+
+def _coordinated(out: str, rewritten_at: int) -> str:
+    """After a verb made prospective at ``rewritten_at``, the past verbs joined to it too."""
     if rewritten_at < 0:
         return out
 
@@ -182,6 +187,29 @@ def _tense(sentence: str) -> str:
 
     head, tail = out[:rewritten_at], out[rewritten_at:]
     return head + _COORDINATED.sub(joined, tail)
+
+
+# "The Security Council today extended …", "By the text, the Council also called on …": a press
+# release's report of what the Council did, in the past tense that only an adopted text gets.
+_PAST = re.compile(
+    r"^(?P<intro>(?:.{0,300}?,\s+)?)"
+    r"(?P<subject>(?:[Tt]he\s+)?(?:U\.?N\.?\s+)?(?:15-member\s+|Security\s+)?Council|[Ii]t|"
+    r"[Tt]he (?:text|resolution|organ))"
+    r"(?P<when>(?:\s+(?:today|yesterday|this (?:morning|afternoon|evening)|on \w+day|unanimously|has))*)"
+    rf"(?P<mid>(?:\s+{_ADVERB})*)\s+(?P<verb>{_WORD})\b(?!\s+by\b)"
+)
+_NOT_PAST = frozenset({"be", "have", "do"})
+
+
+def _past(sentence: str) -> str:
+    match = _PAST.match(sentence)
+    if not match or not match["verb"].endswith(("ed", "ook", "ade", "ew", "ave", "ent", "ut", "et")):
+        return sentence
+    verb = base_form(match["verb"], past_only=False)
+    if verb is None or verb in _NOT_PAST or verb == match["verb"].lower():
+        return sentence
+    head = f"{match['intro']}{match['subject']} would{match['mid']} {verb}"
+    return _coordinated(head + sentence[match.end() :], len(match["intro"]))
 
 
 _ASIDE = re.compile(r"\s*[—–]\s[^—–]+?\s[—–]\s*")
@@ -223,6 +251,10 @@ def neutralise_sentence(sentence: str, *, first: bool = False) -> tuple[str, tup
     new = _tense(text)
     if new != text:
         reasons.append("counterfactual tense")
+        text = new
+    new = _past(text)
+    if new != text:
+        reasons.append("past tense of what the Council did")
         text = new
     if first:
         for pattern, subject in _FIRST_SUBJECT:

@@ -16,7 +16,7 @@ import pytest
 
 from graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
 from graphs.llm import ModelClient
-from graphs.vote import VoteDeps, build_vote_graph
+from graphs.vote import VoteDeps, build_vote_graph, vote_messages
 from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.corpus import Corpus
@@ -28,7 +28,9 @@ MARKERS: dict[str, str] = {
     "if adopted": r"\bif (?:it had been |it were )?adopted\b",
     "had it passed": r"\bhad it passed\b",
     "had it been adopted": r"\bhad (?:it|the \w+(?: \w+)?) been adopted\b",
-    "failed": r"\bfail(?:ed|s|ure)\b",
+    # "failed" about the text, not "if any party failed to meet its obligations"
+    "failed": r"\b(?:draft|text|resolution|Council|it|attempts?)\b[^.;]{0,40}\bfail(?:ed|s|ure)\b|"
+    r"\bfailed (?:attempts?|bids?|votes?|drafts?)\b|\bfail(?:ed|s)? to (?:adopt|pass|garner|secure|win)\b",
     "veto": r"\bveto(?:ed|es|ing)?\b",
     "was not adopted": r"\b(?:was|were) not adopted\b",
     "rejected the draft": r"\brejected the (?:draft|text|resolution)\b",
@@ -157,3 +159,22 @@ def test_the_paper_example_reads_as_its_draft(vote_prompts: dict[str, str]) -> N
     """Appendix F's example, S/2023/970: its operative paragraph 1, not the press's counterfactual."""
     assert "1. Demands an immediate humanitarian ceasefire" in vote_prompts["S/2023/970"]
     assert "United Arab Emirates" not in vote_prompts["S/2023/970"]
+
+
+def test_the_voice_of_a_text_does_not_tell_adopted_from_failed(corpus: Corpus) -> None:
+    """A press release says what an adopted text did ("the Council today extended") and what a failed
+    one would have done. Rewritten, both read as a draft: the tense is no longer a tell."""
+
+    def prospective_share(records: list[Any]) -> float:
+        with_context = [r for r in records if r.context]
+        bodies = [_content(vote_messages(r, "USA")).split("):\n", 1)[1] for r in with_context]
+        return sum(1 for b in bodies if re.search(r"\bwould\b", b)) / len(bodies)
+
+    drafts, adopted = prospective_share(corpus.drafts), prospective_share(corpus.adopted)
+    assert drafts > 0.8 and abs(drafts - adopted) < 0.2
+
+
+def test_every_text_is_named_by_its_draft_symbol(corpus: Corpus) -> None:
+    """ "resolution 2334 (2016)" for adopted texts only would make a bare symbol mean "failed"."""
+    prompt = _content(vote_messages(corpus.get("S/2016/1100"), "USA"))
+    assert 'context of "S/2016/1100"' in prompt and "2334" not in prompt
