@@ -83,6 +83,58 @@ def info(path: CorpusArg = None, data: DataOpt = None) -> None:
     console.print(kinds)
 
 
+@data_app.command("audit")
+@cli_errors
+def audit(
+    k: Annotated[int, typer.Option("--k", help="Precedents per pool part, as in `study debias`.")] = 1,
+    threshold: Annotated[float, typer.Option("--threshold", help="The keyword retriever's cut.")] = 3.0,
+    changes: Annotated[
+        bool, typer.Option("--changes", help="Print every changed sentence beside its original.")
+    ] = False,
+    data: DataOpt = None,
+) -> None:
+    """The leak audit and precedent coverage of the non-adopted drafts, as a study records them."""
+    from graphs.audit import leak_audit, precedent_coverage
+    from retrievers import get_retriever
+    from stores.augment import augmented_for
+    from stores.leak import context_for_prompt
+
+    apply_data(data)
+    corpus = _validated(None)
+    drafts = corpus.drafts
+    report = leak_audit(drafts)
+    console.print(
+        f"{report['targets']} drafts: {report['prompts_with_markers']} prompts with outcome markers "
+        f"({report['markers']} markers); {report['rewritten_sentences']} sentences rewritten in "
+        f"{report['contexts_rewritten']} contexts, {report['removed_sentences']} removed; "
+        f"{report['fallbacks']} fell back to title / agenda; kinds {report['kinds']}"
+    )
+    for row in report["rows"]:
+        if row["markers"] or row["fallback_reason"]:
+            why = "; ".join(row["markers"]) or row["fallback_reason"]
+            console.print(f"  {row['id']}: {row['kind']}: {why}", highlight=False)
+    if changes:
+        for draft in drafts:
+            for change in context_for_prompt(draft).changes:
+                console.print(f"[bold]{draft.id}[/bold] ({', '.join(change.reasons)})")
+                console.print(f"  - {change.original}", highlight=False, markup=False)
+                console.print(f"  + {change.rewritten or '(removed)'}", highlight=False, markup=False)
+    augmented = augmented_for(corpus)
+    retriever = get_retriever("keyword", threshold=threshold, augmented=augmented)
+    pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
+    found = {draft.id: retriever.retrieve(draft, pool, k) for draft in drafts}
+    coverage = precedent_coverage(drafts, found, pool=pool, augmented=augmented, threshold=threshold)
+    title = f"Precedents per draft (keyword > {threshold:g}, k={k})"
+    table = Table("pool", "0 precedents", "1", "2+", title=title)
+    for part, counts in coverage["per_pool"].items():
+        table.add_row(part, *(str(counts[b]) for b in ("0", "1", "2+")))
+    console.print(table)
+    console.print(f"{len(coverage['no_precedent'])} drafts got no precedent at all")
+    for miss in coverage["missing"]:
+        line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
 @data_app.command("augment")
 @cli_errors
 def augment(

@@ -12,6 +12,7 @@ from evals import results as R
 from evals import tables as T
 from evals.paper import paper_model_name, published_ablation, published_vote_counts, published_weighted_f1
 from evals.report_html import Page
+from evals.report_leak import leak_section
 from evals.stats import paired_bootstrap_delta, per_item_confusion
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ def write_sections(ctx: Context) -> None:
         _table3(ctx)
         _table4(ctx)
         _table5(ctx)
+        leak_section(ctx)
     if ctx.of("directqa"):
         _directqa(ctx)
     if ctx.of("association"):

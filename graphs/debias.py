@@ -19,7 +19,7 @@ from langgraph.types import Command
 
 from graphs.llm import CallResult, ModelClient
 from graphs.parsing import json_object, parse_vote
-from graphs.vote import ask_vote, clip, member_vote, persona_name
+from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label
 from prompts import get_prompt
 from retrievers import Precedent, Retriever
 from stores.augment import Augmented
@@ -142,7 +142,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
                 "pool": p.pool,
                 "score": p.score,
                 "reason": p.reason,
-                "label": p.record.label,
+                "label": prompt_label(p.record),
                 "date": p.record.date.isoformat(),
                 "truth": member_vote(p.record, state["persona"]) or "no recorded vote",
             }
@@ -185,7 +185,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         statement = statements[0] if statements else None
         messages = get_prompt("reflexion").render(
             nation=persona_name(state["persona"]),
-            label=record.label,
+            label=prompt_label(record),
             summary=(aug.summary if aug else "") or "(no summary)",
             action_items=(aug.action_items if aug else "") or "(none extracted)",
             outcome=_outcome(precedent),

@@ -6,6 +6,7 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from graphs.audit import leak_audit, precedent_coverage
 from graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
 from graphs.llm import ModelClient
 from graphs.runner import RunSummary, Task, package_version, run_tasks
@@ -100,6 +101,12 @@ def run_config(
     }
 
 
+def audit_for(drafts: list[Record], sample: SampleOptions, client: ModelClient) -> dict[str, Any]:
+    """The leak audit of the run's target prompts (one persona: the context does not depend on it)."""
+    persona = personas_for(drafts[0], sample.personas)[0] if drafts else "USA"
+    return leak_audit(drafts, persona=persona, context_chars=client.spec.context_chars)
+
+
 async def run_vote_study(
     *,
     client: ModelClient,
@@ -115,6 +122,7 @@ async def run_vote_study(
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("vote", drafts, sample)
     config = run_config(test="vote", client=client, corpus=corpus, sample=sample, prompts=("persona_vote",))
+    config["leak_audit"] = audit_for(drafts, sample, client)
     store.create_run(run_id, config)
     graph = build_vote_graph(VoteDeps(client=client, records={r.id: r for r in corpus.records}))
 
@@ -173,6 +181,14 @@ async def run_debias_study(
         augmented=augmented,
         retriever=get_retriever(options.retriever, **retriever_options),
         options=options,
+    )
+    config["leak_audit"] = audit_for(drafts, sample, client)
+    config["precedent_coverage"] = precedent_coverage(
+        drafts,
+        {draft.id: deps.precedents(draft) for draft in drafts},
+        pool=deps.pool,
+        augmented=augmented if options.retriever == "keyword" else None,
+        threshold=options.threshold if options.retriever == "keyword" else None,
     )
     # Longest samples first (retrieval is cheap and asked once per draft): a 5-call sample started
     # last would leave one worker running alone for a second at the end of the run.

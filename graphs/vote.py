@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -30,6 +31,16 @@ def member_vote(record: Record, persona: str) -> str | None:
     return VOTE_CODES.get(code) if code else None
 
 
+_DRAFT_SYMBOL = re.compile(r"^S/\d{4}/\d+$")
+
+
+def prompt_label(record: Record) -> str:
+    """How a prompt names a text: its draft symbol, adopted or not. "resolution 2334 (2016)" for the
+    adopted ones only would teach a model that a bare symbol means a text that failed, and every
+    target is a bare symbol. A text whose draft symbol is unknown keeps its resolution label."""
+    return f'"{record.id}"' if _DRAFT_SYMBOL.match(record.id) else record.label
+
+
 def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
@@ -46,7 +57,7 @@ def vote_messages(
     ctx = context_for_prompt(record)
     return get_prompt(template).render(
         nation=persona_name(persona),
-        label=record.label,
+        label=prompt_label(record),
         context_kind=ctx.description,
         context=clip(ctx.text, context_chars),
         **values,

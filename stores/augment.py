@@ -24,16 +24,19 @@ from pydantic import BaseModel, Field
 from stores.corpus import Corpus
 from stores.countries import name_for, nations_in_text, to_iso3
 from stores.keywords import build_pool, phrases_in
-from stores.leak import context_for_prompt, split_sentences, strip_outcome_sentences
+from stores.leak import context_for_prompt, strip_outcome_sentences, title_description
+from stores.offline_fields import (
+    RegionHints,
+    action_items,
+    summary,
+    text_units,
+    topic_keyword,
+    without_authors,
+)
 from stores.paths import home, paper_root
 from stores.records import Record
 
 EXCLUDED_NATIONS = {"Member States", "United Nations"}
-_ACTION = re.compile(
-    r"\b(?:demand|call|request|decide|urge|condemn|authori[sz]e|extend|renew|impose|establish|reaffirm|"
-    r"encourage|welcome|express|stress|emphasi[sz]e)\w*",
-    re.I,
-)
 
 
 class Augmented(BaseModel):
@@ -91,36 +94,51 @@ def make_safe(augmented: Augmented, record: Record) -> Augmented:
     return augmented.model_copy(update=update)
 
 
-def offline_augment(record: Record, *, corpus_keywords: Sequence[str] = ()) -> Augmented:
-    """Deterministic stand-ins for the LLM fields, from prompt-safe text only."""
+def _title(record: Record) -> str | None:
+    return title_description(record.title) if record.title else None
+
+
+def offline_augment(
+    record: Record, *, corpus_keywords: Sequence[str] = (), regions: RegionHints | None = None
+) -> Augmented:
+    """Deterministic stand-ins for the LLM fields, from prompt-safe text only.
+
+    ``regions``: hints learnt from the corpus for a record without a region (see ``offline_fields``).
+    """
     text = context_for_prompt(record).text
-    sentences = split_sentences(text)
-    actions = [s for s in sentences if _ACTION.search(s)]
+    sentences = text_units(text)
     haystack = " \n".join(filter(None, [record.title, record.agenda_item, record.topic, text]))
     pool_hits = phrases_in(haystack, [kw for _, kw in keyword_pool()])
     frequent = [k for k in phrases_in(haystack, corpus_keywords) if k not in pool_hits]
+    nations = target_nations([record.title, record.agenda_item, record.topic, without_authors(text)])
+    topic = topic_keyword(record)
     augmented = Augmented(
         id=record.id,
-        summary=" ".join(sentences[:2])[:600],
-        action_items=" ".join(actions[:3])[:600],
-        region=record.region,
-        target_nations=target_nations([record.title, record.agenda_item, record.topic, text]),
-        keywords=(pool_hits + frequent)[:10],
+        summary=summary(record, sentences, nations, title=_title(record))[:600],
+        action_items=action_items(sentences)[:600],
+        region=regions.region_for(record, nations) if regions else record.region,
+        target_nations=nations,
+        keywords=([topic] if topic else []) + (pool_hits + frequent)[:10],
     )
     return make_safe(augmented, record)
 
 
 class OfflineAugmenter:
-    """Region from the record, nations from the country library, keywords from the pools."""
+    """Region from the record (else learnt from the corpus), nations from the country library,
+    keywords from the pools plus the item's topic."""
 
     source = "offline"
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus_keywords = [e.keyword for e in build_pool(corpus_texts(corpus.records))]
+        records = corpus.records
+        texts = {r.id: without_authors(context_for_prompt(r).text) for r in records}
+        nations = {r.id: target_nations([r.title, r.agenda_item, r.topic, texts[r.id]]) for r in records}
+        self.regions = RegionHints.learn(records, nations)
 
     def augment(self, records: Sequence[Record]) -> Iterator[Augmented | AugmentFailure]:
         for record in records:
-            yield offline_augment(record, corpus_keywords=self.corpus_keywords)
+            yield offline_augment(record, corpus_keywords=self.corpus_keywords, regions=self.regions)
 
 
 def derived_dir() -> Path:

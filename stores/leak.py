@@ -2,8 +2,12 @@
 
 :func:`find_outcome_language` flags tallies, vetoes, "voted in favour", abstentions, "failed to
 adopt", "was adopted", the counterfactual "had it passed" and lists of who voted how.
-:func:`context_for_prompt` picks ``context``, then ``draft_text``, then a title / agenda / topic
-fallback, removes every flagged sentence whole, and never looks at ``press_excerpt``.
+:func:`context_for_prompt` picks a complete ``draft_text`` (page furniture stripped), then the
+press ``context``, then a partial ``draft_text``, then a title / agenda / topic fallback. A press
+context is rewritten into the draft's own prospective voice (``stores.neutral``: "would have
+demanded" → "would demand", no "if adopted", no "according to a copy obtained by …"); any sentence
+still flagged is removed whole; every change is kept beside its original. It never looks at
+``press_excerpt``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from stores.neutral import draft_body, neutralise_sentence, unwrap, without_asides
 from stores.records import Record
 
 _NUMBER = (
@@ -39,6 +44,7 @@ OUTCOME_PATTERNS: dict[str, tuple[str, ...]] = {
         r"\bnot (?:been )?(?:adopted|passed)\b",
         r"\bdid not pass\b",
         r"\b(?:was|were) (?:blocked|rejected|defeated)\b",
+        r"\bfailed (?:attempts?|bids?|efforts?|drafts?|votes?|resolutions?|texts?)\b",
     ),
     "adopted": (
         r"\b(?:was|were|been|being|is) (?:\w+ly )?(?:adopted|passed|approved)\b",
@@ -49,9 +55,22 @@ OUTCOME_PATTERNS: dict[str, tuple[str, ...]] = {
         r"\b(?:newly|just) adopted\b",
         r"\b(?:text|resolution|draft) adopted (?:today|here)\b",
         r"\bunanimous(?:ly)?\b",
+        # a press headline: "Security Council Authorizes One-Year Extension of …"
+        r"(?-i:\bSecurity Council (?:Authori[sz]es|Adopts|Extends|Renews|Approves|Endorses|Imposes|"
+        r"Establishes|Demands|Decides|Calls|Condemns|Urges|Requests|Welcomes|Lifts|Terminates)\b)",
     ),
     "counterfactual": (
         r"\bhad (?:it|the (?:\S+\s+){0,4}?(?:text|draft|resolution|proposal)) (?:been )?(?:passed|adopted)\b",
+        r"\bif (?:it had been |it were |it had |it was )?(?:adopted|passed)\b",
+        # the press's tense for a text that was never adopted: "would (also) have demanded"
+        r"\bwould(?:\s+(?:also|further|\w+ly))*\s+have(?:\s+(?:also|further|\w+ly))*\s+"
+        r"(?:\w+ed|been|had|seen|kept|put|set|made|led|left|sent|held|shut|brought|taken|given|sought|met|"
+        r"laid|paid|struck|begun|become|done|gone|won|lost|built|meant|spent|undertaken|drawn|written)\b",
+    ),
+    "after the vote": (
+        r"\b(?:speakers?|delegates?|delegations?) (?:\w+ )?(?:highlighted|said|stressed|noted|argued|"
+        r"explained|regretted|welcomed|expressed|voiced|lamented)\b",
+        r"\bexplanations? of (?:the )?vote\b",
     ),
     "vote list": (
         r"\b(?:in favou?r|against|abstentions?|abstaining)\s*(?:\(\d+\))?\s*:\s*[A-Z]",
@@ -127,19 +146,38 @@ MIN_CONTEXT_CHARS = 80  # shorter than this after stripping, a text says too lit
 
 
 @dataclass(frozen=True)
+class ContextChange:
+    """One sentence changed on its way to a prompt: ``rewritten`` is None when it was removed."""
+
+    original: str
+    rewritten: str | None
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class PromptContext:
-    """Text safe for a pre-vote prompt, which kind of text it is, and how many sentences were cut."""
+    """Text safe for a pre-vote prompt, which kind of text it is, and every change made to get it.
+
+    ``changes`` keeps the original sentence beside its rewrite (or its removal and why), so a reader
+    can audit each one; ``fallback_reason`` says why a title / agenda fallback was used.
+    """
 
     text: str
     kind: ContextKind
     removed_sentences: int = 0
+    changes: tuple[ContextChange, ...] = ()
+    fallback_reason: str | None = None
 
     @property
     def description(self) -> str:
         return CONTEXT_KIND_DESCRIPTIONS[self.kind]
 
+    @property
+    def rewritten_sentences(self) -> int:
+        return sum(1 for change in self.changes if change.rewritten is not None)
 
-def _title_description(title: str) -> str:
+
+def title_description(title: str) -> str:
     """The bracketed description of a UNDL title; its resolution number would reveal adoption."""
     inside = re.search(r"\[(.+)\]", title)
     return inside.group(1).strip() if inside else re.sub(r"resolution\s+\d+\s*\(\d{4}\)", "", title).strip()
@@ -147,7 +185,7 @@ def _title_description(title: str) -> str:
 
 def fallback_text(record: Record) -> str:
     parts = [
-        f"Title: {_title_description(record.title)}" if record.title else "",
+        f"Title: {title_description(record.title)}" if record.title else "",
         f"Agenda item: {record.agenda_item}" if record.agenda_item else "",
         f"Topic: {record.topic}" if record.topic else "",
     ]
@@ -170,6 +208,7 @@ def context_for_prompt(record: Record) -> PromptContext:
         record.resolution,
         record.context.text if record.context else None,
         record.draft_text.text if record.draft_text else None,
+        str(record.draft_text.complete) if record.draft_text else None,
         record.title,
         record.agenda_item,
         record.topic,
@@ -182,15 +221,51 @@ def context_for_prompt(record: Record) -> PromptContext:
     return hit
 
 
+def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[ContextChange, ...]]:
+    """``raw`` rewritten sentence by sentence into a draft's voice; what still reveals the outcome goes."""
+    lines, changes, first = [], [], True
+    for line in unwrap(raw).splitlines():
+        kept = []
+        for sentence in (s.strip() for s in _SENTENCE_END.split(line)):
+            if not sentence:
+                continue
+            rewritten, reasons = neutralise_sentence(sentence, first=first)
+            hits = find_outcome_language(rewritten, record=record)
+            trimmed = without_asides(rewritten, hits[0].match) if hits else None
+            if trimmed is not None and not find_outcome_language(trimmed, record=record):
+                aside = f"an aside about another text had outcome language ({hits[0].match!r})"
+                rewritten, hits, reasons = trimmed, [], (*reasons, aside)
+            if hits:
+                why = tuple(f"reveals the outcome: {h.label} ({h.match!r})" for h in hits)
+                changes.append(ContextChange(sentence, None, (*reasons, *why)))
+                continue
+            if reasons:
+                changes.append(ContextChange(sentence, rewritten, reasons))
+            kept.append(rewritten)
+            first = False
+        if kept:
+            lines.append(" ".join(kept))
+    return "\n".join(lines), tuple(changes)
+
+
 def _context_for_prompt(record: Record) -> PromptContext:
+    """The complete draft text, then the press context, then a partial draft text, then title / agenda."""
+    draft = record.draft_text
     candidates: list[tuple[ContextKind, str | None]] = [
+        ("draft_text", draft_body(draft.text) if draft and draft.complete else None),
         ("context", record.context.text if record.context else None),
-        ("draft_text", record.draft_text.text if record.draft_text else None),
+        ("draft_text", draft_body(draft.text) if draft and not draft.complete else None),
     ]
+    rejected: list[str] = []
     for kind, raw in candidates:
         if not raw or not raw.strip():
             continue
-        text, removed = strip_outcome_sentences(raw.strip(), record=record)
+        text, changes = neutral_text(raw.strip(), record=record)
         if len(text) >= MIN_CONTEXT_CHARS:
-            return PromptContext(text, kind, removed)
-    return PromptContext(fallback_text(record), "fallback")
+            removed = sum(1 for c in changes if c.rewritten is None)
+            return PromptContext(text, kind, removed, changes)
+        leaked = any(c.rewritten is None for c in changes)
+        why = "still revealed the outcome after rewriting" if leaked else f"< {MIN_CONTEXT_CHARS} characters"
+        rejected.append(f"the {kind.replace('_', ' ')} {why}")
+    reason = "; ".join(rejected) or "no context or draft text"
+    return PromptContext(fallback_text(record), "fallback", fallback_reason=reason)

@@ -1,0 +1,92 @@
+"""The report's prompt-audit section: the leak audit and the precedent coverage each run recorded."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from evals.report_sections import Context
+
+AUDIT_COLUMNS = {
+    "targets": "targets",
+    "prompts_with_markers": "prompts with outcome markers (0 expected)",
+    "markers": "markers found",
+    "contexts_rewritten": "contexts rewritten into the draft's voice",
+    "rewritten_sentences": "sentences rewritten",
+    "removed_sentences": "sentences removed",
+    "fallbacks": "fell back to title / agenda",
+}
+
+
+def audit_summary(run_label: str, audit: dict[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {"run": run_label}
+    row.update({label: audit.get(key, 0) for key, label in AUDIT_COLUMNS.items()})
+    kinds = audit.get("kinds") or {}
+    row["context kinds"] = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    return row
+
+
+def audit_details(audit: dict[str, Any]) -> pd.DataFrame:
+    """Targets whose prompt carried a marker or fell back: what and why (the others are clean)."""
+    rows = [
+        {
+            "draft": r["id"],
+            "context": r["kind"],
+            "markers": "; ".join(r["markers"]) or "none",
+            "fallback reason": r.get("fallback_reason") or "",
+        }
+        for r in audit.get("rows", [])
+        if r["markers"] or r["kind"] == "fallback"
+    ]
+    return pd.DataFrame(rows, columns=["draft", "context", "markers", "fallback reason"])
+
+
+def coverage_table(coverage: dict[str, Any]) -> pd.DataFrame:
+    per_pool = coverage.get("per_pool") or {}
+    return pd.DataFrame(
+        [
+            {"pool": pool, "0 precedents": c.get("0", 0), "1": c.get("1", 0), "2+": c.get("2+", 0)}
+            for pool, c in per_pool.items()
+        ]
+    )
+
+
+def leak_section(ctx: Context) -> None:
+    """Leak audit of every vote/debias run, and, for debias runs, how many precedents each target got."""
+    runs = [r for r in ctx.of("vote", "debias") if r.config.get("leak_audit")]
+    if not runs:
+        return
+    summary = pd.DataFrame([audit_summary(r.label, r.config["leak_audit"]) for r in runs])
+    ctx.page.table(
+        summary,
+        table_id="leak-audit",
+        caption="Leak audit of the target prompts: outcome and counterfactual markers found, sentences "
+        "rewritten or removed, contexts that fell back to title / agenda",
+    )
+    for run in runs:
+        slug = run.run_id.replace("/", "-")
+        details = audit_details(run.config["leak_audit"])
+        if len(details):
+            ctx.page.table(
+                details,
+                table_id=f"leak-details-{slug}",
+                caption=f"Targets with a marker or a title / agenda fallback: {run.label}",
+            )
+        coverage = run.config.get("precedent_coverage")
+        if coverage:
+            ctx.page.table(
+                coverage_table(coverage),
+                table_id=f"precedents-{slug}",
+                caption=f"Targets by number of precedents found per pool (threshold "
+                f"{coverage.get('threshold')}): {run.label}",
+            )
+            missing = pd.DataFrame(coverage.get("missing", []), columns=["id", "pool", "why"])
+            if len(missing):
+                ctx.page.table(
+                    missing.rename(columns={"id": "draft"}),
+                    table_id=f"no-precedent-{slug}",
+                    caption=f"Why a target got no precedent from a pool: {run.label}",
+                )
+    ctx.page.close("prompt-audit", "Prompt audit: no outcome in any prompt; precedents found")

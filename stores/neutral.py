@@ -1,0 +1,307 @@
+"""Press-release contexts rewritten into the neutral, prospective voice that a draft has.
+
+A press release is written after the vote, so it describes a failed draft in the counterfactual
+("If adopted, the resolution would have demanded…") and in the press's own voice ("according to a
+copy obtained by Reuters", "presented by …"). Both give the outcome away: the counterfactual alone
+separates drafts from adopted items. :func:`neutralise_sentence` turns "would have demanded" into
+"would demand" (verb forms from ``lemminflect``, not a hand-written table), drops the if-adopted
+clause and the reporting frame, and says which rules it applied so every change can be audited.
+:func:`draft_body` strips the page furniture around a draft's own text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from lemminflect import getAllInflections, getAllLemmas
+
+_ADVERB = r"(?:also|further|thereby|then|thus|furthermore|\w+ly)"
+_WORD = r"[A-Za-z][\w’'‑-]*"
+
+# "would [also] have [also|, among other terms,] <past participle>"
+_WOULD_HAVE = re.compile(
+    rf"\b(?P<would>[Ww]ould)(?P<pre>(?:\s+{_ADVERB})*)\s+have"
+    rf"(?P<mid>(?:\s+{_ADVERB})*|\s*,[^,.;]{{1,40}},)\s+(?P<verb>{_WORD})"
+)
+# "The resolution had also proposed": a past perfect whose subject is the text itself
+_HAD = re.compile(
+    rf"\b(?P<subject>(?:[Tt]he )?(?:resolution|draft|text|draft resolution))\s+had"
+    rf"(?P<mid>(?:\s+{_ADVERB})*)\s+(?P<verb>{_WORD})"
+)
+# a verb joined to one just rewritten: "would have condemned … and urged it to"
+_COORDINATED = re.compile(
+    rf"(?P<join>(?:\b(?:and|or|as well as|while)|;)\s+(?:{_ADVERB}\s+)*)(?P<verb>{_WORD})"
+    r"(?P<next>\s+(?:the|that|a|an|all|any|its|their|it|them|to|for|on|upon|with|in|against|over|"
+    r"[A-Z]\w*)\b)"
+)
+
+# (pattern, replacement, reason); applied in order, each a rule a reader can look up here
+_FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE if flags else 0), r, why)
+    for p, r, why, flags in (
+        (
+            r"^\s*(?:If adopted|Had (?:it|the [^,]{1,60}?) (?:been )?(?:adopted|passed)|"
+            r"If (?:it|the [^,]{1,60}?) had (?:been )?(?:adopted|passed)),\s*",
+            "",
+            "if-adopted clause",
+            True,
+        ),
+        (r",\s*if (?:it had been )?adopted,", "", "if-adopted clause", True),
+        (
+            r",?\s*according to (?:a|the) (?:copy|draft|text|version)\b[^,.;]*?\b(?:obtained|seen) by "
+            rf"(?:the )?{_WORD}(?: {_WORD})*",
+            "",
+            "reporting frame: who obtained a copy",
+            False,
+        ),
+        (
+            rf",\s*(?:which|that) (?:was|has been|had been) seen by (?:the )?{_WORD},?",
+            "",
+            "reporting frame: who saw a copy",
+            False,
+        ),
+        (
+            r"\s*[—–]\s*(?:presented|submitted|tabled|introduced|drafted|proposed|put forward|"
+            r"(?:co[‑-])?sponsored) by [^—–]+?\s*[—–]\s*",
+            " ",
+            "reporting frame: who presented it",
+            True,
+        ),
+        (
+            r"^(?:Presented|Tabled|Submitted|Introduced|Drafted|Proposed|Put forward|(?:Co[‑-])?sponsored)"
+            r" by [^,]+?(?:\([^)]*\)[^,]*?)?,\s*",
+            "",
+            "reporting frame: who presented it",
+            True,
+        ),
+        (
+            r"\s+(?:was\s+)?(?:presented|submitted|tabled|introduced|drafted|proposed|put forward) by "
+            rf"(?:the )?{_WORD}(?:(?: and| of)? {_WORD})*?,?\s+which\s+(?=would\b)",
+            " ",
+            "reporting frame: who presented it",
+            False,
+        ),
+        (
+            r"(?:(?<=draft)|(?<=text))(?: resolution)?\s+(?:presented|submitted|tabled|introduced|drafted|"
+            r"proposed|put forward) by (?:the )?[A-Z][\w’'‑-]*(?: (?:of |and )?[A-Z][\w’'‑-]*)*",
+            "",
+            "reporting frame: who presented it",
+            False,
+        ),
+        (
+            r"(?<=\bresolution)\s+(?:presented|submitted|tabled|introduced|drafted|proposed) by "
+            r"(?:the )?[A-Z][\w’'‑-]*(?: (?:of |and )?[A-Z][\w’'‑-]*)*",
+            "",
+            "reporting frame: who presented it",
+            False,
+        ),
+        (
+            r"\s+(?:tabled|presented|introduced|put forward) (?:today|this (?:morning|afternoon|week))",
+            "",
+            "reporting frame: when it was tabled",
+            False,
+        ),
+        (
+            r",?\s*which was (?:then |later |subsequently )?put to (?:a|the) vote,?",
+            "",
+            "reporting frame: the vote",
+            True,
+        ),
+        (
+            r"^.*?,\s*introducing the (?:draft|text)(?: resolution)?,\s*said (?:that )?"
+            r"(?:it|the draft|the text)(?=\s+would\b)",
+            "The draft",
+            "reporting frame: who introduced it",
+            True,
+        ),
+        (
+            r"\s+is a (?:slightly )?(?:revised|amended|new) version of (?:a |the )?previous[^,]*?,"
+            r"\s*which\s+",
+            " ",
+            "reporting frame: earlier versions",
+            True,
+        ),
+        (
+            r"^(?:By other terms|By its further terms|Further by its terms|Also by the (?:draft|text)|"
+            r"By further terms),\s*",
+            "",
+            "opening that assumes a removed sentence",
+            True,
+        ),
+    )
+)
+_FIRST_SUBJECT = (
+    (re.compile(r"^(?:It|That draft resolution|This draft resolution)\b"), "The draft resolution"),
+    (re.compile(r"^(?:That|This) draft\b"), "The draft"),
+    (re.compile(r"^(?:That|This) text\b"), "The text"),
+)
+_FIRST_ALSO = re.compile(r"\b(would|[Tt]he draft(?: resolution)?|[Tt]he text)\s+(?:also|further)\s+")
+
+
+@lru_cache(maxsize=4096)
+def base_form(word: str, *, past_only: bool = True) -> str | None:
+    """The bare infinitive of a past participle/past tense (``demanded`` → ``demand``), else None."""
+    lowered = word.lower()
+    for lemma in getAllLemmas(lowered, upos="VERB").get("VERB", ()):
+        forms = getAllInflections(lemma, upos="VERB")
+        past = set(forms.get("VBN", ())) | set(forms.get("VBD", ()))
+        if lowered in past and (not past_only or lowered != lemma or "VBN" in forms):
+            return str(lemma)
+    return None
+
+
+def _tense(sentence: str) -> str:
+    rewritten_at = -1
+
+    def would(match: re.Match[str]) -> str:
+        nonlocal rewritten_at
+        verb = base_form(match["verb"])
+        if verb is None:
+            return match.group(0)
+        rewritten_at = match.start()
+        mid = match["mid"]
+        return f"{match['would']}{match['pre']}{mid} {verb}"
+
+    def had(match: re.Match[str]) -> str:
+        nonlocal rewritten_at
+        verb = base_form(match["verb"])
+        if verb is None:
+            return match.group(0)
+        rewritten_at = match.start()
+        return f"{match['subject']} would{match['mid']} {verb}"
+
+    out = _HAD.sub(had, _WOULD_HAVE.sub(would, sentence))
+    return _coordinated(out, rewritten_at)
+
+
+def _coordinated(out: str, rewritten_at: int) -> str:
+    """After a verb made prospective at ``rewritten_at``, the past verbs joined to it too."""
+    if rewritten_at < 0:
+        return out
+
+    def joined(match: re.Match[str]) -> str:
+        word = match["verb"]
+        verb = base_form(word)
+        return f"{match['join']}{verb}{match['next']}" if verb and verb != word.lower() else match.group(0)
+
+    head, tail = out[:rewritten_at], out[rewritten_at:]
+    return head + _COORDINATED.sub(joined, tail)
+
+
+# "The Security Council today extended …", "By the text, the Council also called on …": a press
+# release's report of what the Council did, in the past tense that only an adopted text gets.
+_PAST = re.compile(
+    r"^(?P<intro>(?:.{0,300}?,\s+)?)"
+    r"(?P<subject>(?:[Tt]he\s+)?(?:U\.?N\.?\s+)?(?:15-member\s+|Security\s+)?Council|[Ii]t|"
+    r"[Tt]he (?:text|resolution|organ))"
+    r"(?P<when>(?:\s+(?:today|yesterday|this (?:morning|afternoon|evening)|on \w+day|unanimously|has))*)"
+    rf"(?P<mid>(?:\s+{_ADVERB})*)\s+(?P<verb>{_WORD})\b(?!\s+by\b)"
+)
+_NOT_PAST = frozenset({"be", "have", "do"})
+
+
+def _past(sentence: str) -> str:
+    match = _PAST.match(sentence)
+    if not match or not match["verb"].endswith(("ed", "ook", "ade", "ew", "ave", "ent", "ut", "et")):
+        return sentence
+    verb = base_form(match["verb"], past_only=False)
+    if verb is None or verb in _NOT_PAST or verb == match["verb"].lower():
+        return sentence
+    head = f"{match['intro']}{match['subject']} would{match['mid']} {verb}"
+    return _coordinated(head + sentence[match.end() :], len(match["intro"]))
+
+
+_ASIDE = re.compile(r"\s*[—–]\s[^—–]+?\s[—–]\s*")
+
+
+def without_asides(sentence: str, flagged: str) -> str | None:
+    """The sentence without the dash-delimited aside that holds ``flagged`` (an aside about an
+    earlier text: "— established unanimously by the Council in 2015 —"), or None if there is none."""
+    for aside in _ASIDE.finditer(sentence):
+        if flagged in aside.group(0):
+            return _tidy(sentence[: aside.start()] + " " + sentence[aside.end() :])
+    return None
+
+
+def unwrap(text: str) -> str:
+    """Join a line that continues the one before it (it starts in lower case): pasted page breaks."""
+    return re.sub(r"\s*\n\s*(?=[a-z])", " ", text)
+
+
+def _tidy(sentence: str) -> str:
+    sentence = re.sub(r"\s{2,}", " ", sentence).strip()
+    sentence = re.sub(r"\s+([,;.])", r"\1", sentence)
+    return sentence[:1].upper() + sentence[1:] if sentence else sentence
+
+
+def neutralise_sentence(sentence: str, *, first: bool = False) -> tuple[str, tuple[str, ...]]:
+    """The sentence in a draft's voice, and the reasons for each change (empty if none).
+
+    ``first``: the sentence opens the context, so "It would also …" becomes "The draft resolution
+    would …" (a context must not begin mid-description).
+    """
+    reasons: list[str] = []
+    text = sentence
+    for pattern, replacement, why in _FRAMES:
+        new = pattern.sub(replacement, text)
+        if new != text:
+            reasons.append(why)
+            text = _tidy(new)
+    new = _tense(text)
+    if new != text:
+        reasons.append("counterfactual tense")
+        text = new
+    new = _past(text)
+    if new != text:
+        reasons.append("past tense of what the Council did")
+        text = new
+    if first:
+        for pattern, subject in _FIRST_SUBJECT:
+            new = pattern.sub(subject, text)
+            if new != text:
+                text = new
+                reasons.append("opening that assumes a removed sentence")
+                break
+        new = _FIRST_ALSO.sub(r"\1 ", text, count=1)
+        if new != text:
+            text = new
+            reasons.append("opening that assumes a removed sentence")
+    if not reasons:
+        return sentence.strip(), ()
+    return _tidy(text), tuple(dict.fromkeys(reasons))
+
+
+_PAGE_LINE = re.compile(
+    r"^\s*(?:S/\d{4}/\d+|\d{2}-\d{4,6}(?:\s*\(E\).*)?|Page \d+(?: of \d+)?|\d{1,3}/\d{1,3}|\d{1,3}|"
+    r"Distr\.?:?\s*General|Original:\s*\w+|United Nations(?: Security Council)?)\s*$",
+    re.IGNORECASE,
+)
+_OPENING = re.compile(r"^\s*The Security Council\s*,?\s*$", re.MULTILINE)
+_CLOSING = re.compile(r"[Dd]ecides to remain (?:actively )?seized of the matter\.?")
+_NUMBERED = re.compile(r"^\(?\d{1,2}[.)]\s")
+
+
+def draft_body(text: str) -> str:
+    """A draft's own text without the page around it: from "The Security Council," to "remain seized
+    of the matter", page headers and footers dropped, hard line breaks inside a paragraph joined."""
+    start = _OPENING.search(text)
+    body = text[start.start() :] if start else text
+    closing = list(_CLOSING.finditer(body))
+    if closing:
+        body = body[: closing[-1].end()]
+    paragraphs: list[str] = []
+    for raw in body.splitlines():
+        line = re.sub(r"\s+", " ", raw).strip()
+        if not line or _PAGE_LINE.match(line):
+            continue
+        continues = (
+            bool(paragraphs)
+            and not _NUMBERED.match(line)
+            and (line[0].islower() or line[0] in '(“"' or not paragraphs[-1].endswith((",", ";", ":", ".")))
+        )
+        if continues:
+            paragraphs[-1] += " " + line
+        else:
+            paragraphs.append(line)
+    return "\n".join(paragraphs)
