@@ -13,16 +13,23 @@ TARGET_S = 300.0
 QUICK_ARGS = ["--drafts", "1", "--debias-drafts", "1", "--keywords", "1", "--repeats", "1"]
 
 
-def run(quick: bool = False) -> Section:
-    section = Section("demo", "`nationbias demo` (embedded model, subprocess, fresh NATIONBIAS_HOME)")
+def time_demo(
+    *, quick: bool, env: dict[str, str] | None = None
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Wall time of one ``nationbias demo`` in a subprocess with a fresh NATIONBIAS_HOME."""
     command = [sys.executable, "-m", "evals.cli", "demo", *(QUICK_ARGS if quick else [])]
-    before = load_average()
     with fresh_home("demo"):
         started = time.perf_counter()
         done = subprocess.run(
-            command, cwd=REPO, capture_output=True, text=True, timeout=1800, env=dict(os.environ)
+            command, cwd=REPO, capture_output=True, text=True, timeout=1800, env={**os.environ, **(env or {})}
         )
-        wall = time.perf_counter() - started
+        return time.perf_counter() - started, done
+
+
+def run(quick: bool = False) -> Section:
+    section = Section("demo", "`nationbias demo` (embedded model, subprocess, fresh NATIONBIAS_HOME)")
+    before = load_average()
+    wall, done = time_demo(quick=quick)
     after = load_average()
     ok = done.returncode == 0
     section.add(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 from rich.table import Table
 
@@ -25,12 +27,16 @@ register_study(app)
 
 
 @app.command("models")
-def models() -> None:
+def models(
+    recheck: Annotated[
+        bool, typer.Option("--recheck", help="Probe the embedded model again, not the remembered answer.")
+    ] = False,
+) -> None:
     """The model providers and whether each is usable on this machine."""
     from graphs.models import provider_status
 
     table = Table("provider", "spec", "usable here", "about")
-    for row in provider_status():
+    for row in provider_status(recheck=recheck):
         table.add_row(row["provider"], row["spec"], row["usable"], row["about"])
     console.print(table)
 

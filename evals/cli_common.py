@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 console = Console()
 err_console = Console(stderr=True)
@@ -66,6 +67,13 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     )
 
 
+def _fatal_errors() -> tuple[type[BaseException], ...]:
+    """A model backend that died (the embedded model's llama.cpp process): one line, exit code 1."""
+    from graphs.models import BackendFatalError
+
+    return (BackendFatalError,)
+
+
 def cli_errors(func: F) -> F:
     """Turn known bad-input errors into one line on stderr and exit code 2."""
 
@@ -73,6 +81,9 @@ def cli_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except _fatal_errors() as exc:
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
         except _known_errors() as exc:
             message = str(exc).strip().strip("'\"") or type(exc).__name__
             message = " ".join(line.strip() for line in message.splitlines() if line.strip())  # one line

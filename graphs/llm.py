@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from graphs.http import ChatCompletionsClient, TransportError
 from graphs.models import (
+    BackendFatalError,
     GenerationParams,
     ModelSpec,
     check_ready,
@@ -330,7 +331,8 @@ class ModelClient:
         repeat: int = 0,
         max_tokens: int | None = None,
     ) -> CallResult:
-        """Ask once (with retries). Never raises for model or transport faults.
+        """Ask once (with retries). Never raises for model or transport faults, only
+        :class:`BackendFatalError` when the backend itself is gone (the embedded model's process died).
 
         ``max_tokens`` caps this call below the client's default (short answers stay short
         even when a small model starts to loop).
@@ -414,6 +416,8 @@ class ModelClient:
                         key, provider=self.spec.provider, model=self.spec.model, response=result.as_dict()
                     )
                 return result
+            except BackendFatalError:
+                raise  # the backend is gone: no retry, no error row; the runner ends the run
             except Exception as exc:
                 last = exc
                 if attempt == self.retry.max_attempts or not _is_retryable(exc):

