@@ -26,6 +26,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from graphs.halt import Halt, RunHalted
+from stores.faults import RunFault
 from stores.runstore import RunStore, SampleRow, sample_id
 
 console = Console(stderr=True)
@@ -82,6 +84,8 @@ class RunSummary:
     error: int = 0
     wall_s: float = 0.0
     first_errors: list[str] = field(default_factory=list)
+    unsaved: int = 0  # answers a failed commit could not keep (asked again on resume)
+    errored: int = 0  # samples of this run whose stored row is an error (this session's or earlier)
 
     @property
     def done(self) -> int:
@@ -155,20 +159,33 @@ async def run_tasks(
 
     lanes = min(concurrency, max(1, len(pending)))
     spacing = min(RAMP_S if ramp_s is None else ramp_s, RAMP_MAX_S / lanes)
+    halt = Halt(notify=lambda text: console.print(text, highlight=False))
+    written: dict[str, str] = {}
 
     async def drain(lane: int) -> None:
         if lane:
             await asyncio.sleep(lane * spacing)
-        while True:
+        while not halt.stopping:
+            if (failure := store.failure) is not None:  # a group commit failed: stop asking
+                halt.stop(failure)
+                return
             try:
                 task = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
             try:
                 row = await worker(task)
+            except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
+                halt.stop(fault)
+                return
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)
-            store.write(run_id, row)
+            try:
+                store.write(run_id, row)
+            except RunFault as fault:
+                halt.stop(fault)
+                return
+            written[row.sample_id] = row.status
             setattr(summary, row.status, getattr(summary, row.status) + 1)
             if row.status == "error" and len(summary.first_errors) < 5:
                 summary.first_errors.append(f"{row.sample_id}: {row.error}")
@@ -180,12 +197,39 @@ async def run_tasks(
     gc.freeze()
     try:
         with progress:
-            await asyncio.gather(*(drain(lane) for lane in range(lanes)))
+            halt.tasks = [asyncio.create_task(drain(lane)) for lane in range(lanes)]
+            halt.install()
+            await asyncio.wait(halt.tasks)
     finally:
+        halt.uninstall()
         gc.unfreeze()
-        store.flush()
+        try:
+            store.flush()
+        except RunFault as fault:
+            halt.stop(fault)
         for client in clients:
             if client is not None:
                 await client.aclose()
+    for lane in halt.tasks:  # a bug outside the worker (which records its own) still surfaces
+        if not lane.cancelled() and lane.exception() is not None:
+            raise lane.exception()  # type: ignore[misc]
     summary.wall_s = time.perf_counter() - started
+    if halt.fault is not None:
+        _uncount_unsaved(store, run_id, summary, written)
+    ids = {task.sample_id for task in all_tasks}
+    errors = store.done_ids(run_id) - store.done_ids(run_id, include_errors=False)
+    summary.errored = len(ids & errors)
+    if halt.fault is not None:
+        raise RunHalted(halt.fault, summary)
     return summary
+
+
+def _uncount_unsaved(store: RunStore, run_id: str, summary: RunSummary, written: dict[str, str]) -> None:
+    """After a failed commit, count only the rows that reached the store."""
+    if store.failure is None:
+        return
+    stored = store.done_ids(run_id)
+    for sid, status in written.items():
+        if sid not in stored:
+            setattr(summary, status, getattr(summary, status) - 1)
+            summary.unsaved += 1
