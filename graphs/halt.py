@@ -55,6 +55,7 @@ class Halt:
         self.cancelled = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous: Any = signal.default_int_handler
+        self._timer: asyncio.TimerHandle | None = None
 
     @property
     def stopping(self) -> bool:
@@ -65,10 +66,9 @@ class Halt:
         if self.fault is None:
             self.fault = fault
             if not isinstance(fault, Interrupted):
-                self.cancel()
+                self.cancel()  # nothing in flight can be stored or answered: stop at once
 
     def cancel(self) -> None:
-        self.cancelled = True
         current = asyncio.current_task()
         for task in self.tasks:
             if task is not current and not task.done():
@@ -80,6 +80,7 @@ class Halt:
         if self.fault is not None:
             self.notify("[red]second Ctrl-C: stopping now[/]")
             self.cancel()
+            self.cancelled = True
             return
         self.stop(Interrupted("interrupted (Ctrl-C)"))
         self.notify(
@@ -87,7 +88,21 @@ class Halt:
             f"({busy} lanes busy) to be stored. Ctrl-C again to stop now.[/]"
         )
         if self._loop is not None:
-            self._loop.call_later(self.grace, self.cancel)
+            self._timer = self._loop.call_later(self.grace, self._grace_over)
+
+    def _grace_over(self) -> None:
+        if any(not task.done() for task in self.tasks):
+            self.notify(f"[red]{self.grace:g} s grace period over: stopping now[/]")
+            self.cancel()
+            self.cancelled = True
+
+    def outcome(self) -> RunFault | None:
+        """The fault to report; for Ctrl-C, whether the calls in flight made it into the store."""
+        if isinstance(self.fault, Interrupted):
+            if self.cancelled:
+                return Interrupted("Ctrl-C: the calls still in flight were cancelled (asked again on resume)")
+            return Interrupted("Ctrl-C: no new calls were made and the calls in flight were stored")
+        return self.fault
 
     def install(self) -> bool:
         """Take over SIGINT on the running loop (main thread only); :meth:`uninstall` gives it back."""
@@ -102,6 +117,8 @@ class Halt:
         return True
 
     def uninstall(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
         if self._loop is not None:
             self._loop.remove_signal_handler(signal.SIGINT)
             signal.signal(signal.SIGINT, self._previous)  # asyncio's own (Ctrl-C between runs)

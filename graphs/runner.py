@@ -191,6 +191,7 @@ async def run_tasks(
                 summary.first_errors.append(f"{row.sample_id}: {row.error}")
             if show_progress:
                 progress.update(bar, advance=1, ok=summary.ok, invalid=summary.invalid, error=summary.error)
+            await asyncio.sleep(0)  # this turn's group commit runs before the lane asks anything new
 
     # The corpus, graphs and modules loaded so far live for the whole run: freezing them keeps
     # the cyclic GC's full collections from walking them again and again mid-run.
@@ -219,8 +220,8 @@ async def run_tasks(
     ids = {task.sample_id for task in all_tasks}
     errors = store.done_ids(run_id) - store.done_ids(run_id, include_errors=False)
     summary.errored = len(ids & errors)
-    if halt.fault is not None:
-        raise RunHalted(halt.fault, summary)
+    if (stopped := halt.outcome()) is not None:
+        raise RunHalted(stopped, summary)
     return summary
 
 
