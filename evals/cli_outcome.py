@@ -131,7 +131,8 @@ def summary_line(outcome: Outcome, code: int) -> None:
     done, total = sum(s.done for s in runs), sum(s.total for s in runs)
     to_go = total - sum(s.skipped for s in runs) - done
     counts = " · ".join(f"{k} {sum(getattr(s, k) for s in runs)}" for k in ("ok", "invalid", "error"))
-    line = f"summary: {done} done now, {to_go} to go · {counts} · exit {code}"
+    wall = sum(s.wall_s for s in runs)
+    line = f"summary: {done} done now, {to_go} to go · {counts} · {wall:.1f} s running · exit {code}"
     resume_id = outcome.resume_id or (runs[0].run_id if runs else None)
     if resume_id is not None:
         retry = any(s.errored for s in runs)
