@@ -2,6 +2,7 @@
 
 Every node in every graph calls :meth:`ModelClient.call`. Errors are returned (never raised
 into the graph) and never cached; the reasoning of R1-style models is split from the answer.
+Only faults of the whole run are raised: an unreachable endpoint, a cache that cannot be written.
 """
 
 from __future__ import annotations
@@ -342,7 +343,9 @@ class ModelClient:
         repeat: int = 0,
         max_tokens: int | None = None,
     ) -> CallResult:
-        """Ask once (with retries). Never raises for model or transport faults.
+        """Ask once (with retries). Never raises for model or transport faults of one call; raises
+        a run fault (``stores.faults.RunFault``) when the endpoint is unreachable or the cache
+        cannot be written, which stops the run (graphs/runner.py).
 
         ``max_tokens`` caps this call below the client's default (short answers stay short
         even when a small model starts to loop).
