@@ -14,6 +14,7 @@ code   meaning
 from __future__ import annotations
 
 import shlex
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -25,6 +26,7 @@ from rich.console import Console
 from graphs.breaker import display_url
 from graphs.halt import Interrupted, RunHalted
 from stores.faults import RunFault, describe_write_fault, is_write_fault
+from stores.paths import home
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 err_console = Console(stderr=True)
@@ -97,9 +99,9 @@ def stopped(outcome: Outcome, exc: BaseException) -> int | None:
             _say(f"{exc.summary.unsaved} answer(s) in flight could not be stored: asked again on resume")
     elif isinstance(exc, (RunFault, KeyboardInterrupt)):
         fault = exc
-    elif isinstance(exc, OSError) and is_write_fault(exc):
-        where = f"cannot write {exc.filename}" if exc.filename else "cannot write"
-        fault = RunFault(f"{where}: {describe_write_fault(exc)}")
+    elif isinstance(exc, (OSError, sqlite3.Error)) and is_write_fault(exc):  # e.g. writing a report
+        where = getattr(exc, "filename", None) or f"under NATIONBIAS_HOME ({home()})"
+        fault = RunFault(f"cannot write {where}: {describe_write_fault(exc)}")
     else:
         return None
     interrupted = isinstance(fault, (Interrupted, KeyboardInterrupt))

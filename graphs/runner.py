@@ -131,6 +131,8 @@ async def run_tasks(
 
     ``clients`` (the model and judge) are closed at the end, so no connection outlives its loop.
     ``ramp_s`` spaces the workers' starts (default ``RAMP_S``; 0 starts them all at once).
+    A run fault (a store that cannot be written, an unreachable endpoint, Ctrl-C: graphs/halt.py)
+    stops it early with :class:`RunHalted`, whose ``summary`` counts what was stored.
     """
     if concurrency < 1:
         raise ValueError(f"--concurrency must be >= 1, got {concurrency}")
