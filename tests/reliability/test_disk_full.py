@@ -92,3 +92,38 @@ def test_full_disk_stops_at_the_first_failed_write_and_resume_pays_only_for_the_
         assert len(final) == TOTAL == len({r["sample_id"] for r in final})
         assert all(r["status"] == "ok" for r in final)
         assert asked_second == TOTAL - kept, (asked_second, TOTAL, kept)
+
+
+@pytest.mark.timeout(600)
+def test_full_disk_under_the_debias_checkpoints_resumes_each_sample_where_it_stopped(tmp_path: Path) -> None:
+    """With ``--no-cache`` the checkpoints are the only record of a debias sample's paid calls: a failed
+    checkpoint commit stops the run, and the resume redoes at most the nodes that were not stored
+    (the calls in flight, and the nodes of the one failed commit: at most a call per lane each)."""
+    run_id = "full-disk-debias"
+    args = ["run", "vote", "-m", MODEL, "--debias", "--k", "1", "--limit", "12", "--repeats", "1"]
+    args += ["--no-cache", "--concurrency", str(CONCURRENCY), "--run-id", run_id]
+    with fault_server_process("--latency", "0.02") as server:
+        reference_home = tmp_path / "reference"
+        reference = subprocess.run(
+            cli_command(*args), env=cli_env(reference_home, server.base_url), cwd=REPO, timeout=300
+        )
+        assert reference.returncode == 0
+        asked_reference = sum(server.prompt_counts().values())
+        with small_filesystem(tmp_path / "small", room_kb=300) as fs:
+            home = fs.root / "home"
+            first = _run(fs, home, server.base_url, args)
+            output = first.stdout + first.stderr
+            assert first.returncode == 1, output
+            assert "Traceback" not in output, output
+            failed = [line for line in output.splitlines() if line.startswith("error: cannot write ")]
+            assert len(failed) == 1 and str(home) in failed[0], output
+            assert len(rows(home, run_id)) < 60
+            fs.free()
+            second = _run(fs, home, server.base_url, args)
+            assert second.returncode == 0, second.stdout + second.stderr
+            final = rows(home, run_id)
+        asked = sum(server.prompt_counts().values()) - asked_reference
+    assert len(final) == 60 and all(r["status"] == "ok" for r in final)
+    want = {r["sample_id"]: r["raw"] for r in rows(reference_home, run_id)}
+    assert {r["sample_id"]: r["raw"] for r in final} == want
+    assert asked_reference <= asked <= asked_reference + 2 * CONCURRENCY, (asked, asked_reference)
