@@ -29,6 +29,7 @@ from rich.progress import (
 from graphs.halt import Halt, RunHalted
 from stores.faults import RunFault
 from stores.runstore import RunStore, SampleRow, sample_id
+from stores.sqlite import GroupCommit
 
 console = Console(stderr=True)
 T = TypeVar("T")
@@ -126,13 +127,15 @@ async def run_tasks(
     show_progress: bool = True,
     clients: Iterable[Closeable | None] = (),
     ramp_s: float | None = None,
+    commits: Iterable[GroupCommit] = (),
 ) -> RunSummary:
     """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``).
 
     ``clients`` (the model and judge) are closed at the end, so no connection outlives its loop.
     ``ramp_s`` spaces the workers' starts (default ``RAMP_S``; 0 starts them all at once).
     A run fault (a store that cannot be written, an unreachable endpoint, Ctrl-C: graphs/halt.py)
-    stops it early with :class:`RunHalted`, whose ``summary`` counts what was stored.
+    stops it early with :class:`RunHalted`, whose ``summary`` counts what was stored. ``commits``
+    are other stores' group commits (the debias checkpoints) whose first failure stops it too.
     """
     if concurrency < 1:
         raise ValueError(f"--concurrency must be >= 1, got {concurrency}")
@@ -163,13 +166,16 @@ async def run_tasks(
     spacing = min(RAMP_S if ramp_s is None else ramp_s, RAMP_MAX_S / lanes)
     halt = Halt(notify=lambda text: console.print(text, highlight=False))
     written: dict[str, str] = {}
+    watched = [store.commits, *commits]
+    for group in watched:  # a failed commit stops the run from its own callback: no call waits for it
+        group.on_failure = halt.stop
 
     async def drain(lane: int) -> None:
         if lane:
             await asyncio.sleep(lane * spacing)
         while not halt.stopping:
-            if (failure := store.failure) is not None:  # a group commit failed: stop asking
-                halt.stop(failure)
+            if (failure := next((g.failed for g in watched if g.failed), None)) is not None:
+                halt.stop(failure)  # an earlier run on this store failed to commit: ask nothing
                 return
             try:
                 task = queue.get_nowait()
@@ -205,6 +211,8 @@ async def run_tasks(
             await asyncio.wait(halt.tasks)
     finally:
         halt.uninstall()
+        for group in watched:
+            group.on_failure = None
         gc.unfreeze()
         try:
             store.flush()
@@ -229,7 +237,7 @@ async def run_tasks(
 
 def _uncount_unsaved(store: RunStore, run_id: str, summary: RunSummary, written: dict[str, str]) -> None:
     """After a failed commit, count only the rows that reached the store."""
-    if store.failure is None:
+    if store.commits.failed is None:
         return
     stored = store.done_ids(run_id)
     for sid, status in written.items():

@@ -70,6 +70,11 @@ class InlineSqliteSaver(SqliteSaver):
     def commit(self) -> None:
         self._commits.commit()
 
+    @property
+    def commits(self) -> GroupCommit:
+        """Its group commit: the runner stops at the first failed one (stores/sqlite.py)."""
+        return self._commits
+
     def threads_under(self, prefix: str) -> set[str]:
         """The thread ids starting with ``prefix`` that have a checkpoint (one query for a whole run)."""
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # every string with the prefix sorts below this

@@ -20,7 +20,7 @@ from typing import Any, Literal, TextIO
 
 import pandas as pd
 
-from stores.faults import StoreWriteError, guarded_write
+from stores.faults import guarded_write
 from stores.paths import home
 from stores.sqlite import GroupCommit, connect
 
@@ -147,9 +147,8 @@ class RunStore:
         return self._commits
 
     @property
-    def failure(self) -> StoreWriteError | None:
-        """The first failed commit, if any: the runner stops issuing calls when it sees one."""
-        return self._commits.failed if self._commits is not None else None
+    def commits(self) -> GroupCommit:
+        return self._group  # the runner stops at its first failed commit (stores/sqlite.py)
 
     def flush(self) -> None:
         """Commit sample rows still waiting for their event-loop turn (the runner calls it at the end)."""

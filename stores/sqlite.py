@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from stores.faults import StoreWriteError, describe_write_fault, guarded_write, is_write_fault
@@ -52,6 +53,7 @@ class GroupCommit:
         self.path = path
         self.scheduled = False
         self.failed: StoreWriteError | None = None
+        self.on_failure: Callable[[StoreWriteError], None] | None = None  # the runner stops at once
 
     def check(self) -> None:
         """Raise the failure of an earlier commit: nothing more is written after the first one."""
@@ -88,6 +90,8 @@ class GroupCommit:
                 self.failed = self.failed or StoreWriteError(self.path, cause)
                 with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already
                     self.conn.rollback()
+        if self.failed is not None and self.on_failure is not None:
+            self.on_failure(self.failed)
 
 
 def running_loop() -> asyncio.AbstractEventLoop | None:
