@@ -11,7 +11,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+
+from evals.cli_outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
 
 console = Console()
 err_console = Console(stderr=True)
@@ -38,6 +39,13 @@ NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or wri
 DataOpt = Annotated[str | None, typer.Option("--data", help="Shared data folder (or NATIONBIAS_DATA).")]
 PersonasOpt = Annotated[
     str, typer.Option("--personas", help="p5, all (the 15 members seated), or codes: USA,RUS.")
+]
+FailOnErrorOpt = Annotated[
+    str,
+    typer.Option(
+        "--fail-on-error",
+        help="Errored samples tolerated before the exit code is 1: a count (5) or a fraction (0.1).",
+    ),
 ]
 
 
@@ -67,28 +75,33 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     )
 
 
-def _fatal_errors() -> tuple[type[BaseException], ...]:
-    """A model backend that died (the embedded model's llama.cpp process): one line, exit code 1."""
-    from graphs.models import BackendFatalError
-
-    return (BackendFatalError,)
-
-
 def cli_errors(func: F) -> F:
-    """Turn known bad-input errors into one line on stderr and exit code 2."""
+    """Own the command's outcome: known bad input is one line and exit 2; a run stopped by a fault
+    (full disk, unreachable endpoint, Ctrl-C) is one line, the summary and the command that
+    resumes, exit 1 or 130; errored samples beyond ``--fail-on-error`` exit 1 (evals/cli_outcome.py).
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except _fatal_errors() as exc:
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-            raise typer.Exit(1) from None
-        except _known_errors() as exc:
-            message = str(exc).strip().strip("'\"") or type(exc).__name__
-            message = " ".join(line.strip() for line in message.splitlines() if line.strip())  # one line
-            err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
+        with outcome_scope() as outcome:
+            try:
+                outcome.tolerance = parse_fail_on_error(kwargs.get("fail_on_error"))
+                result = func(*args, **kwargs)
+            except typer.Exit:
+                raise
+            except BaseException as exc:
+                code = stopped(outcome, exc)  # a run fault, Ctrl-C or a full disk: None for others
+                if code is not None:
+                    raise typer.Exit(code) from None
+                if not isinstance(exc, _known_errors()):
+                    raise
+                message = str(exc).strip().strip("'\"") or type(exc).__name__
+                message = " ".join(line.strip() for line in message.splitlines() if line.strip())
+                err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+                raise typer.Exit(EXIT_BAD_INPUT) from None
+            if code := finish(outcome):
+                raise typer.Exit(code)
+            return result
 
     return wrapper  # type: ignore[return-value]
 
@@ -120,6 +133,9 @@ def make_client(model: str, *, base_url: str | None, no_cache: bool) -> Any:
 
 
 def print_summary(summary: Any, *, embedded: bool) -> None:
+    from evals.cli_outcome import record
+
+    record(summary)
     console.print(
         f"run [bold]{summary.run_id}[/]: {summary.done} done now, {summary.skipped} already done · "
         f"ok {summary.ok} · invalid {summary.invalid} · error {summary.error} · {summary.wall_s:.1f}s"

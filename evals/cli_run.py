@@ -10,6 +10,7 @@ from evals.cli_common import (
     BaseUrlOpt,
     ConcurrencyOpt,
     DataOpt,
+    FailOnErrorOpt,
     LimitOpt,
     ModelOpt,
     NoCacheOpt,
@@ -26,6 +27,7 @@ from evals.cli_common import (
     new_run_id,
     print_summary,
 )
+from evals.cli_outcome import offer_resume_id
 from graphs.runner import run_async
 
 run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
@@ -66,6 +68,7 @@ def run_vote_command(
     get_retriever(retriever)  # an unknown strategy fails before any work
     test = "debias" if debias else "vote"
     run_id = check_run_id(run_id or new_run_id(test, model))
+    offer_resume_id(run_id)
     corpus = load_corpus()
     vote_tasks(test, select_drafts(corpus, sample), sample)  # an unknown persona fails here
     store = RunStore()  # a corrupt run store fails before the cache is touched
@@ -123,6 +126,7 @@ def run_vote(
     run_id: RunIdOpt = None,
     retry_errors: RetryErrorsOpt = False,
     no_cache: NoCacheOpt = False,
+    fail_on_error: FailOnErrorOpt = "0",
     data: DataOpt = None,
 ) -> None:
     """Persona vote simulation on the non-adopted drafts (optionally debiased)."""
@@ -196,6 +200,7 @@ def _run_explicit(
 
     sample = SampleOptions(limit=limit, seed=seed, repeats=repeats)
     run_id = check_run_id(run_id or new_run_id(test, model))
+    offer_resume_id(run_id)
     store = RunStore()
     client, judge_client = _explicit_clients(
         model=model, judge=judge, base_url=base_url, judge_base_url=judge_base_url, no_cache=no_cache
@@ -247,6 +252,7 @@ def run_directqa(
     run_id: RunIdOpt = None,
     retry_errors: RetryErrorsOpt = False,
     no_cache: NoCacheOpt = False,
+    fail_on_error: FailOnErrorOpt = "0",
     data: DataOpt = None,
 ) -> None:
     """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions)."""
@@ -284,6 +290,7 @@ def run_association(
     run_id: RunIdOpt = None,
     retry_errors: RetryErrorsOpt = False,
     no_cache: NoCacheOpt = False,
+    fail_on_error: FailOnErrorOpt = "0",
     data: DataOpt = None,
 ) -> None:
     """Association Test: rank the P5 by relevance to each keyword; the rationale gives the polarity."""

@@ -14,9 +14,11 @@ from evals.cli_common import (
     BaseUrlOpt,
     ConcurrencyOpt,
     DataOpt,
+    FailOnErrorOpt,
     LimitOpt,
     NoCacheOpt,
     RepeatsOpt,
+    RetryErrorsOpt,
     RunIdOpt,
     SeedOpt,
     UsageError,
@@ -264,11 +266,14 @@ def register(app: typer.Typer) -> None:
         repeats: RepeatsOpt = 3,
         concurrency: ConcurrencyOpt = 4,
         run_id: RunIdOpt = None,
+        retry_errors: RetryErrorsOpt = False,
         no_cache: NoCacheOpt = False,
+        fail_on_error: FailOnErrorOpt = "0",
         data: DataOpt = None,
     ) -> None:
         """Table 4: the debiased vote over k × reflexion × retriever, one run id per cell."""
         from evals.cli_common import new_run_id
+        from evals.cli_outcome import offer_resume_id
         from evals.tables import ablation_table
         from stores.runstore import RunStore
 
@@ -276,6 +281,7 @@ def register(app: typer.Typer) -> None:
         cells = grid_cells(parse_grid(list(ctx.args)))
         make_client(model, base_url=base_url, no_cache=no_cache)
         prefix = run_id or new_run_id("ablate", model)
+        offer_resume_id(prefix)
         ids = run_ablation(
             model=model,
             base_url=base_url,
@@ -286,6 +292,7 @@ def register(app: typer.Typer) -> None:
             repeats=repeats,
             concurrency=concurrency,
             no_cache=no_cache,
+            retry_errors=retry_errors,
         )
         store = RunStore()
         frame = ablation_table([(store.get_run(i), store.samples_frame(i)) for i in ids])
@@ -309,10 +316,12 @@ def register(app: typer.Typer) -> None:
         run_id: RunIdOpt = None,
         retry_errors: Annotated[bool, typer.Option("--retry-errors")] = False,
         no_cache: NoCacheOpt = False,
+        fail_on_error: FailOnErrorOpt = "0",
         data: DataOpt = None,
     ) -> None:
         """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report."""
         from evals.cli_common import new_run_id
+        from evals.cli_outcome import offer_resume_id
 
         apply_data(data)
         for spec in model:
@@ -332,6 +341,7 @@ def register(app: typer.Typer) -> None:
         for spec in model:
             prefix = f"{run_id}-{spec.split(':', 1)[-1]}" if run_id and len(model) > 1 else run_id
             prefix = prefix or new_run_id("study", spec)
+            offer_resume_id(run_id or _safe(prefix))  # several models share the --run-id given
             ids += run_study(
                 model=spec,
                 base_url=base_url,
@@ -358,6 +368,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The whole study on the embedded model, on a small subset (a few minutes on 2 cores)."""
         from evals.cli_common import new_run_id
+        from evals.cli_outcome import offer_resume_id
 
         apply_data(data)
         console.print(f"[yellow]nationbias demo: {EMBEDDED_NOTICE}[/]")
@@ -372,6 +383,7 @@ def register(app: typer.Typer) -> None:
             cells=[Cell(1, True, "keyword"), Cell(1, False, "keyword")],
         )
         prefix = _safe(run_id or new_run_id("demo", "smollm2"))
+        offer_resume_id(prefix)
         # The embedded model also judges what the labelling rules cannot decide: plumbing, not judgement.
         ids = run_study(
             model="local:smollm2",

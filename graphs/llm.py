@@ -2,6 +2,7 @@
 
 Every node in every graph calls :meth:`ModelClient.call`. Errors are returned (never raised
 into the graph) and never cached; the reasoning of R1-style models is split from the answer.
+Only faults of the whole run are raised: an unreachable endpoint, a cache that cannot be written.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from graphs.breaker import CircuitBreaker
 from graphs.http import ChatCompletionsClient, TransportError
 from graphs.models import (
     BackendFatalError,
@@ -191,6 +193,7 @@ class ModelClient:
     _models: dict[int, tuple[object, Any]] = field(default_factory=dict, repr=False)
     _inflight: dict[tuple[int, str], asyncio.Future[CallResult]] = field(default_factory=dict, repr=False)
     _clients: dict[int, tuple[object, Any]] = field(default_factory=dict, repr=False)
+    _breaker: CircuitBreaker | None = field(default=None, repr=False)
 
     @classmethod
     def from_spec(
@@ -260,6 +263,16 @@ class ModelClient:
             int(usage.get("prompt_tokens") or 0),
             int(usage.get("completion_tokens") or 0),
         )
+
+    @property
+    def breaker(self) -> CircuitBreaker:
+        """One per client, across event loops: a study's runs share what it learnt."""
+        if self._breaker is None:
+            url = self.spec.base_url or self.spec.provider
+            if self.spec.provider in DIRECT_PROVIDERS:
+                url = self._direct_client().url
+            self._breaker = CircuitBreaker(url)
+        return self._breaker
 
     def _direct_client(self) -> ChatCompletionsClient:
         """One client per event loop (its connections belong to that loop)."""
@@ -331,8 +344,10 @@ class ModelClient:
         repeat: int = 0,
         max_tokens: int | None = None,
     ) -> CallResult:
-        """Ask once (with retries). Never raises for model or transport faults, only
-        :class:`BackendFatalError` when the backend itself is gone (the embedded model's process died).
+        """Ask once (with retries). Never raises for model or transport faults of one call; raises
+        a run fault (``stores.faults.RunFault``) when the endpoint is unreachable, the cache cannot
+        be written or the backend itself is gone (the embedded model's process died, a
+        :class:`BackendFatalError`), which stops the run (graphs/runner.py).
 
         ``max_tokens`` caps this call below the client's default (short answers stay short
         even when a small model starts to loop).
@@ -393,7 +408,9 @@ class ModelClient:
             kwargs["max_tokens"] = max_tokens
         started = time.perf_counter()
         last: BaseException | None = None
+        breaker = self.breaker
         for attempt in range(1, self.retry.max_attempts + 1):
+            breaker.check()  # an unreachable endpoint stops the run (graphs/breaker.py)
             try:
                 self.calls_made += 1
                 ask = self._ask_direct if self.spec.provider in DIRECT_PROVIDERS else self._ask_langchain
@@ -411,18 +428,25 @@ class ModelClient:
                     completion_tokens=completion_tokens,
                     attempts=attempt,
                 )
-                if self.cache is not None and key is not None:
-                    self.cache.put(
-                        key, provider=self.spec.provider, model=self.spec.model, response=result.as_dict()
-                    )
-                return result
             except BackendFatalError:
                 raise  # the backend is gone: no retry, no error row; the runner ends the run
             except Exception as exc:
                 last = exc
-                if attempt == self.retry.max_attempts or not _is_retryable(exc):
+                gave_up = attempt == self.retry.max_attempts or not _is_retryable(exc)
+                if getattr(exc, "status_code", None):
+                    breaker.success()  # the server answered, if only with an error
+                breaker.failure(exc, gave_up=gave_up)
+                breaker.check()
+                if gave_up:
                     break
                 await asyncio.sleep(self.retry.delay(attempt, _retry_after(exc)))
+                continue
+            breaker.success()
+            if self.cache is not None and key is not None:  # a full disk raises: the run stops
+                self.cache.put(
+                    key, provider=self.spec.provider, model=self.spec.model, response=result.as_dict()
+                )
+            return result
         assert last is not None
         return CallResult(
             raw=None, error=_describe(last), latency_s=time.perf_counter() - started, attempts=attempt

@@ -19,6 +19,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from stores.faults import RunFault
+
 DEFAULT_MODEL = "local:smollm2"
 
 
@@ -26,24 +28,13 @@ class ModelSpecError(ValueError):
     """A model spec is malformed, names an unknown provider, or lacks its key or base URL."""
 
 
-class BackendFatalError(RuntimeError):
+class BackendFatalError(RunFault):
     """A model backend that can answer nothing more (the embedded model's process died).
 
     Unlike a failed call, it is not recorded on the sample in flight: the client does not retry it,
-    the runner stops, writes what finished and re-raises it with the run id, so a rerun resumes.
+    and the runner stops like for any run fault (what finished is kept, the summary line prints the
+    command that resumes), so a rerun asks only what is missing.
     """
-
-    run_note: str = ""
-
-    def during_run(self, *, run_id: str, kept: int, total: int) -> BackendFatalError:
-        self.run_note = (
-            f" {kept} of {total} samples finished and are kept in run {run_id}: "
-            f"rerun with --run-id {run_id} to resume."
-        )
-        return self
-
-    def __str__(self) -> str:
-        return super().__str__() + self.run_note
 
 
 @dataclass(frozen=True)

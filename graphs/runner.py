@@ -26,8 +26,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from graphs.models import BackendFatalError
+from graphs.halt import Halt, RunHalted
+from stores.faults import RunFault
 from stores.runstore import RunStore, SampleRow, sample_id
+from stores.sqlite import GroupCommit
 
 console = Console(stderr=True)
 T = TypeVar("T")
@@ -83,6 +85,8 @@ class RunSummary:
     error: int = 0
     wall_s: float = 0.0
     first_errors: list[str] = field(default_factory=list)
+    unsaved: int = 0  # answers a failed commit could not keep (asked again on resume)
+    errored: int = 0  # samples of this run whose stored row is an error (this session's or earlier)
 
     @property
     def done(self) -> int:
@@ -123,11 +127,15 @@ async def run_tasks(
     show_progress: bool = True,
     clients: Iterable[Closeable | None] = (),
     ramp_s: float | None = None,
+    commits: Iterable[GroupCommit] = (),
 ) -> RunSummary:
     """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``).
 
     ``clients`` (the model and judge) are closed at the end, so no connection outlives its loop.
     ``ramp_s`` spaces the workers' starts (default ``RAMP_S``; 0 starts them all at once).
+    A run fault (a store that cannot be written, an unreachable endpoint, Ctrl-C: graphs/halt.py)
+    stops it early with :class:`RunHalted`, whose ``summary`` counts what was stored. ``commits``
+    are other stores' group commits (the debias checkpoints) whose first failure stops it too.
     """
     if concurrency < 1:
         raise ValueError(f"--concurrency must be >= 1, got {concurrency}")
@@ -156,43 +164,83 @@ async def run_tasks(
 
     lanes = min(concurrency, max(1, len(pending)))
     spacing = min(RAMP_S if ramp_s is None else ramp_s, RAMP_MAX_S / lanes)
-    fatal: list[BackendFatalError] = []
+    halt = Halt(notify=lambda text: console.print(text, highlight=False))
+    written: dict[str, str] = {}
+    watched = [store.commits, *commits]
+    for group in watched:  # a failed commit stops the run from its own callback: no call waits for it
+        group.on_failure = halt.stop
 
     async def drain(lane: int) -> None:
         if lane:
             await asyncio.sleep(lane * spacing)
-        while not fatal:
+        while not halt.stopping:
+            if (failure := next((g.failed for g in watched if g.failed), None)) is not None:
+                halt.stop(failure)  # an earlier run on this store failed to commit: ask nothing
+                return
             try:
                 task = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
             try:
                 row = await worker(task)
-            except BackendFatalError as exc:  # the sample in flight stays unrecorded: a rerun asks it again
-                fatal.append(exc)
+            except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
+                halt.stop(fault)
                 return
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)
-            store.write(run_id, row)
+            try:
+                store.write(run_id, row)
+            except RunFault as fault:
+                halt.stop(fault)
+                return
+            written[row.sample_id] = row.status
             setattr(summary, row.status, getattr(summary, row.status) + 1)
             if row.status == "error" and len(summary.first_errors) < 5:
                 summary.first_errors.append(f"{row.sample_id}: {row.error}")
             if show_progress:
                 progress.update(bar, advance=1, ok=summary.ok, invalid=summary.invalid, error=summary.error)
+            await asyncio.sleep(0)  # this turn's group commit runs before the lane asks anything new
 
     # The corpus, graphs and modules loaded so far live for the whole run: freezing them keeps
     # the cyclic GC's full collections from walking them again and again mid-run.
     gc.freeze()
     try:
         with progress:
-            await asyncio.gather(*(drain(lane) for lane in range(lanes)))
+            halt.tasks = [asyncio.create_task(drain(lane)) for lane in range(lanes)]
+            halt.install()
+            await asyncio.wait(halt.tasks)
     finally:
+        halt.uninstall()
+        for group in watched:
+            group.on_failure = None
         gc.unfreeze()
-        store.flush()
+        try:
+            store.flush()
+        except RunFault as fault:
+            halt.stop(fault)
         for client in clients:
             if client is not None:
                 await client.aclose()
+    for lane in halt.tasks:  # a bug outside the worker (which records its own) still surfaces
+        if not lane.cancelled() and lane.exception() is not None:
+            raise lane.exception()  # type: ignore[misc]
     summary.wall_s = time.perf_counter() - started
-    if fatal:  # every finished sample is flushed above; the other lanes stopped after their sample
-        raise fatal[0].during_run(run_id=run_id, kept=summary.skipped + summary.done, total=summary.total)
+    if halt.fault is not None:
+        _uncount_unsaved(store, run_id, summary, written)
+    ids = {task.sample_id for task in all_tasks}
+    errors = store.done_ids(run_id) - store.done_ids(run_id, include_errors=False)
+    summary.errored = len(ids & errors)
+    if (stopped := halt.outcome()) is not None:
+        raise RunHalted(stopped, summary)
     return summary
+
+
+def _uncount_unsaved(store: RunStore, run_id: str, summary: RunSummary, written: dict[str, str]) -> None:
+    """After a failed commit, count only the rows that reached the store."""
+    if store.commits.failed is None:
+        return
+    stored = store.done_ids(run_id)
+    for sid, status in written.items():
+        if sid not in stored:
+            setattr(summary, status, getattr(summary, status) - 1)
+            summary.unsaved += 1

@@ -241,6 +241,7 @@ async def run_debias_study(
             description=f"debias k={options.k} · {client.label}",
             show_progress=show_progress,
             clients=[client],
+            commits=[saver.commits],
         )
 
 

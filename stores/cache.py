@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stores.faults import guarded_write
 from stores.paths import home
 from stores.sqlite import connect
 
@@ -86,7 +87,7 @@ class ResponseCache:
         if response.get("error"):
             raise ValueError("errors are never cached")
         blob = json.dumps(response, ensure_ascii=False)
-        with self._lock:
+        with self._lock, guarded_write(self.path):  # a full disk stops the run (stores/faults.py)
             self._conn.execute(
                 "INSERT OR REPLACE INTO responses (key, provider, model, response, created) "
                 "VALUES (?,?,?,?,?)",

@@ -21,6 +21,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from stores.faults import guarded_write
 from stores.sqlite import GroupCommit
 
 BUSY_TIMEOUT_MS = 60_000
@@ -35,21 +36,28 @@ class InlineSqliteSaver(SqliteSaver):
     @contextmanager
     def open(cls, path: str | Path) -> Iterator[InlineSqliteSaver]:
         """A saver on ``path``: WAL, no fsync per commit, and patient with other writers."""
-        with closing(sqlite3.connect(str(path), check_same_thread=False)) as conn:
+        with guarded_write(path):
+            conn = sqlite3.connect(str(path), check_same_thread=False)
+        with closing(conn):
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             saver = cls(conn)
-            saver._commits = GroupCommit(conn, saver.lock)
-            saver.setup()  # journal_mode=WAL and the tables
+            saver._commits = GroupCommit(conn, saver.lock, path)
+            with guarded_write(path):
+                saver.setup()  # journal_mode=WAL and the tables
             conn.execute("PRAGMA synchronous = NORMAL")  # still safe if the process dies
             try:
                 yield saver
-            finally:
-                saver.commit()
+            except BaseException:
+                saver._commits._commit()  # keep what can be kept; the first fault is the one reported
+                raise
+            saver.commit()
 
     @contextmanager
     def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
         """As ``SqliteSaver.cursor``, but on a running loop the commit waits for the next turn."""
-        with self.lock:
+        with self.lock, guarded_write(self._commits.path):
+            if transaction:
+                self._commits.check()  # after a failed commit, no checkpoint is written
             self.setup()
             cur = self.conn.cursor()
             try:
@@ -61,6 +69,11 @@ class InlineSqliteSaver(SqliteSaver):
 
     def commit(self) -> None:
         self._commits.commit()
+
+    @property
+    def commits(self) -> GroupCommit:
+        """Its group commit: the runner stops at the first failed one (stores/sqlite.py)."""
+        return self._commits
 
     def threads_under(self, prefix: str) -> set[str]:
         """The thread ids starting with ``prefix`` that have a checkpoint (one query for a whole run)."""

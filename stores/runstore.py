@@ -20,6 +20,7 @@ from typing import Any, Literal, TextIO
 
 import pandas as pd
 
+from stores.faults import guarded_write
 from stores.paths import home
 from stores.sqlite import GroupCommit, connect
 
@@ -142,8 +143,12 @@ class RunStore:
     @property
     def _group(self) -> GroupCommit:
         if self._commits is None or self._commits.conn is not self._conn:
-            self._commits = GroupCommit(self._conn, self._lock)
+            self._commits = GroupCommit(self._conn, self._lock, self.path)
         return self._commits
+
+    @property
+    def commits(self) -> GroupCommit:
+        return self._group  # the runner stops at its first failed commit (stores/sqlite.py)
 
     def flush(self) -> None:
         """Commit sample rows still waiting for their event-loop turn (the runner calls it at the end)."""
@@ -158,7 +163,7 @@ class RunStore:
     def create_run(self, run_id: str, config: dict[str, Any]) -> dict[str, Any]:
         """Register a run, or return the stored config when resuming the same run id."""
         check_run_id(run_id)
-        with self._lock:
+        with self._lock, guarded_write(self.path):
             row = self._conn.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row:
                 stored: dict[str, Any] = json.loads(row[0])
@@ -174,7 +179,7 @@ class RunStore:
     def update_config(self, run_id: str, **changes: Any) -> None:
         config = self.get_run(run_id)
         config.update(changes)
-        with self._lock:
+        with self._lock, guarded_write(self.path):
             self._conn.execute(
                 "UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config, default=str), run_id)
             )
@@ -250,7 +255,7 @@ class RunStore:
             json.dumps(row.extra, ensure_ascii=False, default=str),
             time.time(),
         )
-        with self._lock:
+        with self._lock, guarded_write(self.path):
             group = self._group
             group.begin()  # rows finished in one loop turn share one commit
             group.conn.execute(

@@ -4,9 +4,13 @@ and group commit for writes made on an event loop."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
+
+from stores.faults import StoreWriteError, describe_write_fault, guarded_write, is_write_fault
 
 
 class StoreCorruptError(RuntimeError):
@@ -15,13 +19,14 @@ class StoreCorruptError(RuntimeError):
 
 def connect(path: Path, schema: str) -> sqlite3.Connection:
     """Open ``path`` (creating it with ``schema``) ready for several threads and processes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        conn = sqlite3.connect(path, timeout=60.0, check_same_thread=False, isolation_level=None)
-        conn.execute("PRAGMA busy_timeout = 60000")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.executescript(schema)
+        with guarded_write(path):  # a full disk is not a corrupt file: say which it is
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(path, timeout=60.0, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 60000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.executescript(schema)
     except sqlite3.DatabaseError as exc:
         raise StoreCorruptError(
             f"{path}: not a usable SQLite database ({exc}); move it aside or delete it to start afresh"
@@ -36,15 +41,28 @@ class GroupCommit:
     a crash loses at most that turn's writes, which the resume logic redoes. Call :meth:`begin`
     under the connection's lock before writing, :meth:`written` after, and :meth:`commit` before
     anyone else must see the data (end of a run, close).
+
+    A commit that fails (a full disk) rolls back that turn's writes and is kept in :attr:`failed`:
+    the loop's callback never raises (no traceback per failed commit), and every later write or
+    commit raises it, so the runner stops at the first failure.
     """
 
-    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
+    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock, path: Path | str) -> None:
         self.conn = conn
         self.lock = lock
+        self.path = path
         self.scheduled = False
+        self.failed: StoreWriteError | None = None
+        self.on_failure: Callable[[StoreWriteError], None] | None = None  # the runner stops at once
+
+    def check(self) -> None:
+        """Raise the failure of an earlier commit: nothing more is written after the first one."""
+        if self.failed is not None:
+            raise self.failed
 
     def begin(self) -> None:
         """Open a transaction for an autocommit connection when the commit is going to wait."""
+        self.check()
         if self.conn.isolation_level is None and not self.conn.in_transaction and running_loop():
             self.conn.execute("BEGIN")
 
@@ -54,13 +72,26 @@ class GroupCommit:
             self.commit()
         elif not self.scheduled:
             self.scheduled = True
-            loop.call_soon(self.commit)
+            loop.call_soon(self._commit)
 
     def commit(self) -> None:
+        self._commit()
+        self.check()
+
+    def _commit(self) -> None:
         with self.lock:
             self.scheduled = False
-            if self.conn.in_transaction:
+            if not self.conn.in_transaction:
+                return
+            try:
                 self.conn.commit()
+            except sqlite3.Error as exc:
+                cause = describe_write_fault(exc) if is_write_fault(exc) else f"{type(exc).__name__}: {exc}"
+                self.failed = self.failed or StoreWriteError(self.path, cause)
+                with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already
+                    self.conn.rollback()
+        if self.failed is not None and self.on_failure is not None:
+            self.on_failure(self.failed)
 
 
 def running_loop() -> asyncio.AbstractEventLoop | None:

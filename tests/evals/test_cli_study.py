@@ -87,7 +87,7 @@ def test_demo_on_the_embedded_model_ends_with_the_report_path() -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    lines = result.output.strip().splitlines()
+    lines = result.stdout.strip().splitlines()  # stderr ends with the summary line
     report = Path(lines[-1])
     assert report.name == "index.html" and report.is_file()
     assert "proves the pipeline, not a finding" in result.output

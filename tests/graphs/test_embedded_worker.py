@@ -14,6 +14,7 @@ from graphs.embedded_probe import PROBE_FILE, embedded_status, ensure_embedded_w
 from graphs.embedded_worker import EmbeddedBackendCrashed, close_all, exit_cause, get_worker
 from graphs.llm import ModelClient
 from graphs.local_model import DEFAULT_N_CTX, LlamaCppChatModel, smollm2_path
+from graphs.halt import RunHalted
 from graphs.models import BackendFatalError
 from graphs.parsing import VOTE_SCHEMA
 from graphs.runner import Task, run_tasks
@@ -118,10 +119,12 @@ def test_the_runner_flushes_what_finished_and_reraises_with_the_run_id() -> None
             test=task.test, item=task.item, persona=task.persona, repeat=0, status="ok", messages=[], raw="x"
         )
 
-    with pytest.raises(BackendFatalError, match="2 of 5 samples finished and are kept in run r: rerun"):
+    with pytest.raises(RunHalted) as halted:  # a run fault: the command line prints it and the resume
         asyncio.run(
             run_tasks(store=store, run_id="r", tasks=tasks, worker=worker, concurrency=2, show_progress=False)
         )
+    assert isinstance(halted.value.fault, BackendFatalError) and "SIGILL" in str(halted.value.fault)
+    assert halted.value.summary.ok == 2 and halted.value.summary.run_id == "r"
     assert sorted(RunStore().samples_frame("r")["item"]) == ["d0", "d1"]
 
 

@@ -70,8 +70,8 @@ def test_each_degenerate_answer_gets_its_label_through_run_vote(
     server = fault_server(responder=responder)
     monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
     args = ["run", "vote", "-m", MODEL, "--limit", str(len(CASES)), "--repeats", "1", "--personas", "USA"]
-    result = CliRunner().invoke(app, [*args, "--run-id", "degenerate"])
-    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(app, [*args, "--run-id", "degenerate", "--fail-on-error", "1"])
+    assert result.exit_code == 0, result.output  # the empty answer is the one error tolerated
 
     stored = {r["item"]: r for r in rows(isolated_home, "degenerate")}
     assert set(stored) == set(case_of)

@@ -56,7 +56,7 @@ def test_sigill_mid_run_keeps_the_finished_sample_and_a_real_rerun_resumes() -> 
     line = error_line(done)
     assert "llama.cpp worker process died of SIGILL (Illegal instruction) while answering a prompt" in line
     assert "portable llama.cpp build" in line and "uv sync --reinstall-package llama-cpp-python" in line
-    assert "1 of 3 samples finished and are kept in run crashy: rerun with --run-id crashy" in line
+    assert "summary: 1 done now, 2 to go" in done.stderr and "--run-id crashy" in done.stderr
 
     kept = RunStore().samples_frame("crashy")
     assert len(kept) == 1  # the sample that died with the worker is not recorded
@@ -75,7 +75,7 @@ def test_a_real_segfault_on_the_first_prompt_is_the_same_clear_error() -> None:
     done = nationbias([*VOTE, "--run-id", "segv"], crash=("SIGSEGV", "0"))
     line = error_line(done)
     assert "died of SIGSEGV (Segmentation fault) while answering a prompt" in line
-    assert "0 of 3 samples finished and are kept in run segv" in line
+    assert "summary: 0 done now, 3 to go" in done.stderr and "--run-id segv" in done.stderr
     assert RunStore().samples_frame("segv").empty
 
 

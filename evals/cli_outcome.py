@@ -1,0 +1,186 @@
+"""How a command ends: exit codes scripts can trust, and one summary line with the command that resumes.
+
+=====  ==========================================================================================
+code   meaning
+=====  ==========================================================================================
+0      every sample ok or invalid (an invalid answer is a finding), or errors within --fail-on-error
+1      errored samples beyond --fail-on-error, or the run stopped on a fault (full disk,
+       unreachable endpoint): fix it and rerun the printed command
+2      bad input (an option, a file, a model spec): nothing was run
+130    interrupted (Ctrl-C): the calls in flight were stored; rerun the printed command
+=====  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+import shlex
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from graphs.breaker import display_url
+from graphs.halt import Interrupted, RunHalted
+from stores.faults import RunFault, describe_write_fault, is_write_fault
+from stores.paths import home
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+err_console = Console(stderr=True)
+
+
+class FailOnErrorValueError(ValueError):
+    """--fail-on-error is neither a count nor a fraction."""
+
+
+def parse_fail_on_error(value: str | float | None) -> float:
+    """A count of errored samples (``5``) or a fraction of the samples (``0.1``) tolerated; default 0."""
+    if value is None:
+        return 0.0
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if number < 0 or (number >= 1 and not number.is_integer()):
+        raise FailOnErrorValueError(
+            f"--fail-on-error takes a count (0, 5) or a fraction below 1 (0.1), got {value!r}"
+        )
+    return number
+
+
+def errors_exceed(tolerance: float, *, errors: int, total: int) -> bool:
+    """More errors than tolerated: ``tolerance`` is a count from 1 up, a fraction of ``total`` below."""
+    return errors > (tolerance * total if 0 < tolerance < 1 else tolerance)
+
+
+@dataclass
+class Outcome:
+    """What one command ran: its runs' summaries, and the run id that resumes it all."""
+
+    tolerance: float = 0.0
+    summaries: list[Any] = field(default_factory=list)
+    resume_id: str | None = None
+
+
+_CURRENT: ContextVar[Outcome | None] = ContextVar("nationbias_outcome", default=None)
+
+
+@contextmanager
+def outcome_scope() -> Iterator[Outcome]:
+    outcome = Outcome()
+    token = _CURRENT.set(outcome)
+    try:
+        yield outcome
+    finally:
+        _CURRENT.reset(token)
+
+
+def record(summary: Any) -> None:
+    """Count a finished run in the command's outcome (``print_summary`` calls it)."""
+    if (outcome := _CURRENT.get()) is not None:
+        outcome.summaries.append(summary)
+
+
+def offer_resume_id(run_id: str) -> None:
+    """The id that resumes the whole command; the first offered wins (a study's prefix, then its runs')."""
+    if (outcome := _CURRENT.get()) is not None and outcome.resume_id is None:
+        outcome.resume_id = run_id
+
+
+def stopped(outcome: Outcome, exc: BaseException) -> int | None:
+    """Report a run fault, Ctrl-C or a full disk in one line plus the summary; None for anything else."""
+    if isinstance(exc, RunHalted):
+        outcome.summaries.append(exc.summary)
+        fault: BaseException = exc.fault
+        if exc.summary.unsaved:
+            _say(f"{exc.summary.unsaved} answer(s) in flight could not be stored: asked again on resume")
+    elif isinstance(exc, (RunFault, KeyboardInterrupt)):
+        fault = exc
+    elif isinstance(exc, (OSError, sqlite3.Error)) and is_write_fault(exc):  # e.g. writing a report
+        where = getattr(exc, "filename", None) or f"under NATIONBIAS_HOME ({home()})"
+        fault = RunFault(f"cannot write {where}: {describe_write_fault(exc)}")
+    else:
+        return None
+    interrupted = isinstance(fault, (Interrupted, KeyboardInterrupt))
+    code = EXIT_INTERRUPTED if interrupted else getattr(fault, "exit_code", EXIT_FAILED)
+    message = str(fault) if not isinstance(fault, KeyboardInterrupt) else "interrupted (Ctrl-C)"
+    _say(f"[bold red]{'interrupted' if interrupted else 'error'}:[/] {escape(' '.join(message.split()))}")
+    summary_line(outcome, code)
+    return int(code)
+
+
+def finish(outcome: Outcome) -> int:
+    """The exit code of a command that ran to its end, after its summary line."""
+    if not outcome.summaries:
+        return EXIT_OK
+    errors = sum(s.errored for s in outcome.summaries)
+    total = sum(s.total for s in outcome.summaries)
+    code = EXIT_OK
+    if errors_exceed(outcome.tolerance, errors=errors, total=total):
+        code = EXIT_FAILED
+        allowed = f"{outcome.tolerance:g}" + (" of the samples" if 0 < outcome.tolerance < 1 else "")
+        _say(f"[bold red]error:[/] {errors} of {total} samples errored, more than --fail-on-error {allowed}")
+    summary_line(outcome, code)
+    return code
+
+
+def summary_line(outcome: Outcome, code: int) -> None:
+    """done, ok, invalid, error over the command's runs, the exit code, and the command that resumes."""
+    runs = outcome.summaries
+    done, total = sum(s.done for s in runs), sum(s.total for s in runs)
+    to_go = total - sum(s.skipped for s in runs) - done
+    counts = " · ".join(f"{k} {sum(getattr(s, k) for s in runs)}" for k in ("ok", "invalid", "error"))
+    wall = sum(s.wall_s for s in runs)
+    line = f"summary: {done} done now, {to_go} to go · {counts} · {wall:.1f} s running · exit {code}"
+    resume_id = outcome.resume_id or (runs[0].run_id if runs else None)
+    if resume_id is not None:
+        retry = any(s.errored for s in runs)
+        line += f" · resume: {resume_command(resume_id, retry_errors=retry)}"
+    _say(line)
+
+
+def resume_command(run_id: str, *, retry_errors: bool = False) -> str:
+    """This command line again, with ``--run-id`` (and ``--retry-errors`` when samples failed).
+
+    Rebuilt from the parsed options that differ from their defaults, so it is the same under a
+    shell, ``python -m`` or a test runner; a URL loses any user info on the way.
+    """
+    ctx = _current_context()
+    if ctx is None:
+        return f"--run-id {shlex.quote(run_id)}"
+    words = ["nationbias", *ctx.command_path.split()[1:]]
+    names = set()
+    for param in ctx.command.params:
+        names.add(param.name)
+        if param.param_type_name != "option" or param.name in ("run_id", "retry_errors"):
+            continue
+        value = ctx.params.get(param.name)
+        if value is None or value == param.default or (param.multiple and not value):
+            continue
+        if param.is_flag:
+            words += param.opts[:1] if value else param.secondary_opts[:1]
+            continue
+        for item in value if param.multiple else [value]:
+            text = str(item)
+            words += [param.opts[0], display_url(text) if "://" in text else text]
+    words += [*ctx.args, "--run-id", run_id]
+    if retry_errors and "retry_errors" in names:
+        words.append("--retry-errors")
+    return shlex.join(words)
+
+
+def _current_context() -> Any:
+    """The command's parsed context: typer >= 0.2x carries its own copy of click."""
+    try:
+        from typer._click.globals import get_current_context
+    except ImportError:  # an older typer on the real click
+        from click import get_current_context  # type: ignore[no-redef]
+    return get_current_context(silent=True)
+
+
+def _say(text: str) -> None:
+    err_console.print(text, highlight=False, soft_wrap=True)

@@ -1,0 +1,74 @@
+"""Exit codes scripts can trust: 0 when every sample is ok or invalid, 1 when errored samples exceed
+--fail-on-error (a count or a fraction; default 0), 2 for bad input; the summary line says why."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from evals.cli import app
+from tests.support.fixtures import FaultServerFactory
+from tests.support.reliability import MODEL, rows
+
+TOTAL = 10 * 5  # 10 drafts x the P5, one repeat
+SUMMARY = re.compile(r"^summary: (\d+) done now, \d+ to go · ok (\d+) · invalid (\d+) · error (\d+) · ")
+
+
+def _vote(run_id: str, *extra: str) -> list[str]:
+    return ["run", "vote", "-m", MODEL, "--limit", "10", "--repeats", "1", "--run-id", run_id, *extra]
+
+
+def _summary(stderr: str) -> re.Match[str]:
+    found = [m for line in stderr.splitlines() if (m := SUMMARY.match(line))]
+    assert len(found) == 1, stderr
+    return found[0]
+
+
+def test_errors_beyond_fail_on_error_exit_1_within_it_exit_0(
+    fault_server: FaultServerFactory, isolated_home: Path
+) -> None:
+    server = fault_server(rate_500=0.7, seed=3)  # ~1 sample in 4 fails all four attempts
+    runner = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url})
+    first = runner.invoke(app, _vote("errors"))
+    stored = rows(isolated_home, "errors")
+    errors = sum(r["status"] == "error" for r in stored)
+    assert len(stored) == TOTAL and 0 < errors < TOTAL, [r["status"] for r in stored]
+    assert first.exit_code == 1, first.output
+    assert f"error: {errors} of {TOTAL} samples errored, more than --fail-on-error 0" in first.stderr
+    counts = _summary(first.stderr)
+    assert int(counts.group(4)) == errors and int(counts.group(1)) == TOTAL
+    assert first.stderr.rstrip().endswith("--run-id errors --retry-errors"), first.stderr
+
+    # the same run again (nothing left to ask): the stored errors decide, against the threshold given
+    asked = server.count()
+    for threshold, code in [
+        (str(errors), 0),
+        (str(errors - 1), 1),
+        (str((errors + 0.5) / TOTAL), 0),
+        (str((errors - 0.5) / TOTAL), 1),
+    ]:
+        again = runner.invoke(app, _vote("errors", "--fail-on-error", threshold))
+        assert again.exit_code == code, (threshold, again.output)
+    assert server.count() == asked
+
+
+def test_invalid_answers_are_findings_not_failures(fault_server: FaultServerFactory) -> None:
+    server = fault_server(responder=lambda body: "I would rather not say.")
+    result = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url}).invoke(app, _vote("invalid"))
+    assert result.exit_code == 0, result.output
+    counts = _summary(result.stderr)
+    assert (int(counts.group(3)), int(counts.group(4))) == (TOTAL, 0), result.stderr
+    assert " · exit 0 · resume: " in result.stderr
+
+
+def test_a_bad_fail_on_error_is_bad_input(fault_server: FaultServerFactory, isolated_home: Path) -> None:
+    server = fault_server()
+    result = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url}).invoke(
+        app, _vote("bad", "--fail-on-error", "1.5")
+    )
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--fail-on-error takes a count" in lines[0], result.stderr
+    assert server.count() == 0 and not (isolated_home / "runs.sqlite").exists()
