@@ -58,6 +58,8 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
                 "test": config.get("test"),
                 "model": config.get("model"),
                 "embedded": is_embedded(config),
+                "prompt_set": config.get("prompt_set") or "structured",
+                "reasoning_max_tokens": (config.get("budget") or {}).get("reasoning_max_tokens"),
                 "prompt_versions": ", ".join(f"{k}={v}" for k, v in sorted(dict(versions).items()))
                 if isinstance(versions, dict)
                 else str(versions),

@@ -35,6 +35,8 @@ INVALID_REASONS = (
     "json_missing_key",
     "multiple_options",
     "no_option",
+    "truncated",  # finish_reason "length": cut off by the token budget, never parsed
+    "judge_invalid",
     "error",
 )
 

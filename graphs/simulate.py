@@ -8,9 +8,10 @@ from typing import Any
 
 from graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
 from graphs.llm import ModelClient
-from graphs.runner import RunSummary, Task, package_version, run_tasks
-from graphs.vote import VoteDeps, build_vote_graph, vote_sample
-from prompts import prompt_versions
+from graphs.run_config import judge_options, run_config
+from graphs.runner import RunSummary, Task, run_tasks
+from graphs.vote import VoteDeps, build_vote_graph, vote_row, vote_sample
+from prompts import PromptSet, prompt_set
 from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.checkpoints import InlineSqliteSaver
@@ -75,31 +76,6 @@ def vote_tasks(test: str, drafts: list[Record], options: SampleOptions) -> list[
     ]
 
 
-def run_config(
-    *,
-    test: str,
-    client: ModelClient,
-    corpus: Corpus,
-    sample: SampleOptions,
-    prompts: tuple[str, ...],
-    extra: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """What a run records about itself: enough to reproduce it, and nothing secret."""
-    return {
-        "test": test,
-        "model": client.label,
-        "base_url": client.spec.base_url,
-        "embedded": client.spec.is_embedded,
-        "params": {k: v for k, v in client.params.as_dict().items() if k != "timeout"},
-        "prompt_versions": prompt_versions(*prompts),
-        "seed": sample.seed,
-        "sample": asdict(sample),
-        "data_sha256": corpus.sha256,
-        "package_version": package_version(),
-        "options": extra or {},
-    }
-
-
 async def run_vote_study(
     *,
     client: ModelClient,
@@ -110,18 +86,30 @@ async def run_vote_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    prompts: PromptSet | None = None,
+    judge: ModelClient | None = None,
 ) -> RunSummary:
-    """The persona vote simulation (paper §4.2)."""
+    """The persona vote simulation (paper §4.2); a free-text set's votes may go to the judge."""
+    prompts = prompts or prompt_set()
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("vote", drafts, sample)
-    config = run_config(test="vote", client=client, corpus=corpus, sample=sample, prompts=("persona_vote",))
+    names = ("persona_vote", "judge_vote") if judge is not None else ("persona_vote",)
+    config = run_config(
+        test="vote",
+        client=client,
+        corpus=corpus,
+        sample=sample,
+        prompts=names,
+        prompt_set=prompts,
+        extra=judge_options(judge) if judge is not None else None,
+    )
     store.create_run(run_id, config)
-    graph = build_vote_graph(VoteDeps(client=client, records={r.id: r for r in corpus.records}))
+    records = {r.id: r for r in corpus.records}
+    graph = build_vote_graph(VoteDeps(client=client, records=records, prompts=prompts, judge=judge))
 
     async def worker(task: Task) -> SampleRow:
         state = await graph.ainvoke({"record_id": task.item, "persona": task.persona, "repeat": task.repeat})
-        row: SampleRow = state["row"]
-        return row
+        return vote_row(state, records[task.item], free_text=prompts.free_text)
 
     return await run_tasks(
         store=store,
@@ -132,7 +120,7 @@ async def run_vote_study(
         retry_errors=retry_errors,
         description=f"vote · {client.label}",
         show_progress=show_progress,
-        clients=[client],
+        clients=[client, judge],
     )
 
 
@@ -147,8 +135,10 @@ async def run_debias_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    prompts: PromptSet | None = None,
 ) -> RunSummary:
     """The debiased vote simulation (paper §7): checkpointed per sample."""
+    prompts = prompts or prompt_set()
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("debias", drafts, sample)
     config = run_config(
@@ -157,6 +147,7 @@ async def run_debias_study(
         corpus=corpus,
         sample=sample,
         prompts=DEBIAS_PROMPTS,
+        prompt_set=prompts,
         extra=asdict(options),
     )
     records = {r.id: r for r in corpus.records}
@@ -173,6 +164,7 @@ async def run_debias_study(
         augmented=augmented,
         retriever=get_retriever(options.retriever, **retriever_options),
         options=options,
+        prompts=prompts,
     )
     # Longest samples first (retrieval is cheap and asked once per draft): a 5-call sample started
     # last would leave one worker running alone for a second at the end of the run.
@@ -213,7 +205,7 @@ async def run_debias_study(
                     "error": None,
                 }
                 state = await graph.ainvoke(start, config, durability=durability)
-            return debias_row(task, state, records[task.item])
+            return debias_row(task, state, records[task.item], free_text=prompts.free_text)
 
         return await run_tasks(
             store=store,
@@ -228,7 +220,7 @@ async def run_debias_study(
         )
 
 
-def debias_row(task: Task, state: dict[str, Any], record: Record) -> SampleRow:
+def debias_row(task: Task, state: dict[str, Any], record: Record, *, free_text: bool = False) -> SampleRow:
     """Fold a finished graph state into one sample row, every call's raw text kept."""
     from graphs.llm import CallResult
 
@@ -247,6 +239,9 @@ def debias_row(task: Task, state: dict[str, Any], record: Record) -> SampleRow:
             prompt_tokens=sum(c.get("prompt_tokens", 0) for c in calls),
             completion_tokens=sum(c.get("completion_tokens", 0) for c in calls),
             cached=all(c.get("cached") for c in calls),
+            finish_reason=final.get("finish_reason"),
+            reasoning_tokens=final.get("reasoning_tokens") or 0,
+            max_tokens=final.get("max_tokens"),
         )
         messages = final["messages"]
     return vote_sample(
@@ -256,6 +251,7 @@ def debias_row(task: Task, state: dict[str, Any], record: Record) -> SampleRow:
         repeat=task.repeat,
         messages=messages,
         result=result,
+        free_text=free_text,
         model_calls=len(calls),
         extra={
             "precedents": state.get("precedents", []),
