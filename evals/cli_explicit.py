@@ -30,6 +30,7 @@ from evals.cli_common import (
     new_run_id,
     print_summary,
 )
+from graphs.budget import check_budget
 from graphs.runner import run_async
 from prompts.registry import DEFAULT_SET
 
@@ -87,6 +88,7 @@ def _run_explicit(
     from stores.runstore import RunStore, check_run_id
 
     chosen = check_prompts(prompts)
+    check_budget(reasoning_max_tokens)
     sample = SampleOptions(limit=limit, seed=seed, repeats=repeats)
     run_id = check_run_id(run_id or new_run_id(test, model))
     store = RunStore()

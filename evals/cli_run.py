@@ -34,6 +34,7 @@ from evals.cli_common import (
 )
 from evals.cli_explicit import register as register_explicit
 from evals.cli_explicit import run_association_command, run_directqa_command
+from graphs.budget import check_budget
 from graphs.runner import run_async
 from prompts.registry import DEFAULT_SET
 
@@ -75,6 +76,7 @@ def run_vote_command(
 
     check_model(model, base_url=base_url)  # a bad spec or key fails first
     chosen = check_prompts(prompts)
+    check_budget(reasoning_max_tokens)
     if judge is not None:
         check_model(judge, base_url=judge_base_url or base_url)
     sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
