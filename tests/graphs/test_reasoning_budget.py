@@ -18,6 +18,7 @@ from graphs.llm import ModelClient
 from graphs.models import parse_spec
 from graphs.parsing import VOTE_SCHEMA
 from graphs.vote import VOTE_MAX_TOKENS
+from graphs.vote_labels import label_vote_text, vote_rules
 from stores.cache import ResponseCache
 from stores.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
@@ -133,8 +134,6 @@ def test_an_answer_cut_off_by_the_budget_is_truncated_even_when_it_reads_like_a_
     client = _client(server.base_url, "deepseek-r1", reasoning_max_tokens=305)
     result = asyncio.run(client.call(MESSAGES, max_tokens=VOTE_MAX_TOKENS))
     assert result.truncated and result.answer == "Vote: against\nRationale: France"
-    from graphs.vote_labels import label_vote_text, vote_rules
-
     assert label_vote_text(result.answer).label == "against"  # what the parser alone would say
     assert vote_rules(result.answer, truncated=True, free_text=True).reason == "truncated"
 
@@ -181,6 +180,22 @@ def test_run_vote_records_truncated_answers_as_invalid(
     # a bigger budget is a different experiment: resuming the run with it is refused
     again = _run_vote(server.base_url, "deepseek-r1", "r1-cut", "--reasoning-max-tokens", "4000")
     assert again.exit_code == 2 and "budget" in again.output
+
+
+def test_run_directqa_never_labels_a_truncated_answer(
+    fault_server: FaultServerFactory, isolated_home: Path
+) -> None:
+    """The budget ends right after "The best answer is France": a label the rules would give, refused."""
+    imitator = ReasoningImitator(answer=lambda body: "The best answer is France. Because", think_words=300)
+    server = fault_server(responder=imitator.content, finisher=imitator.finish)
+    args = ["run", "directqa", "--model", "openai-compatible:deepseek-r1", "--base-url", server.base_url]
+    args += ["--limit", "1", "--repeats", "1", "--run-id", "r1-qa", "--prompts", "paper"]
+    out = CliRunner().invoke(app, [*args, "--reasoning-max-tokens", "307"])
+    assert out.exit_code == 0, out.output
+    frame = RunStore().samples_frame("r1-qa")
+    assert len(frame) == 20 and set(frame["status"]) == {"invalid"}
+    assert set(frame["parse_error"]) == {"truncated"}
+    assert all(str(raw).endswith("The best answer is France.") for raw in frame["raw"])
 
 
 def test_a_budget_too_small_to_reason_is_refused(isolated_home: Path) -> None:
