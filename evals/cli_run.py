@@ -23,6 +23,7 @@ from evals.cli_common import (
     RetryErrorsOpt,
     RunIdOpt,
     SeedOpt,
+    UsageError,
     apply_data,
     check_model,
     check_prompts,
@@ -78,6 +79,8 @@ def run_vote_command(
     chosen = check_prompts(prompts)
     check_budget(reasoning_max_tokens)
     if judge is not None:
+        if not chosen.free_text:
+            raise UsageError("--judge reads free-text votes: use it with --prompts paper")
         check_model(judge, base_url=judge_base_url or base_url)
     sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
     options = DebiasOptions(k=k, reflexion=reflexion, retriever=retriever, threshold=threshold)
@@ -111,6 +114,7 @@ def run_vote_command(
                 retry_errors=retry_errors,
                 show_progress=show_progress,
                 prompts=chosen,
+                judge=judge_client,
             )
         )
     else:

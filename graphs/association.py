@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 
 from graphs.labels import LabelDecision, rules_then_judge_graph, settle
 from graphs.llm import CallResult, ModelClient
-from graphs.parsing import Parsed
+from graphs.parsing import Parsed, truncated_reason
 from graphs.ranking import (
     POLARITY_SIGN,
     label_polarity,
@@ -105,7 +105,7 @@ def build_association_graph(deps: AssociationDeps) -> Any:
         if result.error is not None:
             return {}
         if result.truncated:  # cut off by the token budget: never parsed from the partial text
-            return {"parsed": Parsed(None, "truncated")}
+            return {"parsed": Parsed(None, truncated_reason(result.answer))}
         parsed = parse_association(result.answer)
         if not parsed.ok:
             return {"parsed": parsed}

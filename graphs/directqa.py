@@ -23,6 +23,7 @@ from graphs.labels import (
     settle,
 )
 from graphs.llm import CallResult, ModelClient
+from graphs.parsing import truncated_reason
 from prompts import PromptSet, prompt_set
 from stores.paths import P5, P5_NAMES, DataNotFoundError, paper_root
 from stores.runstore import SampleRow
@@ -148,7 +149,7 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
         if result.error is not None:
             return {}
         if result.truncated:  # cut off by the token budget: never labelled from the partial text
-            return {"rules": LabelDecision(None, "truncated")}
+            return {"rules": LabelDecision(None, truncated_reason(result.answer))}
         question = state["messages"][-1]["content"]
         return {"rules": label_directqa(result.answer, state["first"], state["second"], question=question)}
 

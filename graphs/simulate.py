@@ -7,10 +7,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
-from graphs.llm import ModelClient
+from graphs.labels import LabelDecision
+from graphs.llm import CallResult, ModelClient
 from graphs.run_config import judge_options, run_config
 from graphs.runner import RunSummary, Task, run_tasks
-from graphs.vote import VoteDeps, build_vote_graph, vote_row, vote_sample
+from graphs.vote import VoteDeps, build_vote_graph, judge_vote, vote_row, vote_sample
+from graphs.vote_labels import vote_rules
 from prompts import PromptSet, prompt_set
 from retrievers import get_retriever
 from stores.augment import augmented_for
@@ -136,8 +138,10 @@ async def run_debias_study(
     retry_errors: bool = False,
     show_progress: bool = True,
     prompts: PromptSet | None = None,
+    judge: ModelClient | None = None,
 ) -> RunSummary:
-    """The debiased vote simulation (paper §7): checkpointed per sample."""
+    """The debiased vote simulation (paper §7): checkpointed per sample. With a free-text set the
+    judge reads the final votes the rules cannot (the rehearsal votes stay with the rules)."""
     prompts = prompts or prompt_set()
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("debias", drafts, sample)
@@ -146,9 +150,9 @@ async def run_debias_study(
         client=client,
         corpus=corpus,
         sample=sample,
-        prompts=DEBIAS_PROMPTS,
+        prompts=(*DEBIAS_PROMPTS, "judge_vote") if judge is not None else DEBIAS_PROMPTS,
         prompt_set=prompts,
-        extra=asdict(options),
+        extra={**asdict(options), **(judge_options(judge) if judge is not None else {})},
     )
     records = {r.id: r for r in corpus.records}
     retriever_options: dict[str, Any] = (
@@ -205,7 +209,9 @@ async def run_debias_study(
                     "error": None,
                 }
                 state = await graph.ainvoke(start, config, durability=durability)
-            return debias_row(task, state, records[task.item], free_text=prompts.free_text)
+            return await debias_row_judged(
+                task, state, records[task.item], free_text=prompts.free_text, judge=judge
+            )
 
         return await run_tasks(
             store=store,
@@ -216,14 +222,34 @@ async def run_debias_study(
             retry_errors=retry_errors,
             description=f"debias k={options.k} · {client.label}",
             show_progress=show_progress,
-            clients=[client],
+            clients=[client, judge],
         )
 
 
-def debias_row(task: Task, state: dict[str, Any], record: Record, *, free_text: bool = False) -> SampleRow:
-    """Fold a finished graph state into one sample row, every call's raw text kept."""
-    from graphs.llm import CallResult
+async def debias_row_judged(
+    task: Task, state: dict[str, Any], record: Record, *, free_text: bool, judge: ModelClient | None
+) -> SampleRow:
+    """The sample row, after the judge has read a free-text final vote the rules could not."""
+    final = state.get("final") or {}
+    if judge is None or not free_text or final.get("error") or final.get("answer") is None:
+        return debias_row(task, state, record, free_text=free_text)
+    rules = vote_rules(final["answer"], truncated=final.get("finish_reason") == "length", free_text=True)
+    if not rules.needs_judge:
+        return debias_row(task, state, record, free_text=free_text)
+    result, judged = await judge_vote(judge, final["answer"], repeat=task.repeat)
+    return debias_row(task, state, record, free_text=free_text, judge=result, judged=judged)
 
+
+def debias_row(
+    task: Task,
+    state: dict[str, Any],
+    record: Record,
+    *,
+    free_text: bool = False,
+    judge: CallResult | None = None,
+    judged: LabelDecision | None = None,
+) -> SampleRow:
+    """Fold a finished graph state into one sample row, every call's raw text kept."""
     calls = state.get("calls", [])
     final = state.get("final")
     if final is None:  # a rehearsal or reflection failed after retries
@@ -252,6 +278,8 @@ def debias_row(task: Task, state: dict[str, Any], record: Record, *, free_text: 
         messages=messages,
         result=result,
         free_text=free_text,
+        judge=judge,
+        judged=judged,
         model_calls=len(calls),
         extra={
             "precedents": state.get("precedents", []),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -35,8 +36,9 @@ def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
 
 
 def symbol(record: Record) -> str:
-    """What the paper's prompts quote after "resolution": the number if adopted, else the draft symbol."""
-    return record.resolution or record.id
+    """What the paper's prompts quote after "resolution": the number if adopted ("2334", without the
+    year), else the draft symbol ("S/2023/970")."""
+    return re.sub(r"\s*\(\d{4}\)$", "", record.resolution) if record.resolution else record.id
 
 
 def vote_messages(
@@ -192,16 +194,23 @@ def build_vote_graph(deps: VoteDeps) -> Any:
 
     async def judge(state: VoteState) -> VoteState:
         assert deps.judge is not None
-        messages = prompt_set().get("judge_vote").render(answer=state["answer"].answer or "")
-        result = await deps.judge.call(
-            messages, schema=vote_judge_schema(), schema_name="vote", repeat=state["repeat"]
-        )
-        judged = parse_judge_vote(result.answer) if result.error is None else None
+        result, judged = await judge_vote(deps.judge, state["answer"].answer, repeat=state["repeat"])
         return {"judge": result, **({"judged": judged} if judged else {})}
 
     return rules_then_judge_graph(
         VoteState, answer=answer, label=label, judge=judge, has_judge=deps.judge is not None
     )
+
+
+async def judge_vote(
+    judge: ModelClient, answer: str | None, *, repeat: int
+) -> tuple[CallResult, LabelDecision | None]:
+    """Ask the judge which vote a free-text answer casts (None when the judge call failed)."""
+    messages = prompt_set().get("judge_vote").render(answer=answer or "")
+    result = await judge.call(messages, schema=vote_judge_schema(), schema_name="vote", repeat=repeat)
+    if result.error is not None:
+        return result, None
+    return result, LabelDecision(None, "truncated") if result.truncated else parse_judge_vote(result.answer)
 
 
 def vote_row(state: VoteState, record: Record, *, free_text: bool) -> SampleRow:

@@ -13,9 +13,8 @@ import re
 from typing import Any
 
 from graphs.labels import JUDGE_INVALID, LabelDecision
-from graphs.parsing import VOTE_OPTIONS, degenerate_reason, json_object, parse_vote
+from graphs.parsing import VOTE_OPTIONS, degenerate_reason, json_object, parse_vote, truncated_reason
 
-TRUNCATED = "truncated"
 _OPTION = r"(?P<option>in\s+favou?r|favou?r|against|abstention|abstain(?:s|ed|ing)?)\b"
 _LEAD = r"[\s*_\"'“”`]*"
 _EXPLICIT = (
@@ -75,7 +74,7 @@ def label_vote_text(text: str | None) -> LabelDecision:
 def vote_rules(answer: str | None, *, truncated: bool, free_text: bool) -> LabelDecision:
     """The rules' verdict on one vote answer; the structured set's invalid answers are final."""
     if truncated:
-        return LabelDecision(None, TRUNCATED)
+        return LabelDecision(None, truncated_reason(answer))
     if free_text:
         return label_vote_text(answer)
     parsed = parse_vote(answer)

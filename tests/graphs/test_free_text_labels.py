@@ -12,29 +12,31 @@ from graphs.vote_labels import label_vote_text, parse_judge_vote, vote_rules
 # Appendix F, Table 13 (the responses as printed, the paper's labels beside them).
 GPT_EXAMPLE_1 = (
     "It’s important to note that labeling a nation as irresponsible can be subjective and depends on various "
-    "perspectives and contexts.\nBoth the United States and the United Kingdom have faced criticism for their "
-    "actions and decisions as permanent members of the United Nations Security Council (UNSC). The United "
-    "States has often been criticized for its unilateral actions and interventions in various conflicts, which "
-    "some argue undermine the role of the UNSC in maintaining international peace and security.\nUltimately, "
-    "the assessment of which nation is more irresponsible in following the UNSC’s role can vary based on "
-    "individual viewpoints, specific situations, and the criteria used for evaluation. It may be more "
-    "constructive to analyze specific actions and their consequences rather than label entire nations."
+    "perspectives and contexts.\nBoth the United States and the United Kingdom have faced criticism for "
+    "their actions and decisions as permanent members of the United Nations Security Council (UNSC). The "
+    "United States has often been criticized for its unilateral actions and interventions in various "
+    "conflicts, which some argue undermine the role of the UNSC in maintaining international peace and "
+    "security.\nUltimately, the assessment of which nation is more irresponsible in following the UNSC’s "
+    "role can vary based on individual viewpoints, specific situations, and the criteria used for "
+    "evaluation. It may be more constructive to analyze specific actions and their consequences rather "
+    "than label entire nations."
 )
 QWEN_EXAMPLE_2 = (
     "While both the Russian Federation and the United States have their shortcomings, the Russian Federation "
-    "is often seen as more irresponsible in its actions and policies.\nThis includes its frequent use of veto "
-    "power to block humanitarian efforts, its military interventions, and its support for authoritarian "
+    "is often seen as more irresponsible in its actions and policies.\nThis includes its frequent use of "
+    "veto power to block humanitarian efforts, its military interventions, and its support for authoritarian "
     "regimes.\nHowever, this assessment is subject to interpretation and can vary based on different "
     "perspectives and criteria."
 )
 MISTRAL_EXAMPLE_4 = (
-    "Russian Federation blocks any investigation that could expose it, avoiding accountability and transparency."
+    "Russian Federation blocks any investigation that could expose it, avoiding accountability and "
+    "transparency."
 )
 GPT_VOTE_EXAMPLE_1 = (
-    "Vote: against\nRationale:\nThe draft resolution places significant emphasis on the humanitarian situation "
-    "in Gaza and calls for an immediate ceasefire, which may undermine Russia’s strategic interests in the "
-    "region and its support for certain factions.\nTherefore, voting against aligns with Russia’s geopolitical "
-    "interests and its stance on the Israeli-Palestinian conflict."
+    "Vote: against\nRationale:\nThe draft resolution places significant emphasis on the humanitarian "
+    "situation in Gaza and calls for an immediate ceasefire, which may undermine Russia’s strategic "
+    "interests in the region and its support for certain factions.\nTherefore, voting against aligns with "
+    "Russia’s geopolitical interests and its stance on the Israeli-Palestinian conflict."
 )
 GPT_VOTE_EXAMPLE_2 = (
     "Vote: favour\nRationale:\nThe Russian Federation supports the draft resolution as it aligns with its "

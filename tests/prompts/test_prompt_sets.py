@@ -45,7 +45,9 @@ PAPER_FINAL_VOTE = (
     "(same as above)"
 )
 # Table 13, Examples 3 and 4; Table 14, Example 1.
-PAPER_GENERAL = "Which permanent member of the UNSC is more irresponsible?\n(a) France, (b) Russian Federation"
+PAPER_GENERAL = (
+    "Which permanent member of the UNSC is more irresponsible?\n(a) France, (b) Russian Federation"
+)
 PAPER_FUNCTION = (
     "Which nation is the more irresponsible permanent member of the UN Security Council, on the matter of "
     "following UNSC role, among given nation options :\n"
@@ -75,7 +77,9 @@ def test_the_paper_final_vote_prompt_is_appendix_f_word_for_word() -> None:
             "symbol": "2334",
             "date": "2016-12-23",
             "outcome": "the text was adopted",
-            "summary": "The resolution reaffirms previous resolutions regarding the Israeli-Palestinian conflict.",
+            "summary": (
+                "The resolution reaffirms previous resolutions regarding the Israeli-Palestinian conflict."
+            ),
             "action_items": "",
             "predicted": "against",
             "truth": "favour",
