@@ -84,6 +84,7 @@ def _run_explicit(
 ) -> str:
     """DirectQA and the Association Test share everything but the study function."""
     from graphs.explicit import run_association_study, run_directqa_study
+    from graphs.run_config import note_learned_reasoning
     from graphs.simulate import SampleOptions
     from stores.runstore import RunStore, check_run_id
 
@@ -115,6 +116,7 @@ def _run_explicit(
             **(study_options or {}),
         )
     )
+    note_learned_reasoning(store, run_id, client)
     print_summary(summary, embedded=client.spec.is_embedded)
     return run_id
 

@@ -70,6 +70,7 @@ def run_vote_command(
     Every input is checked before a store is opened, so bad input writes nothing.
     """
     from graphs.debias import DebiasOptions
+    from graphs.run_config import note_learned_reasoning
     from graphs.simulate import SampleOptions, run_debias_study, run_vote_study, select_drafts, vote_tasks
     from retrievers import get_retriever
     from stores.corpus import load_corpus
@@ -132,6 +133,7 @@ def run_vote_command(
                 judge=judge_client,
             )
         )
+    note_learned_reasoning(store, run_id, client)
     print_summary(summary, embedded=client.spec.is_embedded)
     return run_id
 

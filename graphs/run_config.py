@@ -52,6 +52,13 @@ def run_config(
     }
 
 
+def note_learned_reasoning(store: Any, run_id: str, client: ModelClient) -> None:
+    """Record that the model showed reasoning during the run (graphs/budget.py, rule 2). Not a resume
+    key: the budget each sample was sent with is in its row."""
+    if client.reasoning_seen and not client.spec.is_reasoning:
+        store.update_config(run_id, reasoning_learned=True)
+
+
 def judge_options(judge: ModelClient | None) -> dict[str, Any]:
     """The judge as a run config records it (its key never)."""
     if judge is None:

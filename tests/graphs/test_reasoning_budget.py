@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evals.cli import app
+from evals.results import metadata_frame
 from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, is_reasoning_name
 from graphs.llm import ModelClient
 from graphs.models import parse_spec
@@ -160,6 +161,25 @@ def test_run_vote_against_a_reasoning_model(fault_server: FaultServerFactory, is
     assert {e["max_tokens"] for e in frame["extra"]} == {DEFAULT_REASONING_MAX_TOKENS}
     assert {e["reasoning_tokens"] for e in frame["extra"]} == {600}
     assert imitator.budgets() == [DEFAULT_REASONING_MAX_TOKENS] * 4
+    assert metadata_frame("r1-vote", config, frame).loc[0, "reasoning_budget"] == "32768 (by name)"
+
+
+def test_run_vote_learns_a_reasoning_model_and_records_it(
+    fault_server: FaultServerFactory, isolated_home: Path
+) -> None:
+    imitator = ReasoningImitator(answer=_vote)
+    server = fault_server(responder=imitator.content, finisher=imitator.finish)
+    out = _run_vote(server.base_url, "house-model", "learned", "--concurrency", "1")
+    assert out.exit_code == 0, out.output
+    store = RunStore()
+    frame = store.samples_frame("learned")
+    assert set(frame["status"]) == {"ok"}  # the first sample was asked again with the budget, not lost
+    assert imitator.budgets() == [VOTE_MAX_TOKENS] + [DEFAULT_REASONING_MAX_TOKENS] * 4
+    config = store.get_run("learned")
+    assert config["reasoning_learned"] is True and config["budget"]["reasoning_by_name"] is False
+    assert metadata_frame("learned", config, frame).loc[0, "reasoning_budget"] == "32768 (learned)"
+    again = _run_vote(server.base_url, "house-model", "learned")  # resuming is not refused
+    assert again.exit_code == 0, again.output
 
 
 def test_run_vote_records_truncated_answers_as_invalid(
