@@ -104,3 +104,21 @@ def test_debias_paper_rehearses_with_the_papers_prompt_and_judges_the_final_vote
             assert call["messages"][-1]["content"].startswith(persona_line)
     assert all("response_format" not in b for b in script.model_bodies())
     assert RunStore().get_run("pd-judged")["prompt_set"] == "paper"
+
+
+def test_study_runs_every_test_with_the_chosen_set(
+    fault_server: FaultServerFactory, corpus: Corpus, isolated_home: Path
+) -> None:
+    script = Scripted(_target(corpus))
+    server = fault_server(responder=script)
+    args = ["study", "--model", "openai-compatible:paper-model", "--base-url", server.base_url]
+    args += ["--judge", "openai-compatible:judge", "--prompts", "paper", "--limit", "1", "--repeats", "1"]
+    out = CliRunner().invoke(app, [*args, "--run-id", "st"])
+    assert out.exit_code == 0, out.output
+    store = RunStore()
+    configs = {rid: store.get_run(rid) for rid in store.runs_frame()["run_id"]}
+    assert {c["test"] for c in configs.values()} == {"directqa", "association", "vote", "debias"}
+    assert {c["prompt_set"] for c in configs.values()} == {"paper"}
+    assert configs["st-vote"]["options"]["judge"] == "openai-compatible:judge"
+    bad = CliRunner().invoke(app, ["study", "--model", "local:smollm2", "--prompts", "nope"])
+    assert bad.exit_code == 2 and "unknown prompt set 'nope'" in bad.output
