@@ -21,6 +21,8 @@ from typing import Protocol
 
 # 32k: DeepSeek-R1 rarely thinks longer; o3-mini takes up to 100k (raise it with --reasoning-max-tokens).
 DEFAULT_REASONING_MAX_TOKENS = 32768
+# A reasoning call may think for minutes: its timeout is at least this (the client's own if longer).
+REASONING_TIMEOUT_S = 900.0
 
 REASONING_NAME = re.compile(
     r"(?:^|[/:])o\d+(?:$|[-_.])"  # OpenAI o1, o3-mini, o4-mini (also "openai/o3" on a router)

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, shows_reasoning
+from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, shows_reasoning
 from graphs.http import ChatCompletionsClient, TransportError
 from graphs.models import (
     GenerationParams,
@@ -238,6 +238,11 @@ class ModelClient:
         """By name, or learned from an answer of this run (graphs/budget.py)."""
         return self.spec.is_reasoning or self.reasoning_seen
 
+    @property
+    def timeout(self) -> float:
+        """Per call: a reasoning model gets at least REASONING_TIMEOUT_S to think."""
+        return max(self.params.timeout, REASONING_TIMEOUT_S) if self.reasons else self.params.timeout
+
     def budget(self, max_tokens: int | None) -> int | None:
         """The cap this call is sent with: the reasoning budget, or the call's short cap."""
         if self.reasons:
@@ -251,7 +256,7 @@ class ModelClient:
         # a notebook) failed its first requests with "Event loop is closed". So each loop gets
         # its own HTTP client; the loop is kept with its model so its id cannot be reused.
         def build() -> BaseChatModel:
-            params: dict[str, Any] = self.params.as_dict()
+            params: dict[str, Any] = {**self.params.as_dict(), "timeout": self.timeout}
             if self.spec.provider in _OPENAI_CLIENT_PROVIDERS and running_loop() is not None:
                 import openai
 
@@ -289,7 +294,7 @@ class ModelClient:
             "messages": messages,
             **openai_params(self.spec, {**params, **kwargs}, reasoning=self.reasons),
         }
-        data = await self._direct_client().create(body)
+        data = await self._direct_client().create(body, timeout=self.timeout)
         try:
             choice = data["choices"][0]
             message = choice["message"]
@@ -457,7 +462,7 @@ class ModelClient:
             try:
                 self.calls_made += 1
                 ask = self._ask_direct if self.spec.provider in DIRECT_PROVIDERS else self._ask_langchain
-                async with asyncio.timeout(self.params.timeout + 5):  # a backstop: no task per call
+                async with asyncio.timeout(self.timeout + 5):  # a backstop: no task per call
                     reply = await ask(messages, kwargs)
                 if not reply.raw.strip() and not reply.reasoning and reply.finish_reason != "length":
                     raise EmptyAnswerError("the model returned empty content")

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from evals.cli import app
 from evals.results import metadata_frame
-from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, is_reasoning_name
-from graphs.llm import ModelClient
-from graphs.models import parse_spec
+from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, is_reasoning_name
+from graphs.llm import ModelClient, RetryPolicy
+from graphs.models import GenerationParams, parse_spec
 from graphs.parsing import VOTE_SCHEMA
 from graphs.vote import VOTE_MAX_TOKENS
 from graphs.vote_labels import label_vote_text, vote_rules
@@ -109,6 +109,19 @@ def test_hidden_reasoning_is_learned_from_the_usage(fault_server: FaultServerFac
     result = asyncio.run(client.call(MESSAGES, schema=VOTE_SCHEMA, max_tokens=VOTE_MAX_TOKENS))
     assert result.reasoning is None and result.reasoning_tokens == 150 and client.reasoning_seen
     assert result.answer == VOTE_JSON
+
+
+def test_a_reasoning_model_gets_minutes_to_think(fault_server: FaultServerFactory) -> None:
+    """A 1 s answer: past a plain model's 0.5 s timeout, well within a reasoning model's."""
+    imitator = ReasoningImitator(answer=_vote, think_words=50)
+    server = fault_server(responder=imitator.content, finisher=imitator.finish, latency_s=1.0)
+    quick = {"params": GenerationParams(timeout=0.5), "retry": RetryPolicy(max_attempts=1)}
+    plain = asyncio.run(_client(server.base_url, "house-model", **quick).call(MESSAGES))
+    assert plain.error is not None and "RequestTimeout: no answer within 0.5 s" in plain.error
+    reasoning = _client(server.base_url, "deepseek-r1", **quick)
+    assert reasoning.timeout == REASONING_TIMEOUT_S
+    result = asyncio.run(reasoning.call(MESSAGES))
+    assert result.error is None and result.answer is not None and result.answer.startswith("Vote: against")
 
 
 def test_the_o_series_gets_max_completion_tokens_and_no_temperature(
