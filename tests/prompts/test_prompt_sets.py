@@ -13,7 +13,7 @@ from graphs.association import association_messages
 from graphs.directqa import directqa_families, question_messages, set_roles
 from graphs.history import paper_history_text
 from graphs.vote import vote_messages
-from prompts import PROMPT_SETS, PromptError, get_prompt, prompt_set
+from prompts import PROMPT_SETS, PromptError, PromptSet, get_prompt, prompt_set
 from stores.corpus import Corpus
 from stores.runstore import RunStore
 
@@ -145,3 +145,14 @@ def test_resuming_a_run_with_another_prompt_set_is_refused(isolated_home: Path) 
     old = {"test": "vote", "model": "m", "prompt_versions": {"a": "1"}}  # a run from before the sets
     store.create_run("old", old)
     assert store.create_run("old", {**old, "prompt_set": "structured"})["prompt_versions"] == {"a": "1"}
+
+
+def test_a_new_set_is_a_folder_and_one_registry_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "persona_vote.v2.txt").write_text("[user]\nVote as {nation} on {symbol}:\n{context}\n")
+    mine = PromptSet("mine", tmp_path, "free_text", "a test set", base="structured")
+    monkeypatch.setitem(PROMPT_SETS, "mine", mine)
+    own = prompt_set("mine").get("persona_vote")
+    assert own.ref.startswith("mine/persona_vote@v2:") and own.fields == {"nation", "symbol", "context"}
+    assert prompt_set("mine").get("judge_vote") == get_prompt("judge_vote")  # from its base set
+    with pytest.raises(PromptError, match="no version 1"):
+        mine.get("persona_vote", 1)
