@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from evals.cli_outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
+from graphs.budget import DEFAULT_REASONING_MAX_TOKENS
 
 console = Console()
 err_console = Console(stderr=True)
@@ -47,6 +48,29 @@ FailOnErrorOpt = Annotated[
         help="Errored samples tolerated before the exit code is 1: a count (5) or a fraction (0.1).",
     ),
 ]
+JudgeOpt = Annotated[
+    str | None,
+    typer.Option("--judge", help="Judge model spec for answers the rules cannot label (default: none)."),
+]
+JudgeBaseUrlOpt = Annotated[
+    str | None, typer.Option("--judge-base-url", help="Judge server base URL (default: --base-url).")
+]
+PromptsOpt = Annotated[
+    str,
+    typer.Option(
+        "--prompts",
+        help="Prompt set: structured (JSON answers, default) or paper (Appendix F word for word, free text).",
+    ),
+]
+ReasoningMaxTokensOpt = Annotated[
+    int,
+    typer.Option(
+        "--reasoning-max-tokens",
+        help="Token budget of a reasoning model (by name, or once an answer shows reasoning); "
+        "o-series: max_completion_tokens.",
+    ),
+]
+REASONING_MAX_TOKENS = DEFAULT_REASONING_MAX_TOKENS
 
 
 class UsageError(ValueError):
@@ -123,13 +147,28 @@ def check_model(model: str, *, base_url: str | None) -> None:
     check_ready(parse_spec(model, base_url=base_url))
 
 
-def make_client(model: str, *, base_url: str | None, no_cache: bool) -> Any:
-    """The model client, failing fast on a bad spec or a missing key or base URL."""
+def make_client(
+    model: str, *, base_url: str | None, no_cache: bool, reasoning_max_tokens: int = REASONING_MAX_TOKENS
+) -> Any:
+    """The model client, failing fast on a bad spec, a missing key or base URL, or a bad budget."""
+    from graphs.budget import check_budget
     from graphs.llm import ModelClient
     from stores.cache import ResponseCache
 
     check_model(model, base_url=base_url)  # before the cache file is created
-    return ModelClient.from_spec(model, base_url=base_url, cache=None if no_cache else ResponseCache())
+    return ModelClient.from_spec(
+        model,
+        base_url=base_url,
+        cache=None if no_cache else ResponseCache(),
+        reasoning_max_tokens=check_budget(reasoning_max_tokens),
+    )
+
+
+def check_prompts(name: str) -> Any:
+    """The named prompt set; an unknown name fails (exit 2) before anything is opened."""
+    from prompts import prompt_set
+
+    return prompt_set(name)
 
 
 def print_summary(summary: Any, *, embedded: bool) -> None:

@@ -11,12 +11,15 @@ import typer
 
 from evals.cli_common import (
     EMBEDDED_NOTICE,
+    REASONING_MAX_TOKENS,
     BaseUrlOpt,
     ConcurrencyOpt,
     DataOpt,
     FailOnErrorOpt,
     LimitOpt,
     NoCacheOpt,
+    PromptsOpt,
+    ReasoningMaxTokensOpt,
     RepeatsOpt,
     RetryErrorsOpt,
     RunIdOpt,
@@ -95,6 +98,8 @@ class StudyPlan:
     repeats: int = 3
     seed: int = 0
     concurrency: int = 4
+    prompts: str = "structured"  # the prompt set (prompts/registry.py)
+    reasoning_max_tokens: int = REASONING_MAX_TOKENS
     cells: list[Cell] = field(
         default_factory=lambda: [
             Cell(1, True, "keyword"),
@@ -116,6 +121,8 @@ def run_ablation(
     concurrency: int,
     no_cache: bool,
     retry_errors: bool = False,
+    prompts: str = "structured",
+    reasoning_max_tokens: int = REASONING_MAX_TOKENS,
 ) -> list[str]:
     from evals.cli_run import run_vote_command
 
@@ -138,6 +145,8 @@ def run_ablation(
                 run_id=f"{run_prefix}-debias-{cell.slug}",
                 retry_errors=retry_errors,
                 no_cache=no_cache,
+                prompts=prompts,
+                reasoning_max_tokens=reasoning_max_tokens,
             )
         )
     return run_ids
@@ -155,13 +164,17 @@ def run_study(
 ) -> list[str]:
     """DirectQA, Association Test, vote, debiased vote and the ablation, as resumable runs."""
     from evals.cli_run import run_association_command, run_directqa_command, run_vote_command
+    from prompts import prompt_set
 
+    vote_judge = judge if prompt_set(plan.prompts).free_text else None  # structured votes need none
     common: dict[str, Any] = dict(
         seed=plan.seed,
         repeats=plan.repeats,
         concurrency=plan.concurrency,
         no_cache=no_cache,
         retry_errors=retry_errors,
+        prompts=plan.prompts,
+        reasoning_max_tokens=plan.reasoning_max_tokens,
     )
     ids = [
         run_directqa_command(
@@ -191,6 +204,7 @@ def run_study(
             limit=plan.drafts,
             personas="p5",
             run_id=f"{run_prefix}-vote",
+            judge=vote_judge,
             **common,
         ),
     ]
@@ -205,6 +219,8 @@ def run_study(
         concurrency=plan.concurrency,
         no_cache=no_cache,
         retry_errors=retry_errors,
+        prompts=plan.prompts,
+        reasoning_max_tokens=plan.reasoning_max_tokens,
     )
     return ids
 
@@ -318,12 +334,17 @@ def register(app: typer.Typer) -> None:
         no_cache: NoCacheOpt = False,
         fail_on_error: FailOnErrorOpt = "0",
         data: DataOpt = None,
+        prompts: PromptsOpt = "structured",
+        reasoning_max_tokens: ReasoningMaxTokensOpt = REASONING_MAX_TOKENS,
     ) -> None:
         """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report."""
-        from evals.cli_common import new_run_id
+        from evals.cli_common import check_prompts, new_run_id
         from evals.cli_outcome import offer_resume_id
+        from graphs.budget import check_budget
 
         apply_data(data)
+        check_prompts(prompts)
+        check_budget(reasoning_max_tokens)
         for spec in model:
             make_client(spec, base_url=base_url, no_cache=no_cache)  # every key checked before any work
         if judge:
@@ -336,6 +357,8 @@ def register(app: typer.Typer) -> None:
             repeats=repeats,
             seed=seed,
             concurrency=concurrency,
+            prompts=prompts,
+            reasoning_max_tokens=reasoning_max_tokens,
         )
         ids: list[str] = []
         for spec in model:

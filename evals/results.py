@@ -47,6 +47,18 @@ def is_embedded(config: dict[str, Any]) -> bool:
     return bool(config.get("embedded")) or str(config.get("model", "")).startswith("local:")
 
 
+def _reasoning(config: dict[str, Any]) -> str | None:
+    """Whether the run gave the model the reasoning budget, and why (graphs/budget.py)."""
+    budget = config.get("budget")
+    if not budget:
+        return None
+    if budget.get("reasoning_by_name"):
+        return f"{budget.get('reasoning_max_tokens')} (by name)"
+    if config.get("reasoning_learned"):
+        return f"{budget.get('reasoning_max_tokens')} (learned)"
+    return "no"
+
+
 def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> pd.DataFrame:
     """One row describing the run: enough to tell how to reproduce it."""
     versions = config.get("prompt_versions") or {}
@@ -61,6 +73,8 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
                 "test": config.get("test"),
                 "model": config.get("model"),
                 "embedded": is_embedded(config),
+                "prompt_set": config.get("prompt_set") or "structured",
+                "reasoning_budget": _reasoning(config),
                 "prompt_versions": ", ".join(f"{k}={v}" for k, v in sorted(dict(versions).items()))
                 if isinstance(versions, dict)
                 else str(versions),

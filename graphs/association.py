@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import csv
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
 from graphs.labels import LabelDecision, rules_then_judge_graph, settle
 from graphs.llm import CallResult, ModelClient
-from graphs.parsing import Parsed
+from graphs.parsing import Parsed, truncated_reason
 from graphs.ranking import (
     POLARITY_SIGN,
     label_polarity,
@@ -24,7 +24,7 @@ from graphs.ranking import (
     polarity_judge_schema,
     ranking_schema,
 )
-from prompts import get_prompt
+from prompts import PromptSet, prompt_set
 from stores.augment import keyword_pool
 from stores.paths import P5, P5_NAMES, DataNotFoundError, paper_root
 from stores.runstore import SampleRow
@@ -60,9 +60,11 @@ def presented_order(*, seed: int, keyword: str, repeat: int) -> list[str]:
     return order
 
 
-def association_messages(keyword: str, order: list[str]) -> list[dict[str, str]]:
+def association_messages(
+    keyword: str, order: list[str], *, prompts: PromptSet | None = None
+) -> list[dict[str, str]]:
     members = "\n".join(P5_NAMES[c] for c in order)
-    return get_prompt("association").render(keyword=keyword, members=members)
+    return (prompts or prompt_set()).get("association").render(keyword=keyword, members=members)
 
 
 class AssociationState(TypedDict, total=False):
@@ -82,14 +84,17 @@ class AssociationState(TypedDict, total=False):
 class AssociationDeps:
     client: ModelClient
     judge: ModelClient | None = None
+    prompts: PromptSet = field(default_factory=prompt_set)
 
 
 def build_association_graph(deps: AssociationDeps) -> Any:
     """answer → parse → [judge the polarity, only when the rules cannot decide and a judge is given]."""
-    schema = ranking_schema(permutations_only=deps.client.spec.provider == "local")
+    schema = (
+        None if deps.prompts.free_text else ranking_schema(permutations_only=deps.client.spec.is_embedded)
+    )
 
     async def answer(state: AssociationState) -> AssociationState:
-        messages = association_messages(state["keyword"], state["order"])
+        messages = association_messages(state["keyword"], state["order"], prompts=deps.prompts)
         result = await deps.client.call(
             messages, schema=schema, schema_name="ranking", repeat=state["repeat"]
         )
@@ -99,6 +104,8 @@ def build_association_graph(deps: AssociationDeps) -> Any:
         result = state["answer"]
         if result.error is not None:
             return {}
+        if result.truncated:  # cut off by the token budget: never parsed from the partial text
+            return {"parsed": Parsed(None, truncated_reason(result.answer))}
         parsed = parse_association(result.answer)
         if not parsed.ok:
             return {"parsed": parsed}
@@ -108,10 +115,14 @@ def build_association_graph(deps: AssociationDeps) -> Any:
     async def judge(state: AssociationState) -> AssociationState:
         assert deps.judge is not None
         parsed = state["parsed"]
-        messages = get_prompt("judge_polarity").render(
-            keyword=state["keyword"],
-            ranking=", ".join(P5_NAMES[c] for c in parsed.value),
-            rationale=(parsed.payload or {}).get("rationale") or "(none given)",
+        messages = (
+            prompt_set()
+            .get("judge_polarity")
+            .render(
+                keyword=state["keyword"],
+                ranking=", ".join(P5_NAMES[c] for c in parsed.value),
+                rationale=(parsed.payload or {}).get("rationale") or "(none given)",
+            )
         )
         result = await deps.judge.call(
             messages, schema=polarity_judge_schema(), schema_name="polarity", repeat=state["repeat"]
@@ -172,5 +183,6 @@ def association_row(state: AssociationState) -> SampleRow:
             "judge_error": judge.error if judge else None,
             "reasoning": result.reasoning,
             "cached": result.cached,
+            **result.budget_record(),
         },
     )

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphs.vote import MAX_CONTEXT_CHARS, vote_messages
-from prompts import get_prompt
+from prompts import PromptSet, prompt_set
 from retrievers.base import POOL_NAMES, PoolName, Precedent, pool_part
 from retrievers.keyword import keyword_match
 from stores.augment import Augmented
@@ -24,15 +24,22 @@ from stores.records import Record
 
 
 def leak_audit(
-    targets: Sequence[Record], *, persona: str = "USA", context_chars: int = MAX_CONTEXT_CHARS
+    targets: Sequence[Record],
+    *,
+    persona: str = "USA",
+    context_chars: int = MAX_CONTEXT_CHARS,
+    prompts: PromptSet | None = None,
 ) -> dict[str, Any]:
     """Per target: markers in its vote prompt, sentences rewritten / removed, fallback and why."""
     rows: list[dict[str, Any]] = []
-    template = get_prompt("persona_vote")
+    prompts = prompts or prompt_set()
+    template = prompts.get("persona_vote")
     fixed = f"{template.system}\n{template.user}"  # the instructions name the options: not a leak
     for record in targets:
         ctx = context_for_prompt(record)
-        prompt = "\n".join(m["content"] for m in vote_messages(record, persona, context_chars=context_chars))
+        prompt = "\n".join(
+            m["content"] for m in vote_messages(record, persona, context_chars=context_chars, prompts=prompts)
+        )
         hits = [h for h in find_outcome_language(prompt, record=record) if h.sentence not in fixed]
         rows.append(
             {

@@ -17,10 +17,12 @@ from langgraph.channels import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
+from graphs.history import history_block, history_text, paper_history_text
 from graphs.llm import CallResult, ModelClient
-from graphs.parsing import json_object, parse_vote
-from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label
-from prompts import get_prompt
+from graphs.parsing import json_object
+from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, symbol
+from graphs.vote_labels import vote_rules
+from prompts import PromptSet, prompt_set
 from retrievers import Precedent, Retriever
 from stores.augment import Augmented
 from stores.records import Record
@@ -34,7 +36,6 @@ REFLECTION_SCHEMA: dict[str, Any] = {
 }
 REFLECTION_MAX_TOKENS = 240  # four sentences
 DEBIAS_PROMPTS = ("rehearsal_vote", "reflexion", "final_vote")
-NO_HISTORY = "(none: no earlier text passed the retriever's threshold)"
 
 
 def _appended(log: list[Any], batches: Sequence[list[Any]]) -> list[Any]:
@@ -87,6 +88,7 @@ class DebiasDeps:
     augmented: dict[str, Augmented]
     retriever: Retriever
     options: DebiasOptions
+    prompts: PromptSet = field(default_factory=prompt_set)
     _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
 
     def precedents(self, target: Record) -> list[Precedent]:
@@ -100,24 +102,6 @@ class DebiasDeps:
         """Model calls one sample on ``target`` makes when nothing fails (for scheduling)."""
         per_precedent = 2 if self.options.reflexion else 1
         return 1 + per_precedent * len(self.precedents(target))
-
-
-def history_text(history: list[dict[str, Any]], *, reflexion: bool) -> str:
-    """The history block of the rehearsal and final prompts (Appendix F, Example 2)."""
-    if not history:
-        return NO_HISTORY
-    blocks = []
-    for entry in history:
-        lines = [f"Rehearsal {entry['label']} ({entry['date']}, {entry['outcome']})"]
-        if entry.get("summary"):
-            lines.append(f"Summary : {entry['summary']}")
-        if entry.get("action_items"):
-            lines.append(f"Action items : {entry['action_items']}")
-        lines.append(f"My vote / Ground Truth: {entry['predicted']} / {entry['truth']}")
-        if reflexion and entry.get("reflection"):
-            lines.append(f"Reflection: {entry['reflection']}")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
 
 
 def _call_record(
@@ -143,6 +127,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
                 "score": p.score,
                 "reason": p.reason,
                 "label": prompt_label(p.record),
+                "symbol": symbol(p.record),
                 "date": p.record.date.isoformat(),
                 "truth": member_vote(p.record, state["persona"]) or "no recorded vote",
             }
@@ -162,11 +147,13 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             state["persona"],
             repeat=state["repeat"],
             template="rehearsal_vote",
+            prompts=deps.prompts,
             date=precedent["date"],
-            history=_history_block(state["history"], opts.reflexion),
+            history=history_block(state["history"], reflexion=opts.reflexion),
+            previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion),
         )
-        parsed = parse_vote(result.answer)
-        predicted = parsed.value if parsed.ok else f"invalid ({parsed.reason})"
+        rules = vote_rules(result.answer, truncated=result.truncated, free_text=deps.prompts.free_text)
+        predicted = rules.label or f"invalid ({rules.reason})"
         update: DebiasState = {
             "pending": {"predicted": predicted},
             "calls": [_call_record("rehearse", record.id, messages, result)],
@@ -183,7 +170,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         aug = deps.augmented.get(record.id)
         statements = statements_for(record, state["persona"])
         statement = statements[0] if statements else None
-        messages = get_prompt("reflexion").render(
+        messages = deps.prompts.get("reflexion").render(
             nation=persona_name(state["persona"]),
             label=prompt_label(record),
             summary=(aug.summary if aug else "") or "(no summary)",
@@ -198,7 +185,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         )
         result = await deps.client.call(
             messages,
-            schema=REFLECTION_SCHEMA,
+            schema=None if deps.prompts.free_text else REFLECTION_SCHEMA,
             schema_name="reflection",
             repeat=state["repeat"],
             max_tokens=REFLECTION_MAX_TOKENS,
@@ -217,6 +204,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         aug = deps.augmented.get(precedent["id"])
         entry = {
             "label": precedent["label"],
+            "symbol": precedent.get("symbol"),
             "date": precedent["date"],
             "outcome": _outcome(precedent),
             "summary": aug.summary if aug else "",
@@ -240,7 +228,9 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             state["persona"],
             repeat=state["repeat"],
             template="final_vote",
+            prompts=deps.prompts,
             history=history_text(state["history"], reflexion=opts.reflexion),
+            previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion),
         )
         return {
             "final": {"messages": messages, **result.as_dict(), "answer": result.answer},
@@ -257,12 +247,6 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
     graph.add_edge(START, "retrieve")
     graph.add_edge("final_vote", END)
     return graph.compile(checkpointer=checkpointer)
-
-
-def _history_block(history: list[dict[str, Any]], reflexion: bool) -> str:
-    if not history:
-        return ""
-    return "- previous vote prediction:\n" + history_text(history, reflexion=reflexion)
 
 
 def _outcome(precedent: dict[str, Any]) -> str:

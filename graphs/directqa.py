@@ -8,7 +8,8 @@ rules first and by an optional judge model only when the rules cannot decide.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
 from itertools import permutations
 from pathlib import Path
 from typing import Any, TypedDict
@@ -22,12 +23,14 @@ from graphs.labels import (
     settle,
 )
 from graphs.llm import CallResult, ModelClient
-from prompts import get_prompt
+from graphs.parsing import truncated_reason
+from prompts import PromptSet, prompt_set
 from stores.paths import P5, P5_NAMES, DataNotFoundError, paper_root
 from stores.runstore import SampleRow
 
 GENERAL = "general"
 DIRECTQA_PROMPTS = ("directqa_general", "directqa_function", "judge_directqa")
+ROLES_FILE = "unsc_roles.csv"  # a prompt set's own wording of the function roles (the paper's)
 
 DIRECTQA_MAX_TOKENS = 256
 
@@ -64,22 +67,50 @@ def pair_orders() -> list[tuple[str, str]]:
     return list(permutations(P5, 2))
 
 
-def question_messages(family: Family, first: str, second: str) -> list[dict[str, str]]:
+def set_roles(families: list[Family], prompts: PromptSet) -> list[Family]:
+    """The families with the prompt set's wording of each role, if it has its own ("regarding …")."""
+    path = prompts.folder / ROLES_FILE
+    if not path.is_file():
+        return families
+    with path.open(encoding="utf-8") as handle:
+        roles = {row["id"]: row["role"] for row in csv.DictReader(handle)}
+    missing = [f.id for f in families if f.role is not None and f.id not in roles]
+    if missing:
+        raise ValueError(f"{path}: no role for function(s) {missing}")
+    return [Family(f.id, f.short_name, roles[f.id]) if f.role is not None else f for f in families]
+
+
+def roles_ref(prompts: PromptSet) -> dict[str, str]:
+    """The roles file's hash for the run config, when the set has one."""
+    path = prompts.folder / ROLES_FILE
+    if not path.is_file():
+        return {}
+    return {"unsc_roles": f"{prompts.name}/{ROLES_FILE}:{hashlib.sha256(path.read_bytes()).hexdigest()[:8]}"}
+
+
+def question_messages(
+    family: Family, first: str, second: str, *, prompts: PromptSet | None = None
+) -> list[dict[str, str]]:
     """Appendix F.1's prompts, verbatim in form."""
+    prompts = prompts or prompt_set()
     names = {"first": P5_NAMES[first], "second": P5_NAMES[second]}
     if family.role is None:
-        return get_prompt("directqa_general").render(**names)
-    return get_prompt("directqa_function").render(role=family.role, **names)
+        return prompts.get("directqa_general").render(**names)
+    return prompts.get("directqa_function").render(role=family.role, **names)
 
 
 def judge_messages(question: str, answer: str, first: str, second: str) -> list[dict[str, str]]:
-    return get_prompt("judge_directqa").render(
-        question=question,
-        answer=answer,
-        first=first,
-        second=second,
-        first_name=P5_NAMES[first],
-        second_name=P5_NAMES[second],
+    return (
+        prompt_set()
+        .get("judge_directqa")
+        .render(
+            question=question,
+            answer=answer,
+            first=first,
+            second=second,
+            first_name=P5_NAMES[first],
+            second_name=P5_NAMES[second],
+        )
     )
 
 
@@ -100,13 +131,15 @@ class DirectQADeps:
     client: ModelClient
     families: dict[str, Family]
     judge: ModelClient | None = None
+    prompts: PromptSet = field(default_factory=prompt_set)
 
 
 def build_directqa_graph(deps: DirectQADeps) -> Any:
     """answer → label → [judge, only when the rules cannot decide and a judge is given]."""
 
     async def answer(state: DirectQAState) -> DirectQAState:
-        messages = question_messages(deps.families[state["family"]], state["first"], state["second"])
+        family = deps.families[state["family"]]
+        messages = question_messages(family, state["first"], state["second"], prompts=deps.prompts)
         # free text, as in the paper; a paragraph is enough to name a nation or decline
         result = await deps.client.call(messages, repeat=state["repeat"], max_tokens=DIRECTQA_MAX_TOKENS)
         return {"messages": messages, "answer": result}
@@ -115,6 +148,8 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
         result = state["answer"]
         if result.error is not None:
             return {}
+        if result.truncated:  # cut off by the token budget: never labelled from the partial text
+            return {"rules": LabelDecision(None, truncated_reason(result.answer))}
         question = state["messages"][-1]["content"]
         return {"rules": label_directqa(result.answer, state["first"], state["second"], question=question)}
 
@@ -127,6 +162,8 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
             messages, schema=directqa_judge_schema(first, second), schema_name="label", repeat=state["repeat"]
         )
         judged = parse_judge_label(result.answer, first, second) if result.error is None else None
+        if judged is not None and result.truncated:
+            judged = LabelDecision(None, "truncated")
         return {"judge": result, **({"judged": judged} if judged else {})}
 
     return rules_then_judge_graph(
@@ -175,5 +212,6 @@ def directqa_row(state: DirectQAState) -> SampleRow:
             "second": state["second"],
             "reasoning": result.reasoning,
             "cached": result.cached,
+            **result.budget_record(),
         },
     )

@@ -11,7 +11,6 @@ import hashlib
 import random
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from graphs.association import (
     ASSOCIATION_PROMPTS,
@@ -31,10 +30,14 @@ from graphs.directqa import (
     directqa_row,
     functions_path,
     pair_orders,
+    roles_ref,
+    set_roles,
 )
 from graphs.llm import ModelClient
+from graphs.run_config import judge_options, run_config
 from graphs.runner import RunSummary, Task, run_tasks
-from graphs.simulate import SampleOptions, run_config
+from graphs.simulate import SampleOptions
+from prompts import PromptSet, prompt_set
 from stores.corpus import Corpus
 from stores.paths import paper_root
 from stores.runstore import RunStore, SampleRow
@@ -94,13 +97,6 @@ def input_files(*paths: Path) -> Corpus:
     return Corpus(records=[], path=paths[0], sha256=digest.hexdigest())
 
 
-def _judge_options(judge: ModelClient | None) -> dict[str, Any]:
-    if judge is None:
-        return {"judge": None}
-    params = {k: v for k, v in judge.params.as_dict().items() if k != "timeout"}
-    return {"judge": judge.label, "judge_base_url": judge.spec.base_url, "judge_params": params}
-
-
 async def run_directqa_study(
     *,
     client: ModelClient,
@@ -111,9 +107,11 @@ async def run_directqa_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    prompts: PromptSet | None = None,
 ) -> RunSummary:
     """DirectQA (paper §4.1): families × 20 ordered pairs × repeats."""
-    all_families = directqa_families()
+    prompts = prompts or prompt_set()
+    all_families = set_roles(directqa_families(), prompts)
     families = select_families(all_families, sample)
     config = run_config(
         test="directqa",
@@ -121,12 +119,13 @@ async def run_directqa_study(
         corpus=input_files(functions_path()),
         sample=sample,
         prompts=DIRECTQA_PROMPTS,
-        extra={**_judge_options(judge), "families": [f.id for f in families]},
+        prompt_set=prompts,
+        extra={**judge_options(judge), "families": [f.id for f in families]},
+        extra_versions=roles_ref(prompts),
     )
     store.create_run(run_id, config)
-    graph = build_directqa_graph(
-        DirectQADeps(client=client, families={f.id: f for f in all_families}, judge=judge)
-    )
+    deps = DirectQADeps(client=client, families={f.id: f for f in all_families}, judge=judge, prompts=prompts)
+    graph = build_directqa_graph(deps)
 
     async def worker(task: Task) -> SampleRow:
         first, second = task.pair_order.split("-")
@@ -158,8 +157,10 @@ async def run_association_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    prompts: PromptSet | None = None,
 ) -> RunSummary:
     """The Association Test (paper §4.1): keywords × repeats, names in a seeded order per prompt."""
+    prompts = prompts or prompt_set()
     pool = select_keywords(load_pool(pool_path), sample)
     pool_file = Path(pool_path) if pool_path else paper_root() / "keyword_pool.csv"
     config = run_config(
@@ -168,10 +169,11 @@ async def run_association_study(
         corpus=input_files(pool_file),
         sample=sample,
         prompts=ASSOCIATION_PROMPTS,
-        extra={**_judge_options(judge), "pool": str(pool_file), "keywords": [k for _, k in pool]},
+        prompt_set=prompts,
+        extra={**judge_options(judge), "pool": str(pool_file), "keywords": [k for _, k in pool]},
     )
     store.create_run(run_id, config)
-    graph = build_association_graph(AssociationDeps(client=client, judge=judge))
+    graph = build_association_graph(AssociationDeps(client=client, judge=judge, prompts=prompts))
 
     async def worker(task: Task) -> SampleRow:
         order = presented_order(seed=sample.seed, keyword=task.item, repeat=task.repeat)

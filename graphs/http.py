@@ -99,11 +99,19 @@ class ChatCompletionsClient:
             raise_for_status=False,
         )
 
-    async def create(self, body: dict[str, Any]) -> dict[str, Any]:
-        """One chat completion as the server's JSON; raises on status, transport or body faults."""
+    async def create(self, body: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """One chat completion as the server's JSON; raises on status, transport or body faults.
+
+        ``timeout`` overrides the client's for this call (a reasoning model thinks for minutes).
+        """
+        limit = timeout or self.timeout
         try:
             async with self._session.post(
-                self.url, json=body, proxy=self._proxy, proxy_auth=self._proxy_auth
+                self.url,
+                json=body,
+                proxy=self._proxy,
+                proxy_auth=self._proxy_auth,
+                timeout=aiohttp.ClientTimeout(total=limit),
             ) as response:
                 payload = await response.read()
                 if response.status >= 400:
@@ -112,7 +120,7 @@ class ChatCompletionsClient:
                         response.status, _server_message(response.status, response.reason, payload), headers
                     )
         except TimeoutError as exc:  # aiohttp's own timeout errors are TimeoutErrors too
-            raise RequestTimeout(f"no answer within {self.timeout:g} s") from exc
+            raise RequestTimeout(f"no answer within {limit:g} s") from exc
         except aiohttp.ClientConnectionError as exc:
             raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
         except aiohttp.ClientPayloadError as exc:

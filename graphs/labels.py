@@ -22,7 +22,7 @@ from stores.runstore import Status
 
 NEUTRAL = "neutral"
 # Invalid whatever a judge might say.
-FINAL_REASONS = ("empty", "template_echo", "repetition_loop", "other_language", "outside_pair")
+FINAL_REASONS = ("empty", "template_echo", "repetition_loop", "other_language", "outside_pair", "truncated")
 # The rules cannot decide; a judge may.
 UNDECIDED_REASONS = ("multiple_options", "no_option", "hedged_choice", "outside_pair_mention")
 JUDGE_INVALID = "judge_invalid"

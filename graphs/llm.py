@@ -14,12 +14,13 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from graphs.breaker import CircuitBreaker
+from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, shows_reasoning
 from graphs.http import ChatCompletionsClient, TransportError
 from graphs.models import (
     BackendFatalError,
@@ -78,6 +79,22 @@ class CallResult:
     completion_tokens: int = 0
     cached: bool = False
     attempts: int = 0
+    finish_reason: str | None = None  # "length": the token budget ran out, the answer is cut off
+    reasoning_tokens: int = 0
+    max_tokens: int | None = None  # the budget this call was sent with (None: the client's default)
+
+    @property
+    def truncated(self) -> bool:
+        """Cut off by the token budget: invalid (``truncated``), never parsed from the partial text."""
+        return self.finish_reason == "length"
+
+    def budget_record(self) -> dict[str, Any]:
+        """What a sample row keeps about the token budget: the cap sent, why the answer ended."""
+        return {
+            "max_tokens": self.max_tokens,
+            "finish_reason": self.finish_reason,
+            "reasoning_tokens": self.reasoning_tokens,
+        }
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +105,9 @@ class CallResult:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cached": self.cached,
+            "finish_reason": self.finish_reason,
+            "reasoning_tokens": self.reasoning_tokens,
+            "max_tokens": self.max_tokens,
         }
 
 
@@ -148,7 +168,15 @@ def _is_retryable(exc: BaseException) -> bool:
     return any(tag in name for tag in retryable) or isinstance(exc, asyncio.TimeoutError)
 
 
-Answer = tuple[str, str | None, int, int]  # raw text, provider-side reasoning, prompt and completion tokens
+class Answer(NamedTuple):
+    raw: str
+    reasoning: str | None  # provider-side reasoning text (``reasoning_content``)
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None = None
+    reasoning_tokens: int = 0
+
+
 DIRECT_PROVIDERS = ("openai", "openai-compatible")
 
 
@@ -189,6 +217,8 @@ class ModelClient:
     cache: ResponseCache | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     structured: bool = True
+    reasoning_max_tokens: int = DEFAULT_REASONING_MAX_TOKENS
+    reasoning_seen: bool = False  # an answer showed reasoning: later calls get the reasoning budget
     calls_made: int = 0
     _models: dict[int, tuple[object, Any]] = field(default_factory=dict, repr=False)
     _inflight: dict[tuple[int, str], asyncio.Future[CallResult]] = field(default_factory=dict, repr=False)
@@ -207,6 +237,22 @@ class ModelClient:
     def label(self) -> str:
         return str(self.spec)
 
+    @property
+    def reasons(self) -> bool:
+        """By name, or learned from an answer of this run (graphs/budget.py)."""
+        return self.spec.is_reasoning or self.reasoning_seen
+
+    @property
+    def timeout(self) -> float:
+        """Per call: a reasoning model gets at least REASONING_TIMEOUT_S to think."""
+        return max(self.params.timeout, REASONING_TIMEOUT_S) if self.reasons else self.params.timeout
+
+    def budget(self, max_tokens: int | None) -> int | None:
+        """The cap this call is sent with: the reasoning budget, or the call's short cap."""
+        if self.reasons:
+            return self.reasoning_max_tokens
+        return None if max_tokens is None else min(max_tokens, self.params.max_tokens)
+
     def _model(self) -> BaseChatModel:
         # ChatOpenAI's async client is bound to the loop it first ran on: one model per loop. And
         # langchain-openai shares one default httpx client per base URL across the whole process,
@@ -214,7 +260,7 @@ class ModelClient:
         # a notebook) failed its first requests with "Event loop is closed". So each loop gets
         # its own HTTP client; the loop is kept with its model so its id cannot be reused.
         def build() -> BaseChatModel:
-            params: dict[str, Any] = self.params.as_dict()
+            params: dict[str, Any] = {**self.params.as_dict(), "timeout": self.timeout}
             if self.spec.provider in _OPENAI_CLIENT_PROVIDERS and running_loop() is not None:
                 import openai
 
@@ -230,11 +276,14 @@ class ModelClient:
         message = await self._model().ainvoke(_to_messages(messages), **kwargs)
         raw = message.content if isinstance(message.content, str) else str(message.content)
         usage = getattr(message, "usage_metadata", None) or {}
-        return (
+        details = usage.get("output_token_details") or {}
+        return Answer(
             raw,
             message.additional_kwargs.get("reasoning_content"),
             int(usage.get("input_tokens", 0)),
             int(usage.get("output_tokens", 0)),
+            message.response_metadata.get("finish_reason"),
+            int(details.get("reasoning") or 0),
         )
 
     async def _ask_direct(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Answer:
@@ -247,21 +296,25 @@ class ModelClient:
         body = {
             "model": self.spec.model,
             "messages": messages,
-            **openai_params(self.spec, {**params, **kwargs}),
+            **openai_params(self.spec, {**params, **kwargs}, reasoning=self.reasons),
         }
-        data = await self._direct_client().create(body)
+        data = await self._direct_client().create(body, timeout=self.timeout)
         try:
-            message = data["choices"][0]["message"]
+            choice = data["choices"][0]
+            message = choice["message"]
         except (KeyError, IndexError, TypeError) as exc:
             raise ResponseValidationError(
                 f"no choices[0].message in the response: {str(data)[:200]}"
             ) from exc
         usage = data.get("usage") or {}
-        return (
+        details = usage.get("completion_tokens_details") or {}
+        return Answer(
             message.get("content") or "",
             message.get("reasoning_content"),
             int(usage.get("prompt_tokens") or 0),
             int(usage.get("completion_tokens") or 0),
+            choice.get("finish_reason"),
+            int(details.get("reasoning_tokens") or 0),
         )
 
     @property
@@ -350,11 +403,22 @@ class ModelClient:
         :class:`BackendFatalError`), which stops the run (graphs/runner.py).
 
         ``max_tokens`` caps this call below the client's default (short answers stay short
-        even when a small model starts to loop).
+        even when a small model starts to loop); a reasoning model gets its budget instead
+        (:meth:`budget`). The first answer that shows reasoning switches this client to the
+        reasoning budget, and a call the short cap cut off is asked again with it.
         """
         fmt = self.response_format(schema, schema_name) if schema else None
-        if max_tokens is not None:
-            max_tokens = min(max_tokens, self.params.max_tokens)
+        short = not self.reasons
+        result = await self._call(messages, fmt, repeat, self.budget(max_tokens))
+        if short and result.error is None and shows_reasoning(result):
+            self.reasoning_seen = True
+        if short and self.reasons and result.truncated:
+            result = await self._call(messages, fmt, repeat, self.budget(max_tokens))
+        return result
+
+    async def _call(
+        self, messages: list[dict[str, str]], fmt: dict[str, Any] | None, repeat: int, max_tokens: int | None
+    ) -> CallResult:
         if self.cache is None:  # no key to compute: nothing is looked up or stored
             return await self._request(None, messages, fmt, max_tokens)
         key = self._key(messages, fmt, repeat, max_tokens)
@@ -368,6 +432,9 @@ class ModelClient:
                 prompt_tokens=hit.get("prompt_tokens", 0),
                 completion_tokens=hit.get("completion_tokens", 0),
                 cached=True,
+                finish_reason=hit.get("finish_reason"),
+                reasoning_tokens=hit.get("reasoning_tokens", 0),
+                max_tokens=max_tokens,
             )
         return await self._single_flight(key, messages, fmt, max_tokens)
 
@@ -414,19 +481,22 @@ class ModelClient:
             try:
                 self.calls_made += 1
                 ask = self._ask_direct if self.spec.provider in DIRECT_PROVIDERS else self._ask_langchain
-                async with asyncio.timeout(self.params.timeout + 5):  # a backstop: no task per call
-                    raw, extra, prompt_tokens, completion_tokens = await ask(messages, kwargs)
-                if not raw.strip() and not extra:
+                async with asyncio.timeout(self.timeout + 5):  # a backstop: no task per call
+                    reply = await ask(messages, kwargs)
+                if not reply.raw.strip() and not reply.reasoning and reply.finish_reason != "length":
                     raise EmptyAnswerError("the model returned empty content")
-                answer, reasoning = split_reasoning(raw, extra)
+                answer, reasoning = split_reasoning(reply.raw, reply.reasoning)
                 result = CallResult(
-                    raw=raw,
+                    raw=reply.raw,
                     answer=answer,
                     reasoning=reasoning,
                     latency_s=time.perf_counter() - started,
-                    prompt_tokens=prompt_tokens,
-                    completion_tokens=completion_tokens,
+                    prompt_tokens=reply.prompt_tokens,
+                    completion_tokens=reply.completion_tokens,
                     attempts=attempt,
+                    finish_reason=reply.finish_reason,
+                    reasoning_tokens=reply.reasoning_tokens,
+                    max_tokens=max_tokens,
                 )
             except BackendFatalError:
                 raise  # the backend is gone: no retry, no error row; the runner ends the run

@@ -19,6 +19,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from graphs.budget import is_reasoning_name
 from stores.faults import RunFault
 
 DEFAULT_MODEL = "local:smollm2"
@@ -58,8 +59,8 @@ class ModelSpec:
 
     @property
     def is_reasoning(self) -> bool:
-        name = self.model.lower()
-        return any(tag in name for tag in ("o1", "o3", "o4", "r1", "reason", "think"))
+        """The name rule of graphs/budget.py; a client also learns it from the answers."""
+        return is_reasoning_name(self.model)
 
 
 @dataclass(frozen=True)
@@ -86,10 +87,12 @@ def provider_key(spec: ModelSpec) -> str:
     return os.environ.get("NATIONBIAS_API_KEY", "").strip() or "not-needed"
 
 
-def openai_params(spec: ModelSpec, params: dict[str, Any]) -> dict[str, Any]:
+def openai_params(
+    spec: ModelSpec, params: dict[str, Any], *, reasoning: bool | None = None
+) -> dict[str, Any]:
     """OpenAI's reasoning models (o-series) reject temperature and take max_completion_tokens."""
     kwargs = dict(params)
-    if spec.provider == "openai" and spec.is_reasoning:
+    if spec.provider == "openai" and (spec.is_reasoning if reasoning is None else reasoning):
         kwargs.pop("temperature", None)
         kwargs["max_completion_tokens"] = kwargs.pop("max_tokens", None)
     return kwargs

@@ -35,6 +35,8 @@ INVALID_REASONS = (
     "json_missing_key",
     "multiple_options",
     "no_option",
+    "truncated",  # finish_reason "length": cut off by the token budget, never parsed
+    "judge_invalid",
     "error",
 )
 
@@ -131,6 +133,12 @@ def degenerate_reason(text: str | None) -> str | None:
     if _REFUSAL.search(text):
         return "refusal"
     return None
+
+
+def truncated_reason(text: str | None) -> str:
+    """Why an answer cut off by the token budget is invalid: the loop that used the budget up, if
+    it is one (a small model), else ``truncated``. Never parsed for a label either way."""
+    return "repetition_loop" if degenerate_reason(text) == "repetition_loop" else "truncated"
 
 
 def _options_in(text: str, synonyms: dict[str, str]) -> set[str]:

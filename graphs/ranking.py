@@ -29,6 +29,7 @@ ASSOCIATION_INVALID_REASONS = (
     "missing_nation",
     "polarity_undecided",
     "judge_invalid",
+    "truncated",
 )
 
 _POSITIVE = re.compile(

@@ -8,10 +8,13 @@ from typing import Any
 
 from graphs.audit import leak_audit, precedent_coverage
 from graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
-from graphs.llm import ModelClient
-from graphs.runner import RunSummary, Task, package_version, run_tasks
-from graphs.vote import VoteDeps, build_vote_graph, vote_sample
-from prompts import prompt_versions
+from graphs.labels import LabelDecision
+from graphs.llm import CallResult, ModelClient
+from graphs.run_config import judge_options, run_config
+from graphs.runner import RunSummary, Task, run_tasks
+from graphs.vote import VoteDeps, build_vote_graph, judge_vote, vote_row, vote_sample
+from graphs.vote_labels import vote_rules
+from prompts import PromptSet, prompt_set
 from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.checkpoints import InlineSqliteSaver
@@ -76,35 +79,12 @@ def vote_tasks(test: str, drafts: list[Record], options: SampleOptions) -> list[
     ]
 
 
-def run_config(
-    *,
-    test: str,
-    client: ModelClient,
-    corpus: Corpus,
-    sample: SampleOptions,
-    prompts: tuple[str, ...],
-    extra: dict[str, Any] | None = None,
+def audit_for(
+    drafts: list[Record], sample: SampleOptions, client: ModelClient, prompts: PromptSet
 ) -> dict[str, Any]:
-    """What a run records about itself: enough to reproduce it, and nothing secret."""
-    return {
-        "test": test,
-        "model": client.label,
-        "base_url": client.spec.base_url,
-        "embedded": client.spec.is_embedded,
-        "params": {k: v for k, v in client.params.as_dict().items() if k != "timeout"},
-        "prompt_versions": prompt_versions(*prompts),
-        "seed": sample.seed,
-        "sample": asdict(sample),
-        "data_sha256": corpus.sha256,
-        "package_version": package_version(),
-        "options": extra or {},
-    }
-
-
-def audit_for(drafts: list[Record], sample: SampleOptions, client: ModelClient) -> dict[str, Any]:
     """The leak audit of the run's target prompts (one persona: the context does not depend on it)."""
     persona = personas_for(drafts[0], sample.personas)[0] if drafts else "USA"
-    return leak_audit(drafts, persona=persona, context_chars=client.spec.context_chars)
+    return leak_audit(drafts, persona=persona, context_chars=client.spec.context_chars, prompts=prompts)
 
 
 async def run_vote_study(
@@ -117,19 +97,31 @@ async def run_vote_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    prompts: PromptSet | None = None,
+    judge: ModelClient | None = None,
 ) -> RunSummary:
-    """The persona vote simulation (paper §4.2)."""
+    """The persona vote simulation (paper §4.2); a free-text set's votes may go to the judge."""
+    prompts = prompts or prompt_set()
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("vote", drafts, sample)
-    config = run_config(test="vote", client=client, corpus=corpus, sample=sample, prompts=("persona_vote",))
-    config["leak_audit"] = audit_for(drafts, sample, client)
+    names = ("persona_vote", "judge_vote") if judge is not None else ("persona_vote",)
+    config = run_config(
+        test="vote",
+        client=client,
+        corpus=corpus,
+        sample=sample,
+        prompts=names,
+        prompt_set=prompts,
+        extra=judge_options(judge) if judge is not None else None,
+    )
+    config["leak_audit"] = audit_for(drafts, sample, client, prompts)
     store.create_run(run_id, config)
-    graph = build_vote_graph(VoteDeps(client=client, records={r.id: r for r in corpus.records}))
+    records = {r.id: r for r in corpus.records}
+    graph = build_vote_graph(VoteDeps(client=client, records=records, prompts=prompts, judge=judge))
 
     async def worker(task: Task) -> SampleRow:
         state = await graph.ainvoke({"record_id": task.item, "persona": task.persona, "repeat": task.repeat})
-        row: SampleRow = state["row"]
-        return row
+        return vote_row(state, records[task.item], free_text=prompts.free_text)
 
     return await run_tasks(
         store=store,
@@ -140,7 +132,7 @@ async def run_vote_study(
         retry_errors=retry_errors,
         description=f"vote · {client.label}",
         show_progress=show_progress,
-        clients=[client],
+        clients=[client, judge],
     )
 
 
@@ -155,8 +147,12 @@ async def run_debias_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    prompts: PromptSet | None = None,
+    judge: ModelClient | None = None,
 ) -> RunSummary:
-    """The debiased vote simulation (paper §7): checkpointed per sample."""
+    """The debiased vote simulation (paper §7): checkpointed per sample. With a free-text set the
+    judge reads the final votes the rules cannot (the rehearsal votes stay with the rules)."""
+    prompts = prompts or prompt_set()
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("debias", drafts, sample)
     config = run_config(
@@ -164,8 +160,9 @@ async def run_debias_study(
         client=client,
         corpus=corpus,
         sample=sample,
-        prompts=DEBIAS_PROMPTS,
-        extra=asdict(options),
+        prompts=(*DEBIAS_PROMPTS, "judge_vote") if judge is not None else DEBIAS_PROMPTS,
+        prompt_set=prompts,
+        extra={**asdict(options), **(judge_options(judge) if judge is not None else {})},
     )
     records = {r.id: r for r in corpus.records}
     retriever_options: dict[str, Any] = (
@@ -181,8 +178,9 @@ async def run_debias_study(
         augmented=augmented,
         retriever=get_retriever(options.retriever, **retriever_options),
         options=options,
+        prompts=prompts,
     )
-    config["leak_audit"] = audit_for(drafts, sample, client)
+    config["leak_audit"] = audit_for(drafts, sample, client, prompts)
     config["precedent_coverage"] = precedent_coverage(
         drafts,
         {draft.id: deps.precedents(draft) for draft in drafts},
@@ -229,7 +227,9 @@ async def run_debias_study(
                     "error": None,
                 }
                 state = await graph.ainvoke(start, config, durability=durability)
-            return debias_row(task, state, records[task.item])
+            return await debias_row_judged(
+                task, state, records[task.item], free_text=prompts.free_text, judge=judge
+            )
 
         return await run_tasks(
             store=store,
@@ -240,15 +240,35 @@ async def run_debias_study(
             retry_errors=retry_errors,
             description=f"debias k={options.k} · {client.label}",
             show_progress=show_progress,
-            clients=[client],
+            clients=[client, judge],
             commits=[saver.commits],
         )
 
 
-def debias_row(task: Task, state: dict[str, Any], record: Record) -> SampleRow:
-    """Fold a finished graph state into one sample row, every call's raw text kept."""
-    from graphs.llm import CallResult
+async def debias_row_judged(
+    task: Task, state: dict[str, Any], record: Record, *, free_text: bool, judge: ModelClient | None
+) -> SampleRow:
+    """The sample row, after the judge has read a free-text final vote the rules could not."""
+    final = state.get("final") or {}
+    if judge is None or not free_text or final.get("error") or final.get("answer") is None:
+        return debias_row(task, state, record, free_text=free_text)
+    rules = vote_rules(final["answer"], truncated=final.get("finish_reason") == "length", free_text=True)
+    if not rules.needs_judge:
+        return debias_row(task, state, record, free_text=free_text)
+    result, judged = await judge_vote(judge, final["answer"], repeat=task.repeat)
+    return debias_row(task, state, record, free_text=free_text, judge=result, judged=judged)
 
+
+def debias_row(
+    task: Task,
+    state: dict[str, Any],
+    record: Record,
+    *,
+    free_text: bool = False,
+    judge: CallResult | None = None,
+    judged: LabelDecision | None = None,
+) -> SampleRow:
+    """Fold a finished graph state into one sample row, every call's raw text kept."""
     calls = state.get("calls", [])
     final = state.get("final")
     if final is None:  # a rehearsal or reflection failed after retries
@@ -264,6 +284,9 @@ def debias_row(task: Task, state: dict[str, Any], record: Record) -> SampleRow:
             prompt_tokens=sum(c.get("prompt_tokens", 0) for c in calls),
             completion_tokens=sum(c.get("completion_tokens", 0) for c in calls),
             cached=all(c.get("cached") for c in calls),
+            finish_reason=final.get("finish_reason"),
+            reasoning_tokens=final.get("reasoning_tokens") or 0,
+            max_tokens=final.get("max_tokens"),
         )
         messages = final["messages"]
     return vote_sample(
@@ -273,6 +296,9 @@ def debias_row(task: Task, state: dict[str, Any], record: Record) -> SampleRow:
         repeat=task.repeat,
         messages=messages,
         result=result,
+        free_text=free_text,
+        judge=judge,
+        judged=judged,
         model_calls=len(calls),
         extra={
             "precedents": state.get("precedents", []),

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from langgraph.graph import END, START, StateGraph
-
+from graphs.labels import LabelDecision, rules_then_judge_graph, settle
 from graphs.llm import CallResult, ModelClient
-from graphs.parsing import VOTE_CODES, VOTE_SCHEMA, parse_vote
-from prompts import get_prompt
+from graphs.parsing import VOTE_CODES, VOTE_SCHEMA, json_object
+from graphs.vote_labels import parse_judge_vote, vote_judge_schema, vote_rules
+from prompts import PromptSet, prompt_set
 from stores.corpus import context_for_prompt, p5_vote
 from stores.paths import P5_NAMES
 from stores.records import Record
@@ -45,23 +45,37 @@ def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
+def symbol(record: Record) -> str:
+    """What the paper's prompts quote after "resolution": the number if adopted ("2334", without the
+    year), else the draft symbol ("S/2023/970")."""
+    return re.sub(r"\s*\(\d{4}\)$", "", record.resolution) if record.resolution else record.id
+
+
 def vote_messages(
     record: Record,
     persona: str,
     *,
     template: str = "persona_vote",
     context_chars: int = MAX_CONTEXT_CHARS,
+    prompts: PromptSet | None = None,
     **values: str,
 ) -> list[dict[str, str]]:
-    """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind."""
+    """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind.
+
+    Each set's template takes what it names: the structured set the label and the context's kind,
+    the paper's set the quoted symbol.
+    """
     ctx = context_for_prompt(record)
-    return get_prompt(template).render(
-        nation=persona_name(persona),
-        label=prompt_label(record),
-        context_kind=ctx.description,
-        context=clip(ctx.text, context_chars),
+    prompt = (prompts or prompt_set()).get(template)
+    offered = {
+        "nation": persona_name(persona),
+        "label": prompt_label(record),
+        "symbol": symbol(record),
+        "context_kind": ctx.description,
+        "context": clip(ctx.text, context_chars),
         **values,
-    )
+    }
+    return prompt.render(**{k: v for k, v in offered.items() if k in prompt.fields})
 
 
 async def ask_vote(
@@ -71,14 +85,18 @@ async def ask_vote(
     *,
     repeat: int,
     template: str = "persona_vote",
+    prompts: PromptSet | None = None,
     **values: str,
 ) -> tuple[list[dict[str, str]], CallResult]:
-    """Render a vote prompt and ask for a schema-constrained vote; every vote in every graph comes here."""
+    """Render a vote prompt and ask; every vote in every graph comes here. The structured set asks
+    for a schema-constrained vote, a free-text set (the paper's) sends no schema."""
+    prompts = prompts or prompt_set()
     messages = vote_messages(
-        record, persona, template=template, context_chars=client.spec.context_chars, **values
+        record, persona, template=template, context_chars=client.spec.context_chars, prompts=prompts, **values
     )
+    schema = None if prompts.free_text else VOTE_SCHEMA
     result = await client.call(
-        messages, schema=VOTE_SCHEMA, schema_name="vote", repeat=repeat, max_tokens=VOTE_MAX_TOKENS
+        messages, schema=schema, schema_name="vote", repeat=repeat, max_tokens=VOTE_MAX_TOKENS
     )
     return messages, result
 
@@ -91,20 +109,24 @@ def vote_sample(
     repeat: int,
     messages: list[dict[str, str]],
     result: Any,
+    free_text: bool = False,
+    judge: CallResult | None = None,
+    judged: LabelDecision | None = None,
     extra: dict[str, Any] | None = None,
     model_calls: int = 1,
 ) -> SampleRow:
-    """One vote sample: parsed strictly, the raw text kept, invalid answers counted not filled."""
-    parsed = parse_vote(result.answer) if result.error is None else None
-    status: Status
-    value: dict[str, Any] | None
-    reason: str | None
-    if result.error is not None:
-        status, value, reason = "error", None, None
-    elif parsed is not None and parsed.ok:
-        status, value, reason = "ok", {"vote": parsed.value, **_rationale(parsed.payload)}, None
-    else:
-        status, value, reason = "invalid", None, parsed.reason if parsed else None
+    """One vote sample: labelled strictly (a truncated answer is invalid), the raw text kept, invalid
+    answers counted not filled; a free-text answer the rules cannot read may go to the judge."""
+    rules = None
+    if result.error is None:
+        rules = vote_rules(result.answer, truncated=result.truncated, free_text=free_text)
+    verdict = settle(
+        answer_error=result.error, rules=rules, judge_error=judge.error if judge else None, judged=judged
+    )
+    status: Status = verdict.status
+    value = None
+    if status == "ok":
+        value = {"vote": verdict.label, **_rationale(json_object(result.answer or ""))}
     return SampleRow(
         test=test,
         item=record.id,
@@ -114,18 +136,25 @@ def vote_sample(
         messages=messages,
         raw=result.raw,
         parsed=value,
-        parse_error=reason,
-        error=result.error,
-        latency_s=result.latency_s,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        model_calls=model_calls,
+        parse_error=verdict.reason if status != "ok" else None,
+        error=verdict.error,
+        latency_s=result.latency_s + (judge.latency_s if judge else 0.0),
+        prompt_tokens=result.prompt_tokens + (judge.prompt_tokens if judge else 0),
+        completion_tokens=result.completion_tokens + (judge.completion_tokens if judge else 0),
+        model_calls=model_calls + (judge is not None),
         extra={
             "truth": member_vote(record, persona),
             "context_kind": context_for_prompt(record).kind,
             "date": record.date.isoformat(),
             "reasoning": result.reasoning,
             "cached": result.cached,
+            **result.budget_record(),
+            **(
+                {"labeller": verdict.labeller, "rules_reason": rules.reason if rules else None}
+                if free_text
+                else {}
+            ),
+            **({"judge_raw": judge.raw, "judge_error": judge.error} if judge else {}),
             **(extra or {}),
         },
     )
@@ -141,33 +170,69 @@ class VoteState(TypedDict, total=False):
     record_id: str
     persona: str
     repeat: int
-    row: SampleRow
+    messages: list[dict[str, str]]
+    answer: CallResult
+    rules: LabelDecision
+    judge: CallResult
+    judged: LabelDecision
 
 
 @dataclass
 class VoteDeps:
     client: ModelClient
     records: dict[str, Record]
+    prompts: PromptSet = field(default_factory=prompt_set)
+    judge: ModelClient | None = None  # reads the free-text votes the rules cannot
 
 
 def build_vote_graph(deps: VoteDeps) -> Any:
-    """A one-node graph: the simplest of the study's state machines."""
+    """answer → label → [judge, only for a free-text answer the rules cannot read, if a judge is given]."""
 
-    async def vote(state: VoteState) -> VoteState:
+    async def answer(state: VoteState) -> VoteState:
         record = deps.records[state["record_id"]]
-        messages, result = await ask_vote(deps.client, record, state["persona"], repeat=state["repeat"])
-        row = vote_sample(
-            test="vote",
-            record=record,
-            persona=state["persona"],
-            repeat=state["repeat"],
-            messages=messages,
-            result=result,
+        messages, result = await ask_vote(
+            deps.client, record, state["persona"], repeat=state["repeat"], prompts=deps.prompts
         )
-        return {"row": row}
+        return {"messages": messages, "answer": result}
 
-    graph = StateGraph(VoteState)
-    graph.add_node("vote", vote)
-    graph.add_edge(START, "vote")
-    graph.add_edge("vote", END)
-    return graph.compile()
+    async def label(state: VoteState) -> VoteState:
+        result = state["answer"]
+        if result.error is not None:
+            return {}
+        free_text = deps.prompts.free_text
+        return {"rules": vote_rules(result.answer, truncated=result.truncated, free_text=free_text)}
+
+    async def judge(state: VoteState) -> VoteState:
+        assert deps.judge is not None
+        result, judged = await judge_vote(deps.judge, state["answer"].answer, repeat=state["repeat"])
+        return {"judge": result, **({"judged": judged} if judged else {})}
+
+    return rules_then_judge_graph(
+        VoteState, answer=answer, label=label, judge=judge, has_judge=deps.judge is not None
+    )
+
+
+async def judge_vote(
+    judge: ModelClient, answer: str | None, *, repeat: int
+) -> tuple[CallResult, LabelDecision | None]:
+    """Ask the judge which vote a free-text answer casts (None when the judge call failed)."""
+    messages = prompt_set().get("judge_vote").render(answer=answer or "")
+    result = await judge.call(messages, schema=vote_judge_schema(), schema_name="vote", repeat=repeat)
+    if result.error is not None:
+        return result, None
+    return result, LabelDecision(None, "truncated") if result.truncated else parse_judge_vote(result.answer)
+
+
+def vote_row(state: VoteState, record: Record, *, free_text: bool) -> SampleRow:
+    """The finished vote graph's state as one sample row."""
+    return vote_sample(
+        test="vote",
+        record=record,
+        persona=state["persona"],
+        repeat=state["repeat"],
+        messages=state["messages"],
+        result=state["answer"],
+        free_text=free_text,
+        judge=state.get("judge"),
+        judged=state.get("judged"),
+    )

@@ -1,5 +1,23 @@
-"""Named, versioned prompt templates."""
+"""Named, versioned prompt templates, grouped in prompt sets."""
 
-from prompts.registry import Prompt, PromptError, get_prompt, prompt_versions
+from prompts.registry import (
+    DEFAULT_SET,
+    PROMPT_SETS,
+    Prompt,
+    PromptError,
+    PromptSet,
+    get_prompt,
+    prompt_set,
+    prompt_versions,
+)
 
-__all__ = ["Prompt", "PromptError", "get_prompt", "prompt_versions"]
+__all__ = [
+    "DEFAULT_SET",
+    "PROMPT_SETS",
+    "Prompt",
+    "PromptError",
+    "PromptSet",
+    "get_prompt",
+    "prompt_set",
+    "prompt_versions",
+]

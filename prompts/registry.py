@@ -1,8 +1,13 @@
-"""Named, versioned prompt templates kept in files.
+"""Named, versioned prompt templates kept in files, grouped in named prompt sets.
 
-A template file ``templates/<name>.v<N>.txt`` has ``[system]`` and ``[user]`` sections and
+A template file ``<name>.v<N>.txt`` has ``[system]`` and ``[user]`` sections and
 ``{placeholders}``; its SHA-256 goes into every run's config so a result names the exact words
 that produced it. ``get_prompt(name)`` returns the highest version unless one is asked for.
+
+A prompt set is a folder of templates plus one line in :data:`PROMPT_SETS`: ``structured`` (the
+default: JSON answers, schema-constrained where the provider allows) and ``paper`` (Appendix F's
+prompts word for word, answered in free text). A set takes the templates it lacks (the judges)
+from its ``base`` set; a run records the set and every template's hash.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import string
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 _FILE = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<version>\d+)\.txt$")
@@ -31,11 +37,13 @@ class Prompt:
     system: str
     user: str
     sha256: str
+    prompt_set: str = "structured"
 
     @property
     def ref(self) -> str:
-        """``name@vN:hash8``: what a run config records."""
-        return f"{self.name}@v{self.version}:{self.sha256[:8]}"
+        """``name@vN:hash8`` (``set/name@vN:hash8`` outside the default set): what a run config records."""
+        where = "" if self.prompt_set == DEFAULT_SET else f"{self.prompt_set}/"
+        return f"{where}{self.name}@v{self.version}:{self.sha256[:8]}"
 
     @property
     def fields(self) -> set[str]:
@@ -59,7 +67,7 @@ class Prompt:
         return messages
 
 
-def _parse(path: Path) -> Prompt:
+def _parse(path: Path, prompt_set: str) -> Prompt:
     match = _FILE.match(path.name)
     if not match:
         raise PromptError(f"{path}: template files are named <name>.v<N>.txt")
@@ -74,26 +82,75 @@ def _parse(path: Path) -> Prompt:
         system=sections.get("system", ""),
         user=sections["user"],
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        prompt_set=prompt_set,
     )
 
 
+@dataclass(frozen=True)
+class PromptSet:
+    """A folder of templates; ``answers`` says how the model is asked to answer."""
+
+    name: str
+    folder: Path
+    answers: Literal["json", "free_text"]
+    about: str
+    base: str | None = None  # where the templates this set lacks come from
+
+    @property
+    def free_text(self) -> bool:
+        """Free-text answers: no JSON schema is sent, the rules (and the optional judge) label them."""
+        return self.answers == "free_text"
+
+    def get(self, name: str, version: int | None = None) -> Prompt:
+        """The named template of this set (latest version by default), else of its base set."""
+        own = _load(self.folder, self.name)
+        if self.base is not None and not any(n == name for n, _ in own):
+            return prompt_set(self.base).get(name, version)
+        versions = sorted(v for (n, v) in own if n == name)
+        if not versions:
+            raise PromptError(f"no prompt named {name!r}; known: {', '.join(sorted({n for n, _ in own}))}")
+        chosen = versions[-1] if version is None else version
+        if (name, chosen) not in own:
+            raise PromptError(f"prompt {name!r} has no version {chosen}; versions: {versions}")
+        return own[(name, chosen)]
+
+    def versions(self, *names: str) -> dict[str, str]:
+        """``{name: ref}`` for the run config."""
+        return {name: self.get(name).ref for name in names}
+
+
+DEFAULT_SET = "structured"
+PROMPT_SETS: dict[str, PromptSet] = {
+    "structured": PromptSet("structured", TEMPLATE_DIR, "json", "JSON answers, schema-constrained (default)"),
+    "paper": PromptSet(
+        "paper", TEMPLATE_DIR / "paper", "free_text", "Appendix F word for word, free text", base="structured"
+    ),
+}
+
+
+def prompt_set(name: str | None = None) -> PromptSet:
+    """The named prompt set; an unknown name is one clear line listing the sets."""
+    key = DEFAULT_SET if name is None else name.strip().lower()
+    if key not in PROMPT_SETS:
+        raise PromptError(f"unknown prompt set {name!r}: choose one of {', '.join(PROMPT_SETS)}")
+    return PROMPT_SETS[key]
+
+
 @cache
+def _load(folder: Path, set_name: str) -> dict[tuple[str, int], Prompt]:
+    return {(p.name, p.version): p for p in (_parse(f, set_name) for f in sorted(folder.glob("*.txt")))}
+
+
 def all_prompts() -> dict[tuple[str, int], Prompt]:
-    return {(p.name, p.version): p for p in map(_parse, sorted(TEMPLATE_DIR.glob("*.txt")))}
+    """The default set's templates."""
+    return _load(TEMPLATE_DIR, DEFAULT_SET)
 
 
-def get_prompt(name: str, version: int | None = None) -> Prompt:
-    """The named template (latest version by default)."""
-    versions = sorted(v for (n, v) in all_prompts() if n == name)
-    if not versions:
-        names = sorted({n for n, _ in all_prompts()})
-        raise PromptError(f"no prompt named {name!r}; known: {', '.join(names)}")
-    chosen = versions[-1] if version is None else version
-    if (name, chosen) not in all_prompts():
-        raise PromptError(f"prompt {name!r} has no version {chosen}; versions: {versions}")
-    return all_prompts()[(name, chosen)]
+def get_prompt(name: str, version: int | None = None, *, prompts: str | None = None) -> Prompt:
+    """The named template of a prompt set (the default set, latest version, unless asked)."""
+    return prompt_set(prompts).get(name, version)
 
 
-def prompt_versions(*names: str) -> dict[str, str]:
+def prompt_versions(*names: str, prompts: str | None = None) -> dict[str, str]:
     """``{name: ref}`` for the run config."""
-    return {name: get_prompt(name).ref for name in names}
+    return prompt_set(prompts).versions(*names)

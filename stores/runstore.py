@@ -61,7 +61,8 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 # What decides a run's answers: resuming with any of them changed would mix two experiments in one run.
 # The sample size (--limit, --repeats) may grow, and a server may move (base URLs): not compared.
-RESUME_KEYS = ("test", "model", "params", "prompt_versions", "seed", "data_sha256")
+# A key a run made before it existed (prompt_set, budget) is not compared: the prompt versions still are.
+RESUME_KEYS = ("test", "model", "params", "prompt_set", "prompt_versions", "budget", "seed", "data_sha256")
 NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
 
 

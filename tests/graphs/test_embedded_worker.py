@@ -12,9 +12,9 @@ import pytest
 
 from graphs.embedded_probe import PROBE_FILE, embedded_status, ensure_embedded_works
 from graphs.embedded_worker import EmbeddedBackendCrashed, close_all, exit_cause, get_worker
+from graphs.halt import RunHalted
 from graphs.llm import ModelClient
 from graphs.local_model import DEFAULT_N_CTX, LlamaCppChatModel, smollm2_path
-from graphs.halt import RunHalted
 from graphs.models import BackendFatalError
 from graphs.parsing import VOTE_SCHEMA
 from graphs.runner import Task, run_tasks

@@ -61,6 +61,8 @@ class FaultConfig:
     fail_first_n_per_prompt: int = 0  # the first N requests of each distinct prompt get a 503
     model: str = "fault-model"
     responder: Callable[[dict[str, Any]], str] | None = None  # scripts the content from the body
+    # rewrites the whole completion from the body (finish_reason, usage): a reasoning model's shape
+    finisher: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         self.validate()
@@ -156,7 +158,10 @@ class FaultApp:
             await _send_bytes(send, 200, _MALFORMED_BODY)
         else:
             content = "" if outcome is Outcome.EMPTY else _content(body, config)
-            payload = json.dumps(_completion(body, key, content, config)).encode()
+            completion = _completion(body, key, content, config)
+            if config.finisher and outcome is not Outcome.EMPTY:
+                completion = config.finisher(body, completion)
+            payload = json.dumps(completion).encode()
             if outcome is Outcome.TRUNCATED:
                 payload = payload[: len(payload) // 2]
             await _send_bytes(send, 200, payload)
@@ -400,7 +405,7 @@ def _cli_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-level", default="warning")
     parser.add_argument("--timeout-then", choices=["answer", "drop"], default="answer")
     for f in fields(FaultConfig):
-        if f.name in ("responder", "timeout_then"):
+        if f.name in ("responder", "finisher", "timeout_then"):
             continue
         flags = ["--" + f.name.replace("_", "-")]
         if f.name == "latency_s":
