@@ -1,7 +1,7 @@
 """`nationbias data …`: validate, inspect, augment and import the corpus.
 
-Every command reads the shared data read-only and writes derived files only under
-``NATIONBIAS_HOME``; a command that finds the corpus invalid writes nothing and exits 2.
+Every command reads the data (the packaged copy, or an override folder) read-only and writes derived
+files only under ``NATIONBIAS_HOME``; a command that finds the corpus invalid writes nothing and exits 2.
 """
 
 from __future__ import annotations
