@@ -97,9 +97,10 @@ class DataFile:
         path = self.folder / self.name
         if not path.is_file():
             if self.source == "override":
+                variable = ENV[self.group] + (" (--data)" if self.group == "data" else "")
                 raise DataNotFoundError(
-                    f"{path} not found in the folder {ENV[self.group]} names: "
-                    f"add it there, or unset {ENV[self.group]} to use the packaged copy"
+                    f"{path} not found in the folder {variable} names: "
+                    f"add it there, or leave {ENV[self.group]} unset to use the packaged copy"
                 )
             raise DataNotFoundError(f"no such file: {path}")
         return path.read_bytes()
