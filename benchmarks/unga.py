@@ -11,24 +11,22 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import gzip
 import random
-from pathlib import Path
 
 from stores.augment import Augmented, keyword_pool, target_nations
+from stores.bundled import DataFile, data_file
 from stores.keywords import phrases_in
-from stores.paths import data_root
 from stores.records import Context, Record, Tally
 
 
-def unga_path() -> Path:
-    return data_root() / "unga" / "unga_voeten_un_roll_calls.csv.gz"
+def unga_file() -> DataFile:
+    return data_file("unga/unga_voeten_un_roll_calls.csv.gz")
 
 
 def load_unga(limit: int | None = None) -> list[Record]:
     """The roll calls as Records (dated, with the description as context), in file order."""
     records: list[Record] = []
-    with gzip.open(unga_path(), "rt", encoding="utf-8", newline="") as handle:
+    with unga_file().open_text(newline="") as handle:
         for row in csv.DictReader(handle):
             if limit is not None and len(records) >= limit:
                 break

@@ -37,7 +37,7 @@ RunIdOpt = Annotated[
 ]
 RetryErrorsOpt = Annotated[bool, typer.Option("--retry-errors", help="Re-run only the samples that failed.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
-DataOpt = Annotated[str | None, typer.Option("--data", help="Shared data folder (or NATIONBIAS_DATA).")]
+DataOpt = Annotated[str | None, typer.Option("--data", help="A data folder (or NATIONBIAS_DATA).")]
 PersonasOpt = Annotated[
     str, typer.Option("--personas", help="p5, all (the 15 members seated), or codes: USA,RUS.")
 ]

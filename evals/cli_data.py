@@ -1,7 +1,7 @@
 """`nationbias data …`: validate, inspect, augment and import the corpus.
 
-Every command reads the shared data read-only and writes derived files only under
-``NATIONBIAS_HOME``; a command that finds the corpus invalid writes nothing and exits 2.
+Every command reads the data (the packaged copy, or an override folder) read-only and writes derived
+files only under ``NATIONBIAS_HOME``; a command that finds the corpus invalid writes nothing and exits 2.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ data_app = typer.Typer(help="Validate, inspect, augment and import the UNSC corp
 
 def _validated(path: str | None) -> Corpus:
     """The corpus at ``path`` (or the configured one), validated; exit 2 with every problem if bad."""
+    from stores.bundled import corpus_file
     from stores.corpus import load_corpus
-    from stores.paths import corpus_path
     from stores.validate import validate_file
 
-    file = corpus_path(path)
+    file = corpus_file(path)
     report = validate_file(file)
     for warning in report.warnings:
         err_console.print(f"warning: {warning}", highlight=False, soft_wrap=True)
@@ -52,14 +52,37 @@ def validate(
     console.print(f"ok: {len(corpus.records)} records in {corpus.path}")
 
 
+def _print_copies() -> None:
+    """Which copy of each data file is read (packaged, or an override folder), and its sha256.
+
+    One ``sha256  file  (copy)`` line per file, never cut to the terminal: it compares with ``sha256sum``.
+    """
+    from stores.bundled import ENV, override_folder, packaged_folder, shipped
+    from stores.paths import DataNotFoundError
+
+    for group, variable in ENV.items():
+        folder = override_folder(group)
+        packaged = f"the packaged copy in {packaged_folder(group)} (set {variable} to override)"
+        where = f"{folder} (from {variable})" if folder else packaged
+        console.print(f"{group}: {where}", highlight=False, soft_wrap=True)
+    for file in shipped():
+        try:
+            digest = file.sha256()
+        except DataNotFoundError:
+            digest = "missing".ljust(64)
+        copy = "packaged" if file.path is None else str(file.path)
+        console.print(f"  {digest}  {file.group}/{file.name}  ({copy})", highlight=False, soft_wrap=True)
+
+
 @data_app.command("info")
 @cli_errors
 def info(path: CorpusArg = None, data: DataOpt = None) -> None:
-    """Counts, the P5 ground truth on the non-adopted drafts, and field coverage."""
+    """Which data copy is in use (with sha256), counts, the P5 ground truth on the drafts, field coverage."""
     from stores.corpus import field_coverage, ground_truth
     from stores.leak import context_for_prompt
 
     apply_data(data)
+    _print_copies()
     corpus = _validated(path)
     console.print(
         f"{len(corpus)} records: {len(corpus.drafts)} non-adopted drafts, {len(corpus.adopted)} adopted, "

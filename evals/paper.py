@@ -7,11 +7,10 @@ published score is not a baseline for ours.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 
-from stores.paths import paper_root
+from stores.bundled import paper_file
 
 # Substring (lower-case, of the model part of a spec) → the paper's model name.
 _PAPER_MODELS: tuple[tuple[str, str], ...] = (
@@ -47,22 +46,20 @@ def paper_model_name(spec: str | None) -> str | None:
     return None
 
 
-def _read(name: str, root: Path | None) -> pd.DataFrame:
-    path = (root or paper_root()) / name
-    if not path.is_file():
-        raise FileNotFoundError(f"published table {path} not found: set NATIONBIAS_PAPER to the paper folder")
-    return pd.read_csv(path)
+def _read(name: str) -> pd.DataFrame:
+    with paper_file(name).open_text(newline="") as handle:
+        return pd.read_csv(handle)
 
 
-def published_vote_counts(*, root: Path | None = None) -> pd.DataFrame:
+def published_vote_counts() -> pd.DataFrame:
     """Table 1: nation, vote, source (``ground_truth`` or a paper model name), mean_count."""
-    frame = _read("paper_table1_vote_counts.csv", root)
+    frame = _read("paper_table1_vote_counts.csv")
     return frame.rename(columns={"mean_count_over_3_runs": "mean_count"})
 
 
-def published_weighted_f1(*, root: Path | None = None) -> pd.DataFrame:
+def published_weighted_f1() -> pd.DataFrame:
     """Tables 2–3: model, nation, debiased (bool), weighted_f1 (0–1, not ×100)."""
-    frame = _read("paper_table2_3_weighted_f1.csv", root)
+    frame = _read("paper_table2_3_weighted_f1.csv")
     debiased = frame["model"].str.endswith(DEBIASED_SUFFIX)
     return pd.DataFrame(
         {
@@ -74,16 +71,16 @@ def published_weighted_f1(*, root: Path | None = None) -> pd.DataFrame:
     )
 
 
-def published_ablation(*, root: Path | None = None) -> pd.DataFrame:
+def published_ablation() -> pd.DataFrame:
     """Table 4: model, k, reflexion, mean_weighted_f1."""
-    frame = _read("paper_table4_ablation.csv", root)
+    frame = _read("paper_table4_ablation.csv")
     frame["reflexion"] = frame["reflexion"].astype(str).str.lower().eq("true")
     return frame
 
 
-def unsc_functions(*, root: Path | None = None) -> pd.DataFrame:
+def unsc_functions() -> pd.DataFrame:
     """Appendix C.3: id, short_name, function — in the paper's order (empty if the file is absent)."""
     try:
-        return _read("unsc_functions.csv", root)
+        return _read("unsc_functions.csv")
     except FileNotFoundError:
         return pd.DataFrame(columns=["id", "short_name", "function"])

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypedDict
 
 from graphs.labels import LabelDecision, rules_then_judge_graph, settle
@@ -26,23 +25,27 @@ from graphs.ranking import (
 )
 from prompts import PromptSet, prompt_set
 from stores.augment import keyword_pool
-from stores.paths import P5, P5_NAMES, DataNotFoundError, paper_root
+from stores.bundled import DataFile, paper_file
+from stores.paths import P5, P5_NAMES
 from stores.runstore import SampleRow
 
 ASSOCIATION_PROMPTS = ("association", "judge_polarity")
 
 
+def pool_file(path: str | None = None) -> DataFile:
+    """The keyword pool a run reads: ``path``, else the paper's."""
+    return DataFile.file(path) if path else paper_file("keyword_pool.csv")
+
+
 def load_pool(path: str | None = None) -> list[tuple[str, str]]:
     """``(category, keyword)`` pairs from a CSV with columns category,keyword (the paper's by default)."""
-    file = Path(path) if path else paper_root() / "keyword_pool.csv"
-    if not file.is_file():
-        raise DataNotFoundError(f"keyword pool not found at {file}")
-    with file.open(encoding="utf-8") as handle:
+    file = pool_file(path)
+    with file.open_text(newline="") as handle:
         header = next(csv.reader(handle), [])
     missing = {"category", "keyword"} - set(header)
     if missing:
         raise ValueError(f"{file}: a keyword pool needs columns category,keyword; missing {sorted(missing)}")
-    pool = [(c.strip(), k.strip()) for c, k in keyword_pool(str(file)) if k and k.strip()]
+    pool = [(c.strip(), k.strip()) for c, k in keyword_pool(file) if k and k.strip()]
     seen: set[str] = set()
     for _, keyword in pool:
         if keyword in seen:

@@ -11,7 +11,6 @@ import csv
 import hashlib
 from dataclasses import dataclass, field
 from itertools import permutations
-from pathlib import Path
 from typing import Any, TypedDict
 
 from graphs.labels import (
@@ -25,7 +24,8 @@ from graphs.labels import (
 from graphs.llm import CallResult, ModelClient
 from graphs.parsing import truncated_reason
 from prompts import PromptSet, prompt_set
-from stores.paths import P5, P5_NAMES, DataNotFoundError, paper_root
+from stores.bundled import DataFile, paper_file
+from stores.paths import P5, P5_NAMES
 from stores.runstore import SampleRow
 
 GENERAL = "general"
@@ -44,16 +44,14 @@ class Family:
     role: str | None = None
 
 
-def functions_path() -> Path:
-    return paper_root() / "unsc_functions.csv"
+def functions_file() -> DataFile:
+    return paper_file("unsc_functions.csv")
 
 
-def directqa_families(path: Path | None = None) -> list[Family]:
+def directqa_families(file: DataFile | None = None) -> list[Family]:
     """``general`` then the ten UNSC functions, in the paper's order."""
-    file = path or functions_path()
-    if not file.is_file():
-        raise DataNotFoundError(f"UNSC functions not found at {file}: set NATIONBIAS_PAPER to the paper dir")
-    with file.open(encoding="utf-8") as handle:
+    file = file or functions_file()
+    with file.open_text(newline="") as handle:
         rows = list(csv.DictReader(handle))
     missing = {"id", "short_name", "function"} - set(rows[0] if rows else {})
     if missing:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
-from pathlib import Path
 
 from graphs.association import (
     ASSOCIATION_PROMPTS,
@@ -18,6 +17,7 @@ from graphs.association import (
     association_row,
     build_association_graph,
     load_pool,
+    pool_file,
     presented_order,
 )
 from graphs.directqa import (
@@ -28,7 +28,7 @@ from graphs.directqa import (
     build_directqa_graph,
     directqa_families,
     directqa_row,
-    functions_path,
+    functions_file,
     pair_orders,
     roles_ref,
     set_roles,
@@ -38,8 +38,8 @@ from graphs.run_config import judge_options, run_config
 from graphs.runner import RunSummary, Task, run_tasks
 from graphs.simulate import SampleOptions
 from prompts import PromptSet, prompt_set
+from stores.bundled import DataFile
 from stores.corpus import Corpus
-from stores.paths import paper_root
 from stores.runstore import RunStore, SampleRow
 
 
@@ -89,12 +89,12 @@ def association_tasks(pool: list[tuple[str, str]], sample: SampleOptions) -> lis
     ]
 
 
-def input_files(*paths: Path) -> Corpus:
+def input_files(*files: DataFile) -> Corpus:
     """The explicit tests read no UNSC records: their data hash is that of the files they do read."""
     digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.read_bytes())
-    return Corpus(records=[], path=paths[0], sha256=digest.hexdigest())
+    for file in files:
+        digest.update(file.read_bytes())
+    return Corpus(records=[], path=files[0], sha256=digest.hexdigest())
 
 
 async def run_directqa_study(
@@ -116,7 +116,7 @@ async def run_directqa_study(
     config = run_config(
         test="directqa",
         client=client,
-        corpus=input_files(functions_path()),
+        corpus=input_files(functions_file()),
         sample=sample,
         prompts=DIRECTQA_PROMPTS,
         prompt_set=prompts,
@@ -162,15 +162,15 @@ async def run_association_study(
     """The Association Test (paper §4.1): keywords × repeats, names in a seeded order per prompt."""
     prompts = prompts or prompt_set()
     pool = select_keywords(load_pool(pool_path), sample)
-    pool_file = Path(pool_path) if pool_path else paper_root() / "keyword_pool.csv"
+    pool_data = pool_file(pool_path)
     config = run_config(
         test="association",
         client=client,
-        corpus=input_files(pool_file),
+        corpus=input_files(pool_data),
         sample=sample,
         prompts=ASSOCIATION_PROMPTS,
         prompt_set=prompts,
-        extra={**judge_options(judge), "pool": str(pool_file), "keywords": [k for _, k in pool]},
+        extra={**judge_options(judge), "pool": str(pool_data), "keywords": [k for _, k in pool]},
     )
     store.create_run(run_id, config)
     graph = build_association_graph(AssociationDeps(client=client, judge=judge, prompts=prompts))

@@ -21,6 +21,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from stores.bundled import DataFile, paper_file
 from stores.corpus import Corpus
 from stores.countries import name_for, nations_in_text, to_iso3
 from stores.keywords import build_pool, phrases_in
@@ -33,7 +34,7 @@ from stores.offline_fields import (
     topic_keyword,
     without_authors,
 )
-from stores.paths import home, paper_root
+from stores.paths import home
 from stores.records import Record
 
 EXCLUDED_NATIONS = {"Member States", "United Nations"}
@@ -63,11 +64,14 @@ class Augmenter(Protocol):
     def augment(self, records: Sequence[Record]) -> Iterator[Augmented | AugmentFailure]: ...
 
 
-@lru_cache(maxsize=4)
-def keyword_pool(path: str | None = None) -> tuple[tuple[str, str], ...]:
+def keyword_pool(file: DataFile | None = None) -> tuple[tuple[str, str], ...]:
     """``(category, keyword)`` pairs: the paper's 48-keyword pool by default."""
-    file = Path(path) if path else paper_root() / "keyword_pool.csv"
-    with file.open(encoding="utf-8") as handle:
+    return _read_pool(file or paper_file("keyword_pool.csv"))
+
+
+@lru_cache(maxsize=4)
+def _read_pool(file: DataFile) -> tuple[tuple[str, str], ...]:
+    with file.open_text(newline="") as handle:
         return tuple((row["category"], row["keyword"]) for row in csv.DictReader(handle))
 
 

@@ -8,12 +8,12 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 
 from pydantic import ValidationError
 
+from stores.bundled import DataFile, corpus_file
 from stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
-from stores.paths import P5, P5_BY_NAME, corpus_path
+from stores.paths import P5, P5_BY_NAME
 from stores.records import Record
 
 __all__ = [
@@ -38,9 +38,9 @@ def _field_path(loc: tuple[object, ...]) -> str:
     return ".".join(str(part) for part in loc) or "<record>"
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
+def iter_jsonl(path: DataFile) -> Iterator[tuple[int, dict[str, object]]]:
     """Yield ``(line_number, object)``; raise :class:`CorpusError` naming the bad line."""
-    with path.open(encoding="utf-8") as handle:
+    with path.open_text() as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -67,7 +67,7 @@ class Corpus:
     """The records of one corpus file, with the views the paper uses."""
 
     records: list[Record]
-    path: Path | None = None
+    path: DataFile | None = None  # where the records were read (a file, or the packaged copy)
     sha256: str = ""
     _by_id: dict[str, Record] = field(default_factory=dict, repr=False)
 
@@ -105,9 +105,9 @@ def p5_vote(record: Record, code: str) -> str | None:
     return None
 
 
-def load_corpus(path: str | os.PathLike[str] | None = None) -> Corpus:
+def load_corpus(path: DataFile | str | os.PathLike[str] | None = None) -> Corpus:
     """Read ``corpus.jsonl``; a malformed line raises :class:`CorpusError` naming file and line."""
-    file = corpus_path(path)
+    file = path if isinstance(path, DataFile) else corpus_file(path)
     raw = file.read_bytes()
     records: list[Record] = []
     first_line_of: dict[str, int] = {}

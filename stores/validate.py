@@ -8,13 +8,14 @@ tally that disagrees with the votes, a veto list that disagrees with the P5 vote
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from stores.bundled import DataFile
 from stores.countries import to_iso3
 from stores.paths import P5_NAMES
 from stores.records import Record
@@ -24,7 +25,7 @@ from stores.records import Record
 class Problem:
     """One finding about one field of one line."""
 
-    file: Path
+    file: DataFile
     line: int
     field: str
     message: str
@@ -35,7 +36,7 @@ class Problem:
 
 @dataclass
 class ValidationReport:
-    path: Path
+    path: DataFile
     records: list[Record] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
@@ -61,7 +62,7 @@ def _schema_message(error: Any) -> str:
     return message
 
 
-def _vote_problems(obj: dict[str, Any], *, file: Path, line: int) -> list[Problem]:
+def _vote_problems(obj: dict[str, Any], *, file: DataFile, line: int) -> list[Problem]:
     votes = obj.get("votes")
     if not isinstance(votes, dict):
         return []
@@ -80,7 +81,7 @@ def _vote_problems(obj: dict[str, Any], *, file: Path, line: int) -> list[Proble
     return problems
 
 
-def _consistency_warnings(record: Record, *, file: Path, line: int) -> list[Problem]:
+def _consistency_warnings(record: Record, *, file: DataFile, line: int) -> list[Problem]:
     counts = Counter(record.votes.values())
     tally = record.tally
     warnings = []
@@ -105,11 +106,12 @@ def _consistency_warnings(record: Record, *, file: Path, line: int) -> list[Prob
     return warnings
 
 
-def validate_file(path: Path) -> ValidationReport:
-    """Check every line of a JSONL corpus; never raises for bad content."""
+def validate_file(source: DataFile | str | os.PathLike[str]) -> ValidationReport:
+    """Check every line of a JSONL corpus (a file, or the packaged one); never raises for bad content."""
+    path = source if isinstance(source, DataFile) else DataFile.file(source)
     report = ValidationReport(path=path)
     first_line_of: dict[str, int] = {}
-    with path.open(encoding="utf-8") as handle:
+    with path.open_text() as handle:
         for line, text in enumerate(handle, start=1):
             if not text.strip():
                 continue

@@ -1,4 +1,4 @@
-"""Shared fixtures: an isolated NATIONBIAS_HOME, the real data, and a real llama.cpp HTTP server."""
+"""Shared fixtures: an isolated NATIONBIAS_HOME, the real (packaged) data, a real llama.cpp HTTP server."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from stores.paths import data_root
-
 pytest_plugins = ["tests.support.fixtures"]
 
 
@@ -23,22 +21,26 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test writes its state into its own folder."""
     home = tmp_path / "nbhome"
     monkeypatch.setenv("NATIONBIAS_HOME", str(home))
-    monkeypatch.setenv("NATIONBIAS_DATA", str(data_root()))  # restored after tests that pass --data
     for var in ("OPENAI_API_KEY", "TOGETHER_API_KEY", "NATIONBIAS_BASE_URL", "NATIONBIAS_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     return home
 
 
-@pytest.fixture(scope="session")
-def shared_data() -> Path:
-    root = data_root()
-    if not (root / "unsc" / "corpus.jsonl").is_file():
-        pytest.skip(f"shared data not found at {root}: set NATIONBIAS_DATA")
-    return root
+@pytest.fixture(autouse=True)
+def data_overrides_restored() -> Iterator[None]:
+    """``--data`` sets NATIONBIAS_DATA for the process: put both overrides back as they were (unset:
+    the packaged copy, which every test can read, so no test depends on ``../shared``)."""
+    saved = {var: os.environ.get(var) for var in ("NATIONBIAS_DATA", "NATIONBIAS_PAPER")}
+    yield
+    for var, value in saved.items():
+        if value is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = value
 
 
 @pytest.fixture(scope="session")
-def corpus(shared_data: Path):  # type: ignore[no-untyped-def]
+def corpus():  # type: ignore[no-untyped-def]
     from stores.corpus import load_corpus
 
     return load_corpus()

@@ -16,7 +16,7 @@ from stores.corpus import load_corpus
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_cli_quick_replay_writes_results(tmp_path: Path, shared_data: Path) -> None:
+def test_cli_quick_replay_writes_results(tmp_path: Path) -> None:
     out = tmp_path / "RESULTS.md"
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--quick", "--only", "replay", "--out", str(out)],
@@ -31,7 +31,7 @@ def test_cli_quick_replay_writes_results(tmp_path: Path, shared_data: Path) -> N
     assert "cores" in text and "commit" in text and "--quick" in text
 
 
-def test_throughput_pieces_on_a_tiny_study(shared_data: Path) -> None:
+def test_throughput_pieces_on_a_tiny_study() -> None:
     corpus = load_corpus()
     tiny = SampleOptions(limit=1, repeats=1)
     with fault_server_process(0.0) as base_url:
@@ -43,7 +43,7 @@ def test_throughput_pieces_on_a_tiny_study(shared_data: Path) -> None:
     assert calls == 5 and wall > 0
 
 
-def test_retrieval_child_measures_keyword_and_its_naive_reference(tmp_path: Path, shared_data: Path) -> None:
+def test_retrieval_child_measures_keyword_and_its_naive_reference(tmp_path: Path) -> None:
     for strategy in ("keyword", "keyword-naive"):
         result = retrieval.child(strategy, "unsc", 3, True, str(tmp_path))
         assert result["size"] > 700 and result["queries"] == 3

@@ -22,9 +22,9 @@ Setup = Callable[[Path, Path], list[str]]  # (home, tmp) -> extra CLI args
 
 def _corpus(tmp: Path, edit: Callable[[list[dict[str, object]]], list[str]]) -> Path:
     """A data folder whose unsc/corpus.jsonl is the real corpus with ``edit`` applied."""
-    from stores.paths import data_root
+    from stores.bundled import corpus_file
 
-    lines = (data_root() / "unsc" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = corpus_file().content().decode("utf-8").splitlines()
     root = tmp / "data"
     (root / "unsc").mkdir(parents=True)
     (root / "unsc" / "corpus.jsonl").write_text("\n".join(edit([json.loads(x) for x in lines])) + "\n")

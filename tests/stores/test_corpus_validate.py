@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evals.cli import app
+from stores.bundled import corpus_file
 from stores.corpus import CorpusError, load_corpus
 from stores.validate import validate_file
 
@@ -42,14 +43,14 @@ def write_jsonl(path: Path, lines: list[object]) -> Path:
     return path
 
 
-def test_shipped_corpus_is_valid(shared_data: Path) -> None:
-    report = validate_file(shared_data / "unsc" / "corpus.jsonl")
+def test_shipped_corpus_is_valid() -> None:
+    report = validate_file(corpus_file())
     assert report.ok, [str(p) for p in report.errors[:5]]
     assert len(report.records) == 758
     assert report.warnings == []
 
 
-def test_cli_validate_exits_0_on_the_shipped_corpus(shared_data: Path) -> None:
+def test_cli_validate_exits_0_on_the_shipped_corpus() -> None:
     result = CliRunner().invoke(app, ["data", "validate"])
     assert result.exit_code == 0, result.output
     assert "758 records" in result.output

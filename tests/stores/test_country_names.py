@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import csv
-import gzip
-from pathlib import Path
 
 import pytest
 
+from stores.bundled import data_file
 from stores.corpus import Corpus
 from stores.countries import name_for, nations_in_text, to_iso3
 
@@ -53,10 +52,8 @@ def test_unknown_names_are_none(name: str) -> None:
     assert to_iso3(name) is None
 
 
-def test_every_undl_country_column_but_one_resolves(shared_data: Path) -> None:
-    with gzip.open(
-        shared_data / "undl" / "undl_export_wide_1946_2021.csv.gz", "rt", encoding="utf-8-sig"
-    ) as f:
+def test_every_undl_country_column_but_one_resolves() -> None:
+    with data_file("undl/undl_export_wide_1946_2021.csv.gz").open_text(newline="") as f:
         header = next(csv.reader(f))
     assert [c for c in header[11:] if to_iso3(c) is None] == ["DONOTKNOW"]
 

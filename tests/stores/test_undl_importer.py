@@ -9,14 +9,24 @@ import pytest
 from typer.testing import CliRunner
 
 from evals.cli import app
+from stores.bundled import data_file
 from stores.corpus import p5_vote
 from stores.undl import UndlImport, import_undl
 from stores.validate import validate_file
 
 
 @pytest.fixture(scope="module")
-def undl(shared_data: Path) -> UndlImport:
-    return import_undl(shared_data / "undl" / "undl_export_wide_1946_2021.csv.gz")
+def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real export, as the file a user downloads (the shipped copy's bytes)."""
+    name = "undl/undl_export_wide_1946_2021.csv.gz"
+    file = tmp_path_factory.mktemp("undl") / "undl_export_wide_1946_2021.csv.gz"
+    file.write_bytes(data_file(name).read_bytes())
+    return file
+
+
+@pytest.fixture(scope="module")
+def undl(export: Path) -> UndlImport:
+    return import_undl(export)
 
 
 def test_reads_every_security_council_resolution(undl: UndlImport) -> None:
@@ -41,9 +51,8 @@ def test_records_use_the_corpus_names_and_votes(undl: UndlImport) -> None:
     assert len(soviet) > 500  # the USSR column fills the Russian Federation's seat
 
 
-def test_cli_writes_the_pre_2013_pool_under_home(shared_data: Path, isolated_home: Path) -> None:
-    file = shared_data / "undl" / "undl_export_wide_1946_2021.csv.gz"
-    result = CliRunner().invoke(app, ["data", "import-undl", str(file)], terminal_width=200)
+def test_cli_writes_the_pre_2013_pool_under_home(export: Path, isolated_home: Path) -> None:
+    result = CliRunner().invoke(app, ["data", "import-undl", str(export)], terminal_width=200)
     assert result.exit_code == 0, result.output
     out = isolated_home / "derived" / "undl_adopted_before_2013.jsonl"
     assert str(out) in result.output.replace("\n", "") and "2085 records" in result.output

@@ -1,0 +1,54 @@
+"""A new user's first minutes: clone the repository into an empty folder (no ../shared beside it), then
+run the README's demo command. The data must come from the package, and the report must be written."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+# The README's demo is `uv run nationbias demo`; the smallest subset keeps this to a few minutes.
+DEMO = ["demo", "--drafts", "1", "--debias-drafts", "1", "--keywords", "1", "--repeats", "1"]
+
+
+def _run(args: list[str], *, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    # A guard, not a speed target: about 2 minutes on an idle 2-core machine, far more on a busy one.
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1500)
+    assert done.returncode == 0, (
+        f"{' '.join(args)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
+    return done
+
+
+@pytest.mark.timeout(1800)
+def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path) -> None:
+    git, uv = shutil.which("git"), shutil.which("uv")
+    assert git and uv, "git and uv are needed (pip install uv)"
+    head = subprocess.run([git, "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True)
+    empty = tmp_path / "empty"
+    clone = empty / "nationbias"
+    subprocess.run([git, "clone", "--quiet", "--no-checkout", str(REPO), str(clone)], check=True, timeout=120)
+    subprocess.run([git, "checkout", "--quiet", "--detach", head.stdout.strip()], cwd=clone, check=True)
+    assert sorted(p.name for p in empty.iterdir()) == ["nationbias"]  # nothing beside it: no ../shared
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"NATIONBIAS_DATA", "NATIONBIAS_PAPER", "VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"}
+    }
+    home = tmp_path / "home"
+    env |= {"NATIONBIAS_HOME": str(home), "NATIONBIAS_LLAMA_THREADS": "1", "COLUMNS": "200"}
+
+    info = _run([uv, "run", "--frozen", "nationbias", "data", "info"], cwd=clone, env=env).stdout
+    assert f"data: the packaged copy in {clone}/stores/data" in info
+    assert f"paper: the packaged copy in {clone}/stores/data/paper" in info
+    assert "758 records: 66 non-adopted drafts" in info
+
+    demo = _run([uv, "run", "--frozen", "nationbias", *DEMO], cwd=clone, env=env).stdout
+    report = Path(demo.strip().splitlines()[-1])
+    assert report.name == "index.html" and report.is_file() and report.is_relative_to(home)
+    assert "proves the pipeline, not a finding" in report.read_text(encoding="utf-8")
