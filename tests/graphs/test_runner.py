@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 from pathlib import Path
 
 from graphs.runner import RAMP_MAX_S, Task, run_tasks
@@ -58,19 +57,20 @@ def _first_starts(
 
 def test_workers_start_spaced_by_the_ramp(tmp_path: Path) -> None:
     starts, closer = _first_starts(tmp_path, lanes=5, ramp_s=0.02)
-    gaps = [b - a for a, b in itertools.pairwise(starts)]
-    assert all(gap >= 0.015 for gap in gaps), gaps
+    # Lane i sleeps i x 0.02 s before its first task, and a sleep never ends early: a lower bound only,
+    # so a loaded machine (which makes lanes late, never early) cannot fail it.
+    assert all(start >= lane * 0.02 - 0.002 for lane, start in enumerate(sorted(starts))), starts
     assert closer.closed == 1
 
 
 def test_no_ramp_starts_all_at_once(tmp_path: Path) -> None:
-    starts, _ = _first_starts(tmp_path, lanes=5, ramp_s=0)
-    assert max(starts) < 0.015, starts
+    starts, _ = _first_starts(tmp_path, lanes=5, ramp_s=0, hold_s=1.0)
+    assert max(starts) < 1.0, starts  # every lane started before the first task (held 1 s) ended
 
 
 def test_the_ramp_is_capped_in_total(tmp_path: Path) -> None:
     starts, _ = _first_starts(tmp_path, lanes=40, ramp_s=1.0, hold_s=1.3)  # uncapped: 39 s
-    assert RAMP_MAX_S * 0.9 <= max(starts) < RAMP_MAX_S + 0.3, max(starts)
+    assert RAMP_MAX_S * 0.9 <= max(starts) < RAMP_MAX_S + 3, max(starts)  # uncapped it would be 39 s
 
 
 def test_a_worker_bug_becomes_an_error_row_and_clients_still_close(tmp_path: Path) -> None:
