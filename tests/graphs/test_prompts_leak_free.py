@@ -67,7 +67,7 @@ def vote_prompts(corpus: Corpus) -> dict[str, str]:
         prompts = {}
         for draft in corpus.drafts:
             state = await graph.ainvoke({"record_id": draft.id, "persona": "USA", "repeat": 0})
-            prompts[draft.id] = _content(state["row"].messages)
+            prompts[draft.id] = _content(state["messages"])
         return prompts
 
     return asyncio.run(all_drafts())
