@@ -14,31 +14,11 @@ from evals import tables as T
 from evals.metrics import weighted_f1
 from evals.results import RESULT_TABLES, results, tables_for
 from stores.runstore import RunStore, SampleRow
+from tests.support.samples import sample
 
 
 def _sample(test: str, item: str, persona: str, repeat: int, parsed: Any, extra: dict[str, Any], **kw: Any):
-    status = kw.pop("status", "ok" if parsed is not None else "invalid")
-    return {
-        "run_id": "r",
-        "sample_id": f"{test}|{item}|{persona}|{kw.get('pair_order', '')}|r{repeat}",
-        "test": test,
-        "item": item,
-        "persona": persona,
-        "pair_order": kw.get("pair_order", ""),
-        "repeat": repeat,
-        "status": status,
-        "messages": [],
-        "raw": None,
-        "parsed": parsed,
-        "parse_error": None,
-        "error": None,
-        "latency_s": 0.1,
-        "prompt_tokens": 1,
-        "completion_tokens": 1,
-        "model_calls": 1,
-        "extra": extra,
-        "created": 1.7e9,
-    }
+    return sample(test, item, repeat, parsed, extra, persona=persona, **kw)
 
 
 # Two drafts × USA × 3 repeats. d1 truth favour, d2 truth against.
