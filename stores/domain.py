@@ -1,0 +1,33 @@
+"""The domain's facts, each in one place: the P5, the vote labels, the nations no retriever matches on,
+the keyword retriever's cut, and how a free name becomes a file- and id-safe slug.
+
+Everything above ``stores`` imports these; nothing redefines them.
+"""
+
+from __future__ import annotations
+
+P5 = ("USA", "GBR", "FRA", "RUS", "CHN")
+P5_NAMES = {
+    "USA": "United States",
+    "GBR": "United Kingdom",
+    "FRA": "France",
+    "RUS": "Russian Federation",
+    "CHN": "China",
+}
+P5_BY_NAME = {name: code for code, name in P5_NAMES.items()}
+
+# A member's vote on a draft, as the paper names it, and the record's codes for it.
+VOTES = ("favour", "against", "abstention")
+VOTE_CODES = {"Y": "favour", "N": "against", "A": "abstention"}
+
+# Target nations too general to make two items alike (the paper's retriever skips them).
+EXCLUDED_NATIONS = frozenset({"Member States", "United Nations"})
+
+# The paper's keyword retriever keeps a precedent whose score is above this.
+KEYWORD_THRESHOLD = 3.0
+
+
+def slug(text: str, *, keep: str = "._-", limit: int = 100) -> str:
+    """``text`` with every character outside letters, digits and ``keep`` replaced by ``-``,
+    cut to ``limit``: safe as a file name and a run id."""
+    return "".join(c if c.isalnum() or c in keep else "-" for c in text)[:limit]
