@@ -16,13 +16,11 @@ from sklearn.metrics import f1_score
 
 from retrievers import Precedent, Retriever, get_retriever
 from stores.corpus import Corpus, p5_vote
-from stores.paths import P5, P5_NAMES
+from stores.domain import P5, P5_NAMES, VOTE_CODES, VOTES
 from stores.records import Record
 
 Method = Literal["majority", "precedent", "sponsor"]
 METHODS: tuple[Method, ...] = ("majority", "precedent", "sponsor")
-LABELS = {"Y": "favour", "N": "against", "A": "abstention"}
-TIE_ORDER = ("favour", "against", "abstention")  # the first of these wins a tie
 
 _ALIASES = (
     (r"\bUnited States of America\b", "United States"),
@@ -44,7 +42,7 @@ def sponsor_names(record: Record) -> frozenset[str]:
 
 def _label(record: Record, persona: str) -> str | None:
     vote = p5_vote(record, persona)
-    return LABELS[vote] if vote else None
+    return VOTE_CODES[vote] if vote else None
 
 
 def _earlier(drafts: Sequence[Record], target: Record) -> list[Record]:
@@ -57,7 +55,7 @@ def majority_vote(corpus: Corpus, target: Record, persona: str) -> str:
     if not counts:
         return "favour"
     best = max(counts.values())
-    return next(label for label in TIE_ORDER if counts[label] == best)
+    return next(label for label in VOTES if counts[label] == best)  # a tie: the first in VOTES
 
 
 def precedent_vote(corpus: Corpus, target: Record, persona: str, found: Sequence[Precedent]) -> str:

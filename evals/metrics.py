@@ -13,9 +13,8 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import confusion_matrix, f1_score
 
-from stores.paths import P5
+from stores.domain import P5, VOTES
 
-VOTES = ("favour", "against", "abstention")
 NEUTRAL = "neutral"
 INVALID = "invalid"
 ERROR = "error"

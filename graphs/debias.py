@@ -25,6 +25,7 @@ from graphs.vote_labels import vote_rules
 from prompts import PromptSet, prompt_set
 from retrievers import Precedent, Retriever
 from stores.augment import Augmented
+from stores.domain import KEYWORD_THRESHOLD
 from stores.records import Record
 from stores.statements import statements_for
 
@@ -68,7 +69,7 @@ class DebiasOptions:
     k: int = 1
     reflexion: bool = True
     retriever: str = "keyword"
-    threshold: float = 3.0
+    threshold: float = KEYWORD_THRESHOLD
 
     def __post_init__(self) -> None:
         if self.k < 0:

@@ -25,7 +25,7 @@ from graphs.llm import CallResult, ModelClient
 from graphs.parsing import truncated_reason
 from prompts import PromptSet, prompt_set
 from stores.bundled import DataFile, paper_file
-from stores.paths import P5, P5_NAMES
+from stores.domain import P5, P5_NAMES
 from stores.runstore import SampleRow
 
 GENERAL = "general"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import atexit
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -25,8 +24,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from graphs.models import BackendFatalError
+from stores.settings import settings
 
-WORKER_ENV = "NATIONBIAS_LLAMA_WORKER"
 DEFAULT_WORKER = "graphs.llama_worker"
 PORTABLE_FIX = (
     "install the portable llama.cpp build: pyproject.toml's [tool.uv.extra-build-variables] sets "
@@ -215,7 +214,8 @@ _WORKERS_LOCK = threading.Lock()
 
 
 def worker_module() -> str:
-    return os.environ.get(WORKER_ENV, "").strip() or DEFAULT_WORKER
+    """``NATIONBIAS_LLAMA_WORKER`` (a test's stand-in worker), else the real one."""
+    return settings().llama_worker or DEFAULT_WORKER
 
 
 def get_worker(model_path: str, n_ctx: int, *, threads: Callable[[], int]) -> LlamaWorker:

@@ -10,13 +10,13 @@ raises :class:`RunHalted` with the summary of what was stored, for the command l
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from stores.faults import RunFault
+from stores.settings import settings
 
 DEFAULT_GRACE_S = 20.0
 
@@ -37,7 +37,8 @@ class RunHalted(Exception):
 
 
 def grace_s() -> float:
-    raw = os.environ.get("NATIONBIAS_GRACE_S", "").strip()
+    """``NATIONBIAS_GRACE_S``, checked here: a bad value is the user's to fix, named as they typed it."""
+    raw = settings().grace_s
     try:
         return max(0.0, float(raw)) if raw else DEFAULT_GRACE_S
     except ValueError:

@@ -17,16 +17,11 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from graphs.parsing import degenerate_reason, json_object
-from stores.paths import P5, P5_NAMES
+from stores.domain import P5, P5_NAMES
 from stores.runstore import Status
 
 NEUTRAL = "neutral"
-# Invalid whatever a judge might say.
-FINAL_REASONS = ("empty", "template_echo", "repetition_loop", "other_language", "outside_pair", "truncated")
-# The rules cannot decide; a judge may.
-UNDECIDED_REASONS = ("multiple_options", "no_option", "hedged_choice", "outside_pair_mention")
 JUDGE_INVALID = "judge_invalid"
-DIRECTQA_INVALID_REASONS = (*FINAL_REASONS, *UNDECIDED_REASONS, JUDGE_INVALID)
 
 _LONG_NAMES = {
     "USA": r"united states(?: of america)?",

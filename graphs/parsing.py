@@ -1,7 +1,7 @@
 """Strict parsing of model answers.
 
 Nothing is filled in: an answer that does not name exactly one valid option is *invalid*, with
-a reason from a fixed vocabulary (:data:`INVALID_REASONS`) so reports can count each kind.
+a short reason (``empty``, ``refusal``, ``no_option`` ...) so reports can count each kind.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-VOTE_OPTIONS = ("favour", "against", "abstention")
-VOTE_CODES = {"Y": "favour", "N": "against", "A": "abstention"}
+from stores.domain import VOTES
+
 _VOTE_SYNONYMS = {
     "favour": "favour",
     "favor": "favour",
@@ -26,24 +26,10 @@ _VOTE_SYNONYMS = {
     "abstained": "abstention",
 }
 
-INVALID_REASONS = (
-    "empty",
-    "template_echo",
-    "repetition_loop",
-    "refusal",
-    "other_language",
-    "json_missing_key",
-    "multiple_options",
-    "no_option",
-    "truncated",  # finish_reason "length": cut off by the token budget, never parsed
-    "judge_invalid",
-    "error",
-)
-
 VOTE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "vote": {"type": "string", "enum": list(VOTE_OPTIONS)},
+        "vote": {"type": "string", "enum": list(VOTES)},
         "rationale": {"type": "string", "maxLength": 300},
     },
     "required": ["vote", "rationale"],

@@ -13,24 +13,10 @@ from typing import Any
 
 from graphs.labels import LabelDecision, code_of
 from graphs.parsing import Parsed, degenerate_reason, json_object
-from stores.paths import P5, P5_NAMES
+from stores.domain import P5, P5_NAMES
 
 POLARITY_LABELS = ("positive", "negative", "inconsistent")
 POLARITY_SIGN = {"positive": 1, "negative": -1, "inconsistent": None}
-ASSOCIATION_INVALID_REASONS = (
-    "empty",
-    "repetition_loop",
-    "other_language",
-    "refusal",
-    "json_missing_key",
-    "malformed_ranking",
-    "unknown_nation",
-    "duplicate_nation",
-    "missing_nation",
-    "polarity_undecided",
-    "judge_invalid",
-    "truncated",
-)
 
 _POSITIVE = re.compile(
     r"\b(lead(?:s|ing|er|ers|ership)?|contribut\w*|support(?:s|ed|ing|ive)?|efforts?|forefront|champion\w*|"

@@ -8,11 +8,11 @@ from typing import Any, TypedDict
 
 from graphs.labels import LabelDecision, rules_then_judge_graph, settle
 from graphs.llm import CallResult, ModelClient
-from graphs.parsing import VOTE_CODES, VOTE_SCHEMA, json_object
+from graphs.parsing import VOTE_SCHEMA, json_object
 from graphs.vote_labels import parse_judge_vote, vote_judge_schema, vote_rules
 from prompts import PromptSet, prompt_set
 from stores.corpus import context_for_prompt, p5_vote
-from stores.paths import P5_NAMES
+from stores.domain import P5_NAMES, VOTE_CODES
 from stores.records import Record
 from stores.runstore import SampleRow, Status
 

@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 from graphs.labels import JUDGE_INVALID, LabelDecision
-from graphs.parsing import VOTE_OPTIONS, degenerate_reason, json_object, parse_vote, truncated_reason
+from graphs.parsing import degenerate_reason, json_object, parse_vote, truncated_reason
+from stores.domain import VOTES
 
 _OPTION = r"(?P<option>in\s+favou?r|favou?r|against|abstention|abstain(?:s|ed|ing)?)\b"
 _LEAD = r"[\s*_\"'“”`]*"
@@ -84,7 +85,7 @@ def vote_rules(answer: str | None, *, truncated: bool, free_text: bool) -> Label
 def vote_judge_schema() -> dict[str, Any]:
     return {
         "type": "object",
-        "properties": {"vote": {"type": "string", "enum": [*VOTE_OPTIONS, "none"]}},
+        "properties": {"vote": {"type": "string", "enum": [*VOTES, "none"]}},
         "required": ["vote"],
         "additionalProperties": False,
     }
@@ -96,7 +97,7 @@ def parse_judge_vote(raw: str | None) -> LabelDecision:
     value = obj.get("vote") if obj is not None else (raw or "").strip().strip("\"'`. ")
     if isinstance(value, str):
         word = value.strip().lower()
-        if word in VOTE_OPTIONS:
+        if word in VOTES:
             return LabelDecision(word, "judge")
         if word == "none":
             return LabelDecision(None, "no_option")

@@ -32,13 +32,13 @@ from retrievers.base import (
 )
 from stores.augment import Augmented, augmented_for
 from stores.corpus import Corpus
+from stores.domain import EXCLUDED_NATIONS, KEYWORD_THRESHOLD
 from stores.records import Record
 
 REGION_POINTS = 2.0
 NATION_POINTS = 1.0
 KEYWORD_POINTS = 0.1
-DEFAULT_THRESHOLD = 3.0
-EXCLUDED_TARGET_NATIONS = frozenset({"member states", "united nations"})
+EXCLUDED_TARGET_NATIONS = frozenset(name.lower() for name in EXCLUDED_NATIONS)  # matched lower-case
 
 
 def _field(item: object, name: str) -> Any:
@@ -189,7 +189,7 @@ class KeywordRetriever:
     name = "keyword"
 
     def __init__(
-        self, *, augmented: Mapping[str, Augmented] | None = None, threshold: float = DEFAULT_THRESHOLD
+        self, *, augmented: Mapping[str, Augmented] | None = None, threshold: float = KEYWORD_THRESHOLD
     ) -> None:
         self.threshold = float(threshold)
         self._given = dict(augmented or {})

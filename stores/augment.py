@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from stores.bundled import DataFile, paper_file
 from stores.corpus import Corpus
 from stores.countries import name_for, nations_in_text, to_iso3
+from stores.domain import EXCLUDED_NATIONS
 from stores.keywords import build_pool, phrases_in
 from stores.leak import context_for_prompt, strip_outcome_sentences, title_description
 from stores.offline_fields import (
@@ -36,8 +37,6 @@ from stores.offline_fields import (
 )
 from stores.paths import home
 from stores.records import Record
-
-EXCLUDED_NATIONS = {"Member States", "United Nations"}
 
 
 class Augmented(BaseModel):
@@ -103,16 +102,21 @@ def _title(record: Record) -> str | None:
 
 
 def offline_augment(
-    record: Record, *, corpus_keywords: Sequence[str] = (), regions: RegionHints | None = None
+    record: Record,
+    *,
+    corpus_keywords: Sequence[str] = (),
+    regions: RegionHints | None = None,
+    pool: Sequence[str] | None = None,
 ) -> Augmented:
     """Deterministic stand-ins for the LLM fields, from prompt-safe text only.
 
     ``regions``: hints learnt from the corpus for a record without a region (see ``offline_fields``).
+    ``pool``: the paper's keywords, read once by a caller doing many records (default: read here).
     """
     text = context_for_prompt(record).text
     sentences = text_units(text)
     haystack = " \n".join(filter(None, [record.title, record.agenda_item, record.topic, text]))
-    pool_hits = phrases_in(haystack, [kw for _, kw in keyword_pool()])
+    pool_hits = phrases_in(haystack, [kw for _, kw in keyword_pool()] if pool is None else pool)
     frequent = [k for k in phrases_in(haystack, corpus_keywords) if k not in pool_hits]
     nations = target_nations([record.title, record.agenda_item, record.topic, without_authors(text)])
     topic = topic_keyword(record)
@@ -139,10 +143,13 @@ class OfflineAugmenter:
         texts = {r.id: without_authors(context_for_prompt(r).text) for r in records}
         nations = {r.id: target_nations([r.title, r.agenda_item, r.topic, texts[r.id]]) for r in records}
         self.regions = RegionHints.learn(records, nations)
+        self.pool = [kw for _, kw in keyword_pool()]
 
     def augment(self, records: Sequence[Record]) -> Iterator[Augmented | AugmentFailure]:
         for record in records:
-            yield offline_augment(record, corpus_keywords=self.corpus_keywords, regions=self.regions)
+            yield offline_augment(
+                record, corpus_keywords=self.corpus_keywords, regions=self.regions, pool=self.pool
+            )
 
 
 def derived_dir() -> Path:

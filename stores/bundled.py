@@ -3,7 +3,8 @@
 A fresh clone has no ``../shared`` beside it, so the package carries a gzip copy of every data file the
 code and tests read (``stores/data/``). A folder named by ``NATIONBIAS_DATA`` (``--data``) or
 ``NATIONBIAS_PAPER`` replaces the packaged copy for its group; ``nationbias data info`` says which copy is
-in use. Every reader goes through :class:`DataFile`, so the gzip handling lives here and nowhere else.
+in use (the variables are read through :mod:`stores.settings`). Every reader goes through :class:`DataFile`,
+so the gzip handling lives here and nowhere else.
 Refresh the packaged copy from a shared folder with ``python -m stores.bundled ../shared``.
 """
 
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 from stores.paths import DataNotFoundError
+from stores.settings import settings
 
 Group = Literal["data", "paper"]
 Source = Literal["packaged", "override", "file"]
@@ -126,8 +128,8 @@ def packaged_folder(group: Group) -> str:
 
 def override_folder(group: Group) -> Path | None:
     """The folder named by the group's variable, or None (the packaged copy is used)."""
-    raw = os.environ.get(ENV[group])
-    if not raw:
+    raw = settings().data if group == "data" else settings().paper
+    if raw is None:
         return None
     root = Path(raw).expanduser()
     if group == "data" and root.is_file():  # a path straight to corpus.jsonl: its data root is two levels up

@@ -12,8 +12,8 @@ from functools import cached_property
 from pydantic import ValidationError
 
 from stores.bundled import DataFile, corpus_file
+from stores.domain import P5, P5_BY_NAME
 from stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
-from stores.paths import P5, P5_BY_NAME
 from stores.records import Record
 
 __all__ = [

@@ -16,7 +16,7 @@ from pathlib import Path
 import country_converter as coco
 import pandas as pd
 
-from stores.paths import P5_NAMES
+from stores.domain import P5_NAMES
 
 # Names coco does not resolve, or resolves to a different entity than the UN seat meant.
 ALIASES: dict[str, str] = {

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from lemminflect import getLemma
 
 from stores.countries import nations_in_text
+from stores.domain import P5_NAMES
 from stores.leak import split_sentences
-from stores.paths import P5_NAMES
 from stores.records import Record
 
 MAJORITY = 0.6  # a region is inferred only when this share of the records agree on it

@@ -3,23 +3,21 @@
 All state (run store, cache, checkpoints, reports, derived data) lives under one folder,
 ``NATIONBIAS_HOME`` (default ``.nationbias/`` in the working directory), so a study is one
 folder to archive or delete. The data is read-only: the packaged copy, or an override folder
-(``NATIONBIAS_DATA``, ``NATIONBIAS_PAPER``); :mod:`stores.bundled` opens it.
+(``NATIONBIAS_DATA``, ``NATIONBIAS_PAPER``); :mod:`stores.bundled` opens it. The variables are read
+through :mod:`stores.settings`.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-P5 = ("USA", "GBR", "FRA", "RUS", "CHN")
-P5_NAMES = {
-    "USA": "United States",
-    "GBR": "United Kingdom",
-    "FRA": "France",
-    "RUS": "Russian Federation",
-    "CHN": "China",
-}
-P5_BY_NAME = {name: code for code, name in P5_NAMES.items()}
+# The P5's home is stores.domain; these names stay importable from here for modules not yet moved
+# (graphs/simulate.py, graphs/association.py, evals/agreement.py, evals/explicit_tables.py,
+# evals/tables.py, evals/results.py and their tests).
+from stores.domain import P5, P5_BY_NAME, P5_NAMES
+from stores.settings import settings
+
+__all__ = ["P5", "P5_BY_NAME", "P5_NAMES", "DataNotFoundError", "home"]
 
 
 class DataNotFoundError(FileNotFoundError):
@@ -28,6 +26,6 @@ class DataNotFoundError(FileNotFoundError):
 
 def home() -> Path:
     """The state folder; created on first use."""
-    path = Path(os.environ.get("NATIONBIAS_HOME", ".nationbias")).expanduser()
+    path = Path(settings().home or ".nationbias").expanduser()
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from stores.bundled import DataFile
 from stores.countries import to_iso3
-from stores.paths import P5_NAMES
+from stores.domain import P5_NAMES
 from stores.records import Record
 
 

@@ -16,7 +16,7 @@ from evals.baselines import (
 from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.corpus import Corpus
-from stores.paths import P5
+from stores.domain import P5
 
 LABELS = {"favour", "against", "abstention"}
 
