@@ -10,6 +10,7 @@ import re
 
 import pandas as pd
 
+from stores import functions
 from stores.bundled import paper_file
 
 # Substring (lower-case, of the model part of a spec) → the paper's model name.
@@ -81,6 +82,6 @@ def published_ablation() -> pd.DataFrame:
 def unsc_functions() -> pd.DataFrame:
     """Appendix C.3: id, short_name, function — in the paper's order (empty if the file is absent)."""
     try:
-        return _read("unsc_functions.csv")
+        return pd.DataFrame(functions.unsc_functions())
     except FileNotFoundError:
-        return pd.DataFrame(columns=["id", "short_name", "function"])
+        return pd.DataFrame(columns=list(functions.COLUMNS))

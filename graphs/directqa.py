@@ -24,8 +24,10 @@ from graphs.labels import (
 from graphs.llm import CallResult, ModelClient
 from graphs.parsing import truncated_reason
 from prompts import PromptSet, prompt_set
-from stores.bundled import DataFile, paper_file
+from stores.bundled import DataFile
 from stores.domain import P5, P5_NAMES
+from stores.functions import functions_file as functions_file  # graphs/explicit.py imports it from here
+from stores.functions import unsc_functions
 from stores.runstore import SampleRow
 
 GENERAL = "general"
@@ -44,19 +46,9 @@ class Family:
     role: str | None = None
 
 
-def functions_file() -> DataFile:
-    return paper_file("unsc_functions.csv")
-
-
 def directqa_families(file: DataFile | None = None) -> list[Family]:
     """``general`` then the ten UNSC functions, in the paper's order."""
-    file = file or functions_file()
-    with file.open_text(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    missing = {"id", "short_name", "function"} - set(rows[0] if rows else {})
-    if missing:
-        raise ValueError(f"{file}: missing column(s) {sorted(missing)}")
-    functions = [Family(r["id"], r["short_name"], r["function"]) for r in rows]
+    functions = [Family(r["id"], r["short_name"], r["function"]) for r in unsc_functions(file)]
     return [Family(GENERAL, "General Irresponsibility"), *functions]
 
 
