@@ -3,7 +3,8 @@
 A two-node graph per record (ask → parse) over :class:`graphs.llm.ModelClient`, so answers are
 cached and a rerun resumes: ``stores.augment.write_augmented`` skips records already written and
 the response cache answers the ones asked before. The model sees only prompt-safe text
-(:func:`stores.leak.context_for_prompt`), and its output passes the leak guard again.
+(:func:`stores.leak.context_for_prompt`), and its output passes the leak guard again. The prompt is a
+template file (``augment``), so its words are versioned and its hash is recorded with the output.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from langgraph.graph import END, START, StateGraph
 
 from graphs.llm import ModelClient
 from graphs.runner import run_async
+from prompts import Prompt, get_prompt
 from stores.augment import Augmented, AugmentFailure, make_safe
 from stores.leak import context_for_prompt
 from stores.records import Record
 
+AUGMENT_PROMPT = "augment"
 REGIONS = ["Africa", "Middle East", "Europe", "Americas", "Asia", "Other"]
 
 AUGMENT_SCHEMA: dict[str, Any] = {
@@ -36,21 +39,15 @@ AUGMENT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-SYSTEM = (
-    "You annotate United Nations Security Council draft resolutions. Answer with one JSON object with "
-    "the fields summary, action_items, region, target_nations and keywords."
-)
+
+def augment_prompt() -> Prompt:
+    """The augmenter's template (``prompts/templates/augment.vN.txt``): versioned and hashed."""
+    return get_prompt(AUGMENT_PROMPT)
 
 
 def augment_messages(record: Record) -> list[dict[str, str]]:
     ctx = context_for_prompt(record)
-    user = (
-        f"Draft {record.id} ({ctx.description}).\n\n{ctx.text}\n\n"
-        "summary: two or three sentences on what the draft does. action_items: the key actions it "
-        "proposes, separated by semicolons. region: the geopolitical region. target_nations: the states the "
-        "draft is about (not 'Member States' or 'United Nations'). keywords: three to six domain keywords."
-    )
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return augment_prompt().render(id=record.id, description=ctx.description, text=ctx.text)
 
 
 class AugmentState(TypedDict, total=False):
@@ -93,6 +90,7 @@ class LLMAugmenter:
     def __init__(self, client: ModelClient, *, concurrency: int = 4) -> None:
         self.client = client
         self.source = f"llm:{client.label}"
+        self.prompt = augment_prompt().ref  # recorded in the derived file's manifest
         self.concurrency = concurrency
         self.graph = build_graph(client, source=self.source)
 

@@ -205,7 +205,12 @@ def write_augmented(corpus: Corpus, augmenter: Augmenter, *, limit: int | None =
             handle.write(result.model_dump_json() + "\n")
             handle.flush()
             run.written += 1
-    manifest = {"path": path.name, "source": augmenter.source, "corpus_sha256": corpus.sha256}
+    manifest = {
+        "path": path.name,
+        "source": augmenter.source,
+        "corpus_sha256": corpus.sha256,
+        "prompt": getattr(augmenter, "prompt", None),  # the LLM augmenter's template ref; none offline
+    }
     tmp = _manifest().with_suffix(".tmp")
     tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     tmp.replace(_manifest())
