@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,6 @@ class DenseRetriever:
         self.oversample = oversample  # extra results fetched so ties can be broken deterministically
         self._client: Any = None
         self._collections: dict[tuple[str, ...], Collection] = {}
-        self.last_build_seconds: float | None = None
 
     @property
     def client(self) -> Any:
@@ -81,7 +79,6 @@ class DenseRetriever:
         return f"{COLLECTION_PREFIX}-{pool_fingerprint(records)}-{embedder}"
 
     def _add(self, collection: Collection, records: list[Record]) -> None:
-        started = time.perf_counter()
         for start in range(0, len(records), _ADD_BATCH):
             batch = records[start : start + _ADD_BATCH]
             texts = [record_text(record) for record in batch]
@@ -98,7 +95,6 @@ class DenseRetriever:
                     for record in batch
                 ],
             )
-        self.last_build_seconds = time.perf_counter() - started
 
     def _query_embedding(self, collection: Collection, target: Record) -> Any:
         """The target's stored embedding when it is in the collection (no re-embedding), else a fresh one."""

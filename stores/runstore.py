@@ -13,7 +13,6 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -289,10 +288,6 @@ class RunStore:
                 out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
         else:
             raise ValueError(f"unknown export format {fmt!r}: use csv or jsonl")
-
-    def write_many(self, run_id: str, rows: Iterable[SampleRow]) -> None:
-        for row in rows:
-            self.write(run_id, row)
 
     def close(self) -> None:
         if self._db is not None:
