@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from stores.neutral import draft_body, neutralise_sentence, unwrap, without_asides
+from stores.draft_text import draft_body, unwrap
+from stores.neutral import neutralise_sentence, without_asides
 from stores.records import Record
 
 _NUMBER = (

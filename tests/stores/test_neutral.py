@@ -1,4 +1,4 @@
-"""Press wording rewritten into a draft's voice; a draft text freed of its page; the rest falls back."""
+"""Press wording rewritten into a draft's voice; a context that still reveals the outcome falls back."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from graphs.vote import vote_messages
 from stores.leak import context_for_prompt
-from stores.neutral import base_form, draft_body, neutralise_sentence
+from stores.neutral import base_form, neutralise_sentence
 from stores.records import Record
 
 
@@ -105,20 +105,6 @@ def test_verb_forms_come_from_the_inflection_library() -> None:
         "re-emphasize",
     ]
     assert base_form("the") is None and base_form("demand") is None
-
-
-def test_draft_body_drops_the_page_around_the_draft() -> None:
-    page = (
-        "Pages\n\nMonday, 12 May\n\nFrench draft resolution refers Syria to the ICC\n\n"
-        "The Security Council,\nRecalling its resolutions 2042 (2012) and\n2043 (2012),\n24-12345\n"
-        "1.    Demands that all parties comply with their obligations under\ninternational law;\n"
-        "2. Decides to remain actively seized of the matter.\nShare this page\n0 comments"
-    )
-    assert draft_body(page) == (
-        "The Security Council,\nRecalling its resolutions 2042 (2012) and 2043 (2012),\n"
-        "1. Demands that all parties comply with their obligations under international law;\n"
-        "2. Decides to remain actively seized of the matter."
-    )
 
 
 def _record(context: str, **fields: object) -> Record:
