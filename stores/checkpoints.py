@@ -7,6 +7,11 @@ WAL database with ``synchronous=NORMAL`` writes in well under a millisecond, so 
 synchronous ``SqliteSaver`` runs inline, and the writes of one event-loop turn share one commit.
 A crash loses at most that turn's checkpoints: those nodes run again on resume (their model
 calls come from the response cache). The schema is LangGraph's, so its tools can read the file.
+
+This leans on ``SqliteSaver``'s internals: every statement goes through ``cursor()`` on ``conn``
+under ``lock``, and the async methods may be replaced by the sync ones. pyproject bounds
+``langgraph-checkpoint-sqlite>=3.0,<3.2``; ``tests/stores/test_upstream_contract.py`` checks each
+method and signature we override or call, so raise the bound only when it passes.
 """
 
 from __future__ import annotations

@@ -1,5 +1,10 @@
 """One way to open SQLite for concurrent writers: WAL, a busy timeout, clear corruption errors,
-and group commit for writes made on an event loop."""
+and group commit for writes made on an event loop.
+
+:func:`running_loop` uses the private ``asyncio._get_running_loop`` (None outside a loop, no
+exception: it is called on every write); ``tests/stores/test_upstream_contract.py`` checks it on
+each Python the project runs.
+"""
 
 from __future__ import annotations
 
