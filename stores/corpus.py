@@ -12,7 +12,7 @@ from functools import cached_property
 from pydantic import ValidationError
 
 from stores.bundled import DataFile, corpus_file
-from stores.domain import P5, P5_BY_NAME
+from stores.domain import P5, P5_BY_NAME, VOTE_CODES
 from stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
 from stores.records import Record
 
@@ -124,7 +124,7 @@ def load_corpus(path: DataFile | str | os.PathLike[str] | None = None) -> Corpus
 
 def ground_truth(records: Iterable[Record]) -> dict[str, dict[str, int]]:
     """P5 votes counted per member: ``{code: {"Y": n, "N": n, "A": n}}`` (the paper's G.T.)."""
-    table = {code: {"Y": 0, "N": 0, "A": 0} for code in P5}
+    table = {code: dict.fromkeys(VOTE_CODES, 0) for code in P5}
     for record in records:
         for code in P5:
             vote = p5_vote(record, code)

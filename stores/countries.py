@@ -16,7 +16,7 @@ from pathlib import Path
 import country_converter as coco
 import pandas as pd
 
-from stores.domain import P5_NAMES
+from stores.domain import EXCLUDED_NATIONS, P5_NAMES
 
 # Names coco does not resolve, or resolves to a different entity than the UN seat meant.
 ALIASES: dict[str, str] = {
@@ -48,7 +48,7 @@ EXTRA_NAMES: dict[str, str] = {
 }
 
 # Phrases that name no state: never a target nation, never a member.
-NOT_NATIONS = frozenset({"member states", "united nations", "donotknow"})
+NOT_NATIONS = frozenset({name.lower() for name in EXCLUDED_NATIONS} | {"donotknow"})
 
 # Words in running text that point at a state (a press release says "Syrian", "Gaza", "U.S.").
 # fmt: off
