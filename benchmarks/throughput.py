@@ -164,9 +164,7 @@ def _vote_requests(base_url: str, corpus: Corpus, sample: SampleOptions) -> list
 async def raw_floor(base_url: str, corpus: Corpus, sample: SampleOptions, concurrency: int) -> Measured:
     """The same requests from a bare aiohttp loop: no graph, no run store, no retries, no cache."""
     requests = _vote_requests(base_url, corpus, sample)
-    client = ChatCompletionsClient(
-        provider="openai-compatible", base_url=base_url, api_key="not-needed", timeout=60
-    )
+    client = ChatCompletionsClient(base_url=base_url, api_key="not-needed", timeout=60)
     queue = list(reversed(requests))
 
     async def worker(lane: int) -> None:
