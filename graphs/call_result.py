@@ -59,6 +59,39 @@ class CallResult:
     reasoning_tokens: int = 0
     max_tokens: int | None = None  # the budget this call was sent with (None: the client's default)
 
+    @classmethod
+    def from_answer(
+        cls, reply: Answer, latency_s: float, attempts: int, max_tokens: int | None
+    ) -> CallResult:
+        answer, reasoning = split_reasoning(reply.raw, reply.reasoning)
+        return cls(
+            raw=reply.raw,
+            answer=answer,
+            reasoning=reasoning,
+            latency_s=latency_s,
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+            attempts=attempts,
+            finish_reason=reply.finish_reason,
+            reasoning_tokens=reply.reasoning_tokens,
+            max_tokens=max_tokens,
+        )
+
+    @classmethod
+    def from_cache(cls, hit: dict[str, Any], max_tokens: int | None) -> CallResult:
+        answer, reasoning = split_reasoning(hit["raw"], hit.get("reasoning"))
+        return cls(
+            raw=hit["raw"],
+            answer=answer,
+            reasoning=reasoning,
+            prompt_tokens=hit.get("prompt_tokens", 0),
+            completion_tokens=hit.get("completion_tokens", 0),
+            cached=True,
+            finish_reason=hit.get("finish_reason"),
+            reasoning_tokens=hit.get("reasoning_tokens", 0),
+            max_tokens=max_tokens,
+        )
+
     @property
     def truncated(self) -> bool:
         """Cut off by the token budget: invalid (``truncated``), never parsed from the partial text."""

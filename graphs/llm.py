@@ -65,7 +65,7 @@ class ModelClient:
 
     def __post_init__(self) -> None:
         self.provider = PROVIDERS[self.spec.provider]
-        self._settings = settings()  # once per client: keys, headers, redaction
+        self._settings = settings()  # once per client: keys, headers, servers
 
     @classmethod
     def from_spec(
@@ -158,11 +158,7 @@ class ModelClient:
         return self.provider.response_format(self.spec, schema, name) if self.structured else None
 
     def _key(
-        self,
-        messages: list[dict[str, str]],
-        fmt: dict[str, Any] | None,
-        repeat: int,
-        max_tokens: int | None = None,
+        self, messages: list[dict[str, str]], fmt: dict[str, Any] | None, repeat: int, max_tokens: int | None
     ) -> str:
         params = {**self.params.as_dict(), "response_format": fmt}
         if max_tokens is not None:
@@ -213,18 +209,7 @@ class ModelClient:
         key = self._key(messages, fmt, repeat, max_tokens)
         hit = self.cache.get(key)
         if hit is not None:
-            answer, reasoning = split_reasoning(hit["raw"], hit.get("reasoning"))
-            return CallResult(
-                raw=hit["raw"],
-                answer=answer,
-                reasoning=reasoning,
-                prompt_tokens=hit.get("prompt_tokens", 0),
-                completion_tokens=hit.get("completion_tokens", 0),
-                cached=True,
-                finish_reason=hit.get("finish_reason"),
-                reasoning_tokens=hit.get("reasoning_tokens", 0),
-                max_tokens=max_tokens,
-            )
+            return CallResult.from_cache(hit, max_tokens)
         return await self._single_flight(key, messages, fmt, max_tokens)
 
     async def _single_flight(
@@ -274,23 +259,11 @@ class ModelClient:
         except Exception as exc:
             return CallResult(
                 raw=None,
-                error=describe(exc, self._settings),
+                error=describe(exc),
                 latency_s=time.perf_counter() - started,
                 attempts=attempt,
             )
-        answer, reasoning = split_reasoning(reply.raw, reply.reasoning)
-        result = CallResult(
-            raw=reply.raw,
-            answer=answer,
-            reasoning=reasoning,
-            latency_s=time.perf_counter() - started,
-            prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens,
-            attempts=attempt,
-            finish_reason=reply.finish_reason,
-            reasoning_tokens=reply.reasoning_tokens,
-            max_tokens=max_tokens,
-        )
+        result = CallResult.from_answer(reply, time.perf_counter() - started, attempt, max_tokens)
         if self.cache is not None and key is not None:  # a full disk raises: the run stops
             self.cache.put(key, provider=self.spec.provider, model=self.spec.model, response=result.as_dict())
         return result

@@ -9,20 +9,19 @@ from __future__ import annotations
 import re
 
 from graphs.providers.base import key_values
-from stores.settings import Settings, settings
 
 _KEY_PATTERN = re.compile(r"\b(sk|tgp)[-_][A-Za-z0-9_\-*.]{6,}|(?<=Bearer )[^\s'\"]+", re.IGNORECASE)
 
 
-def redact(text: str, cfg: Settings | None = None) -> str:
+def redact(text: str) -> str:
     """Hide API keys: the configured ones, and anything shaped like ``sk-…`` or a bearer token."""
-    for value in key_values(cfg or settings()):
+    for value in key_values():
         text = text.replace(value, "[redacted]")
     return _KEY_PATTERN.sub("[redacted]", text)
 
 
-def describe(exc: BaseException, cfg: Settings | None = None) -> str:
+def describe(exc: BaseException) -> str:
     """One line for the run store: errors are stored and shown, so they never carry a key."""
     status = getattr(exc, "status_code", None)
-    text = redact(str(exc), cfg).splitlines()[0][:300] if str(exc) else ""
+    text = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
     return f"{type(exc).__name__}{f' {status}' if status else ''}: {text}"

@@ -94,9 +94,9 @@ class Provider:
     def key(self, cfg: Settings) -> str:
         return "not-needed"
 
-    def secrets(self, cfg: Settings) -> list[str]:
-        """The secret values to redact. The default reads ``key_envs`` as they are, so a provider
-        whose variable :class:`Settings` does not type is redacted too."""
+    def secrets(self) -> list[str]:
+        """The values to redact: every ``key_envs`` variable, read as it is now (not through
+        :class:`Settings`, which types only the built-in providers' variables)."""
         return [os.environ.get(env, "").strip() for env in self.key_envs]
 
     def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
@@ -151,6 +151,6 @@ def listed() -> list[Provider]:
     return [p for p in PROVIDERS.values() if p.listed]
 
 
-def key_values(cfg: Settings) -> list[str]:
+def key_values() -> list[str]:
     """Every registered provider's secret values, for redaction."""
-    return [value for p in PROVIDERS.values() for value in p.secrets(cfg) if len(value) >= 4]
+    return [value for p in PROVIDERS.values() for value in p.secrets() if len(value) >= 4]

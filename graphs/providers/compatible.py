@@ -22,9 +22,6 @@ class Compatible(OpenAIWire):
     def key(self, cfg: Settings) -> str:
         return cfg.api_key.get_secret_value() if cfg.api_key else "not-needed"
 
-    def secrets(self, cfg: Settings) -> list[str]:
-        return [cfg.api_key.get_secret_value()] if cfg.api_key else []
-
     def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
         if not spec.base_url:
             raise ModelSpecError(

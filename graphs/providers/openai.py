@@ -31,9 +31,6 @@ class OpenAI(OpenAIWire):
     def key(self, cfg: Settings) -> str:
         return require(cfg.openai_api_key, "OPENAI_API_KEY")
 
-    def secrets(self, cfg: Settings) -> list[str]:
-        return [cfg.openai_api_key.get_secret_value()] if cfg.openai_api_key else []
-
     def headers(self, cfg: Settings) -> dict[str, str]:
         """The organisation and project headers, from the variables the SDK reads."""
         pairs = (("OpenAI-Organization", cfg.openai_org_id), ("OpenAI-Project", cfg.openai_project_id))

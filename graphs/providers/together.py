@@ -21,9 +21,6 @@ class Together(Provider):
     def key(self, cfg: Settings) -> str:
         return require(cfg.together_api_key, "TOGETHER_API_KEY")
 
-    def secrets(self, cfg: Settings) -> list[str]:
-        return [cfg.together_api_key.get_secret_value()] if cfg.together_api_key else []
-
     def chat_model(
         self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None
     ) -> BaseChatModel:
