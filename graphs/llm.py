@@ -1,8 +1,8 @@
-"""One model call: cache lookup, retries with backoff that honour Retry-After, and the raw text kept.
+"""One model call: cache lookup, the retry policy (graphs/retry.py), the provider's transport.
 
-Every node in every graph calls :meth:`ModelClient.call`. Errors are returned (never raised
-into the graph) and never cached; the reasoning of R1-style models is split from the answer.
-Only faults of the whole run are raised: an unreachable endpoint, a cache that cannot be written.
+Every node in every graph calls :meth:`ModelClient.call`. Errors are returned (never raised into
+the graph) and never cached. Only faults of the whole run are raised: an unreachable endpoint,
+a cache that cannot be written. Providers (keys, wire, formats): graphs/providers/.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from graphs.models import BackendFatalError, GenerationParams, ModelSpec, check_
 from graphs.providers import PROVIDERS, ChatTransport, Provider
 from graphs.providers.wire import WIRES
 from graphs.redact import describe
-from graphs.retry import EmptyAnswer, Retryable, RetryPolicy, classify
+from graphs.retry import EmptyAnswer, Retryable, RetryPolicy, classify, is_retryable
 from stores.cache import ResponseCache, cache_key
 from stores.faults import RunFault
 from stores.settings import Settings, settings
@@ -32,10 +32,8 @@ __all__ = ["CallResult", "ModelClient", "RetryPolicy", "split_reasoning"]
 
 
 def _per_loop(store: dict[int, tuple[object, Any]], build: Callable[[], Any]) -> Any:
-    """One object per event loop: async HTTP clients die with the loop they were made on.
-
-    The loop is kept beside its object so a reused ``id()`` of a dead loop is never mistaken for it.
-    """
+    """One object per event loop (async HTTP clients die with theirs), kept beside the loop so a
+    dead loop's reused ``id()`` is never mistaken for it."""
     loop = running_loop()
     entry = store.get(id(loop))
     if entry is None or entry[0] is not loop:
@@ -182,15 +180,14 @@ class ModelClient:
         repeat: int = 0,
         max_tokens: int | None = None,
     ) -> CallResult:
-        """Ask once (with retries). Never raises for model or transport faults of one call; raises
-        a run fault (``stores.faults.RunFault``) when the endpoint is unreachable, the cache cannot
-        be written or the backend itself is gone (the embedded model's process died, a
-        :class:`BackendFatalError`), which stops the run (graphs/runner.py).
+        """Ask once (with retries). Never raises for one call's model or transport faults; raises a
+        run fault (``stores.faults.RunFault``: the endpoint is unreachable, the cache cannot be
+        written, the backend is gone, a :class:`BackendFatalError`), which stops the run.
 
-        ``max_tokens`` caps this call below the client's default (short answers stay short
-        even when a small model starts to loop); a reasoning model gets its budget instead
-        (:meth:`budget`). The first answer that shows reasoning switches this client to the
-        reasoning budget, and a call the short cap cut off is asked again with it.
+        ``max_tokens`` caps this call below the client's default (short answers stay short even
+        when a small model loops); a reasoning model gets its budget instead (:meth:`budget`). The
+        first answer that shows reasoning switches the client to that budget, and a call the short
+        cap cut off is asked again with it.
         """
         fmt = self.response_format(schema, schema_name) if schema else None
         short = not self.reasons
@@ -248,12 +245,20 @@ class ModelClient:
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
         started = time.perf_counter()
-        attempt = 0
+        attempt, last = 1, self.retry.max_attempts
         try:
-            async for trying in self.retry.retrying():  # graphs/retry.py: what is retried, how long apart
-                with trying:
-                    attempt = trying.retry_state.attempt_number
-                    reply = await self._attempt(messages, kwargs, final=attempt >= self.retry.max_attempts)
+            try:  # the first try without tenacity: most calls succeed, and its loop costs ~80 µs
+                reply = await self._attempt(messages, kwargs, final=last <= 1)
+            except RunFault:
+                raise
+            except Exception as exc:
+                if last <= 1 or not is_retryable(exc):
+                    raise
+                await asyncio.sleep(self.retry.delay(1, getattr(exc, "retry_after", None)))
+                async for trying in self.retry.retrying(done=1):  # graphs/retry.py: what, how far apart
+                    with trying:
+                        attempt = trying.retry_state.attempt_number + 1
+                        reply = await self._attempt(messages, kwargs, final=attempt >= last)
         except RunFault:
             raise  # the endpoint is unreachable or the backend is gone: the runner ends the run
         except Exception as exc:

@@ -124,19 +124,21 @@ class RetryPolicy:
         backoff *= 0.8 + 0.4 * random.random()
         return max(backoff, min(retry_after or 0.0, self.max_delay))
 
-    def _wait(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        return self.delay(state.attempt_number, getattr(exc, "retry_after", None))
+    def options(self, *, done: int = 0) -> dict[str, Any]:
+        """tenacity's arguments for this policy (stop, wait, what to retry; the last error re-raised),
+        after ``done`` attempts made without tenacity (graphs/llm.py's first try skips its ~80 µs)."""
 
-    def options(self) -> dict[str, Any]:
-        """tenacity's arguments for this policy: stop, wait, what to retry; the last error re-raised."""
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            return self.delay(state.attempt_number + done, getattr(exc, "retry_after", None))
+
         return {
-            "stop": stop_after_attempt(self.max_attempts),
-            "wait": self._wait,
+            "stop": stop_after_attempt(self.max_attempts - done),
+            "wait": wait,
             "retry": retry_if_exception(is_retryable),
             "reraise": True,
         }
 
-    def retrying(self, **overrides: Any) -> AsyncRetrying:
+    def retrying(self, *, done: int = 0, **overrides: Any) -> AsyncRetrying:
         """A tenacity controller for one async call."""
-        return AsyncRetrying(**{**self.options(), **overrides})
+        return AsyncRetrying(**{**self.options(done=done), **overrides})
