@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
+from benchmarks import transport
 from benchmarks.common import Section, fault_server_process, fmt_s, fresh_home
 from graphs.debias import DebiasOptions
 from graphs.http import ChatCompletionsClient
 from graphs.llm import ModelClient
 from graphs.parsing import VOTE_SCHEMA
+from graphs.providers.wire import WIRES
 from graphs.runner import RAMP_S, run_async
 from graphs.simulate import SampleOptions, run_debias_study, run_vote_study, select_drafts, vote_tasks
 from graphs.vote import VOTE_MAX_TOKENS, vote_messages
@@ -116,12 +118,14 @@ def _median_of(runs: list[Measured]) -> Measured:
     return chosen
 
 
-def _client(base_url: str) -> ModelClient:
-    return ModelClient.from_spec(MODEL_SPEC, base_url=base_url, cache=None)
+def _client(base_url: str, wire: str = WIRES[0]) -> ModelClient:
+    return ModelClient.from_spec(MODEL_SPEC, base_url=base_url, cache=None, wire=wire)
 
 
-async def _run(test: str, base_url: str, corpus: Corpus, sample: SampleOptions, concurrency: int) -> Measured:
-    client = _client(base_url)
+async def _run(
+    test: str, base_url: str, corpus: Corpus, sample: SampleOptions, concurrency: int, wire: str = WIRES[0]
+) -> Measured:
+    client = _client(base_url, wire)
     with fresh_home(f"tp-{test}-{concurrency}"):
         store = RunStore()
         study: dict[str, Any] = {
@@ -164,9 +168,7 @@ def _vote_requests(base_url: str, corpus: Corpus, sample: SampleOptions) -> list
 async def raw_floor(base_url: str, corpus: Corpus, sample: SampleOptions, concurrency: int) -> Measured:
     """The same requests from a bare aiohttp loop: no graph, no run store, no retries, no cache."""
     requests = _vote_requests(base_url, corpus, sample)
-    client = ChatCompletionsClient(
-        provider="openai-compatible", base_url=base_url, api_key="not-needed", timeout=60
-    )
+    client = ChatCompletionsClient(base_url=base_url, api_key="not-needed", timeout=60)
     queue = list(reversed(requests))
 
     async def worker(lane: int) -> None:
@@ -234,6 +236,8 @@ def run(quick: bool = False) -> Section:
                 ]
                 results.append(_median_of(runs))
         floor = _median_of([run_async(raw_floor(base_url, corpus, full_vote, top)) for _ in range(repeats)])
+        study = {"test": "vote", "base_url": base_url, "corpus": corpus, "sample": full_vote}
+        transport.compare(section, _run, concurrency=top, repeats=repeats, **study)
         seq_calls, seq_wall = sequential_loop(base_url, corpus, slice_c1)
     with _inprocess_server() as base_url:
         inproc = run_async(_run("vote", base_url, corpus, full_vote, top))
@@ -258,17 +262,13 @@ def run(quick: bool = False) -> Section:
     section.add(
         f"floor: bare aiohttp loop, same vote requests, c={top}",
         f"{floor.efficiency:.3f}",
-        "",
-        None,
-        f"{floor.spread()}wall {fmt_s(floor.wall_s)}; vote study ÷ floor = "
+        note=f"{floor.spread()}wall {fmt_s(floor.wall_s)}; vote study ÷ floor = "
         f"{top_vote.efficiency / floor.efficiency:.2f}",
     )
     section.add(
         f"vote c={inproc.concurrency}, server in-process: efficiency",
         f"{inproc.efficiency:.3f}",
-        "",
-        None,
-        f"wall {fmt_s(inproc.wall_s)}; same study with the server sharing the client's process",
+        note=f"wall {fmt_s(inproc.wall_s)}; same study with the server sharing the client's process",
     )
     seq_per_call = seq_wall / seq_calls
     projected_seq = seq_per_call * top_vote.calls

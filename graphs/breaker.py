@@ -40,14 +40,11 @@ def display_url(url: str) -> str:
 
 
 def is_connection_failure(exc: BaseException) -> bool:
-    """No connection was made: our wire client's ``ConnectionFailed``, or the openai SDK's
-    ``APIConnectionError`` (but not its timeout subclass: a slow server is still a server)."""
-    from graphs.http import ConnectionFailed
+    """No connection was made: a ``ConnectionFailed`` (an SDK's own errors are mapped to it by
+    graphs/retry.classify; a timeout is not one: a slow server is still a server)."""
+    from graphs.retry import ConnectionFailed
 
-    if isinstance(exc, ConnectionFailed):
-        return True
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    return "APIConnectionError" in names and "APITimeoutError" not in names
+    return isinstance(exc, ConnectionFailed)
 
 
 @dataclass

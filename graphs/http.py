@@ -7,47 +7,43 @@ httpcore's pool scans) cost ~2 ms of event-loop CPU per call and held a 200 ms-l
 (benchmarks/RESULTS.md). lm-eval-harness's API models take the same road. The SDK and LangChain
 remain the public registry (``graphs.models.get_chat_model``) for user graphs.
 
-Errors keep what retry logic and users need: the status, the server's own message, Retry-After.
+Errors are typed for the retry policy (graphs/retry.py): the status, the server's own message and
+its Retry-After. Measured against the SDK's own aiohttp transport (graphs/providers/sdk.py) in the
+same benchmark run: benchmarks/RESULTS.md, "Transport".
 """
 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
+from graphs.call_result import Answer, answer_from_json
+from graphs.retry import (
+    BrokenAnswer,
+    ConnectionFailed,
+    HTTPStatusError,
+    RequestTimeout,
+    TransportError,
+    status_error,
+)
+
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _HINTS = {
-    401: "check the API key (OPENAI_API_KEY, TOGETHER_API_KEY or NATIONBIAS_API_KEY)",
     403: "the key is not allowed to use this model",
     404: "check the model name and --base-url (it usually ends in /v1)",
 }
-
-
-class HTTPStatusError(RuntimeError):
-    """A non-2xx answer; ``status_code`` and ``headers`` drive the retry policy."""
-
-    def __init__(self, status_code: int, message: str, headers: dict[str, str]) -> None:
-        hint = _HINTS.get(status_code)
-        super().__init__(f"{message}{f' ({hint})' if hint else ''}")
-        self.status_code = status_code
-        self.headers = headers
-
-
-class TransportError(RuntimeError):
-    """The connection failed or broke mid-answer: always worth a retry."""
-
-
-class ConnectionFailed(TransportError):
-    """No connection to the server, or it dropped the connection before answering."""
-
-
-class RequestTimeout(TransportError):
-    """No complete answer within the client's timeout."""
+__all__ = [
+    "BrokenAnswer",
+    "ChatCompletionsClient",
+    "ConnectionFailed",
+    "HTTPStatusError",
+    "RequestTimeout",
+    "TransportError",
+]
 
 
 def _server_message(status: int, reason: str | None, body: bytes) -> str:
@@ -58,17 +54,6 @@ def _server_message(status: int, reason: str | None, body: bytes) -> str:
         text = None
     text = text if isinstance(text, str) and text else body[:200].decode("utf-8", "replace")
     return f"HTTP {status} {reason or ''}".rstrip() + (f": {text}" if text else "")
-
-
-def _auth_headers(provider: str) -> dict[str, str]:
-    """OpenAI's organisation and project headers, from the same variables the SDK reads."""
-    if provider != "openai":
-        return {}
-    headers = {}
-    for env, header in (("OPENAI_ORG_ID", "OpenAI-Organization"), ("OPENAI_PROJECT_ID", "OpenAI-Project")):
-        if value := os.environ.get(env, "").strip():
-            headers[header] = value
-    return headers
 
 
 def _env_proxy(url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
@@ -85,17 +70,25 @@ class ChatCompletionsClient:
     Build it inside the loop that will use it: an aiohttp session belongs to one loop.
     """
 
-    def __init__(self, *, provider: str, base_url: str | None, api_key: str, timeout: float) -> None:
-        root = base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_BASE_URL
-        self.url = root.rstrip("/") + "/chat/completions"
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        api_key: str,
+        timeout: float,
+        headers: dict[str, str] | None = None,
+        key_hint: str = "the API key",
+    ) -> None:
+        self.url = (base_url or OPENAI_BASE_URL).rstrip("/") + "/chat/completions"
         self.timeout = timeout
+        self._hints = {**_HINTS, 401: f"check {key_hint}"}
         # HTTPS_PROXY / NO_PROXY are honoured as httpx and the SDK do, but read once here:
         # aiohttp's trust_env reads them in a worker thread on every request.
         self._proxy, self._proxy_auth = _env_proxy(self.url)
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),  # the runner bounds concurrency
             timeout=aiohttp.ClientTimeout(total=timeout),
-            headers={"Authorization": f"Bearer {api_key}", **_auth_headers(provider)},
+            headers={"Authorization": f"Bearer {api_key}", **(headers or {})},
             raise_for_status=False,
         )
 
@@ -116,20 +109,27 @@ class ChatCompletionsClient:
                 payload = await response.read()
                 if response.status >= 400:
                     headers = {k.lower(): v for k, v in response.headers.items()}
-                    raise HTTPStatusError(
-                        response.status, _server_message(response.status, response.reason, payload), headers
-                    )
+                    message = _server_message(response.status, response.reason, payload)
+                    if hint := self._hints.get(response.status):
+                        message = f"{message} ({hint})"
+                    raise status_error(response.status, message, headers)
         except TimeoutError as exc:  # aiohttp's own timeout errors are TimeoutErrors too
             raise RequestTimeout(f"no answer within {limit:g} s") from exc
         except aiohttp.ClientConnectionError as exc:
             raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
         except aiohttp.ClientPayloadError as exc:
             raise TransportError(f"{type(exc).__name__}: {exc}") from exc
-        data = json.loads(payload)  # a broken body raises JSONDecodeError: retried
+        try:
+            data = json.loads(payload)
+        except ValueError as exc:
+            raise BrokenAnswer(f"the response is not JSON: {exc}") from exc
         if not isinstance(data, dict):
-            text = payload.decode("utf-8", "replace")
-            raise json.JSONDecodeError("the response is not a JSON object", text, 0)
+            raise BrokenAnswer(f"the response is not a JSON object: {payload[:200]!r}")
         return data
+
+    async def complete(self, body: dict[str, Any], *, timeout: float | None = None) -> Answer:
+        """One chat completion as an :class:`Answer` (the transport interface, graphs/providers)."""
+        return answer_from_json(await self.create(body, timeout=timeout))
 
     async def aclose(self) -> None:
         if not self._session.closed:

@@ -41,7 +41,7 @@ def ranking_schema(*, bounded: bool = True, permutations_only: bool = False) -> 
 
     ``permutations_only`` lists the 120 orders outright: a grammar-constrained server (llama.cpp)
     cannot enforce ``uniqueItems``, and a small model otherwise repeats a nation. OpenAI's strict
-    mode drops the length bounds (see ``graphs.llm.strict_schema``).
+    mode drops the length bounds (see ``graphs.providers.openai.strict_schema``).
     """
     names = [P5_NAMES[c] for c in P5]
     items: dict[str, Any] = {"type": "array", "items": {"type": "string", "enum": names}}

@@ -4,20 +4,21 @@ that carries what the retry policy and the user need (status, Retry-After, the s
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
 
 from graphs.http import (
+    BrokenAnswer,
     ChatCompletionsClient,
     ConnectionFailed,
     HTTPStatusError,
     RequestTimeout,
     TransportError,
 )
-from graphs.llm import ModelClient, _is_retryable
+from graphs.llm import ModelClient
 from graphs.models import parse_spec
+from graphs.retry import Fatal, Retryable, is_retryable
 from tests.support.fixtures import FaultServerFactory
 
 BODY: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hello"}], "max_tokens": 5}
@@ -25,9 +26,7 @@ BODY: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "
 
 def _create(base_url: str, body: dict[str, Any] = BODY, timeout: float = 5.0) -> dict[str, Any]:
     async def go() -> dict[str, Any]:
-        client = ChatCompletionsClient(
-            provider="openai-compatible", base_url=base_url, api_key="k", timeout=timeout
-        )
+        client = ChatCompletionsClient(base_url=base_url, api_key="k", timeout=timeout)
         try:
             return await client.create(body)
         finally:
@@ -59,9 +58,9 @@ def test_status_faults_carry_status_message_and_headers(
         _create(server.base_url)
     error = caught.value
     assert error.status_code == status and text in str(error) and f"HTTP {status}" in str(error)
-    assert _is_retryable(error)
-    if status == 429:
-        assert error.headers["retry-after"] == "7"
+    assert isinstance(error, Retryable) and is_retryable(error)
+    if status == 429:  # the fault server sends Retry-After with its 429s only
+        assert error.headers["retry-after"] == "7" and error.retry_after == 7.0
 
 
 def test_a_bad_request_is_not_retried_and_names_the_problem(fault_server: FaultServerFactory) -> None:
@@ -69,7 +68,7 @@ def test_a_bad_request_is_not_retried_and_names_the_problem(fault_server: FaultS
     with pytest.raises(HTTPStatusError) as caught:
         _create(server.base_url, body={"model": "m", "messages": "not a list"})
     assert caught.value.status_code == 400 and "'messages' must be a list" in str(caught.value)
-    assert not _is_retryable(caught.value)
+    assert isinstance(caught.value, Fatal) and not is_retryable(caught.value)
 
 
 def test_a_wrong_path_gets_a_hint(fault_server: FaultServerFactory) -> None:
@@ -81,14 +80,14 @@ def test_a_wrong_path_gets_a_hint(fault_server: FaultServerFactory) -> None:
 
 def test_broken_bodies_and_hangs_are_retryable_errors(fault_server: FaultServerFactory) -> None:
     truncated = fault_server(rate_truncated=1.0)  # half a JSON document
-    with pytest.raises(json.JSONDecodeError) as cut:
+    with pytest.raises(BrokenAnswer, match="not JSON") as cut:
         _create(truncated.base_url)
-    assert _is_retryable(cut.value)
+    assert is_retryable(cut.value)
 
     malformed = fault_server(rate_malformed_json=1.0)
-    with pytest.raises(json.JSONDecodeError) as garbage:
+    with pytest.raises(BrokenAnswer) as garbage:
         _create(malformed.base_url)
-    assert _is_retryable(garbage.value)
+    assert is_retryable(garbage.value)
 
     hanging = fault_server(rate_timeout=1.0, hang_s=3.0)
     with pytest.raises(RequestTimeout, match=r"no answer within 0.3 s"):
@@ -98,7 +97,7 @@ def test_broken_bodies_and_hangs_are_retryable_errors(fault_server: FaultServerF
 def test_nobody_listening_is_a_failed_connection() -> None:
     with pytest.raises(ConnectionFailed, match=r"Cannot connect to host 127\.0\.0\.1:9") as caught:
         _create("http://127.0.0.1:9/v1")  # the discard port: connection refused
-    assert isinstance(caught.value, TransportError) and _is_retryable(caught.value)
+    assert isinstance(caught.value, TransportError) and is_retryable(caught.value)
 
 
 def test_model_client_closes_its_connections_per_loop(fault_server: FaultServerFactory) -> None:
@@ -109,6 +108,7 @@ def test_model_client_closes_its_connections_per_loop(fault_server: FaultServerF
         result = await client.call([{"role": "user", "content": "hi"}])
         assert result.error is None and result.raw
         wire = client._direct_client()
+        assert isinstance(wire, ChatCompletionsClient)
         await client.aclose()
         return wire._session.closed
 

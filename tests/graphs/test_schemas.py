@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-from graphs.llm import ModelClient, strict_schema
+from graphs.llm import ModelClient
 from graphs.parsing import VOTE_SCHEMA
+from graphs.providers.openai import strict_schema
 from graphs.ranking import ranking_schema
 
 

@@ -45,8 +45,8 @@ FAULT_TEXT = re.compile(
     r"\w+ (429: .*rate limited|500: .*internal error|503: .*unavailable) \(injected\)"
     r"|RequestTimeout: no answer within [\d.]+ s"
     r"|(TransportError|ConnectionFailed): \w+: .+"
-    r"|(JSONDecodeError|ResponseValidationError): .+"
-    r"|EmptyAnswerError: the model returned empty content"
+    r"|BrokenAnswer: .+"
+    r"|EmptyAnswer: the model returned empty content"
 )
 VOTE = SampleOptions(limit=12, repeats=1)  # 60 samples
 DEBIAS = SampleOptions(limit=3, repeats=1)  # 15 samples, up to 5 calls each

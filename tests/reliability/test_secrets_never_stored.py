@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from evals.cli import app
 from evals.report import write_report
-from graphs.llm import _describe
+from graphs.redact import describe
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, files_under, rows
 
@@ -54,7 +54,7 @@ def echo_server() -> Iterator[str]:
 
 def test_describe_redacts_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NATIONBIAS_API_KEY", SENTINEL)
-    text = _describe(RuntimeError(f"bad key {SENTINEL} (also sk-proj-abcdefgh1234 and Bearer tok-123456)"))
+    text = describe(RuntimeError(f"bad key {SENTINEL} (also sk-proj-abcdefgh1234 and Bearer tok-123456)"))
     assert SENTINEL not in text and "sk-proj-abcdefgh1234" not in text and "tok-123456" not in text
     assert text.startswith("RuntimeError: bad key [redacted]")
 

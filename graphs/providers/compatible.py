@@ -1,0 +1,32 @@
+"""``openai-compatible:<model>``: any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server).
+
+The server from ``--base-url`` or ``NATIONBIAS_BASE_URL``; a key from ``NATIONBIAS_API_KEY`` if it
+wants one.
+"""
+
+from __future__ import annotations
+
+from graphs.providers.base import ModelSpec, ModelSpecError
+from graphs.providers.wire import OpenAIWire
+from stores.settings import Settings
+
+
+class Compatible(OpenAIWire):
+    name = "openai-compatible"
+    describe = "any OpenAI-compatible server via --base-url"
+    key_envs = ("NATIONBIAS_API_KEY",)
+
+    def base_url(self, given: str | None, cfg: Settings) -> str | None:
+        return given or cfg.base_url
+
+    def key(self, cfg: Settings) -> str:
+        return cfg.api_key.get_secret_value() if cfg.api_key else "not-needed"
+
+    def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
+        if not spec.base_url:
+            raise ModelSpecError(
+                f"{spec} needs a server: pass --base-url http://HOST:PORT/v1 or set NATIONBIAS_BASE_URL"
+            )
+
+    def status(self, cfg: Settings, *, recheck: bool = False) -> str:
+        return "yes" if cfg.base_url else "needs --base-url or NATIONBIAS_BASE_URL"

@@ -1,0 +1,41 @@
+"""``local:smollm2``: the embedded offline model (llama.cpp, in a worker process); demo only."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from graphs.providers.base import ModelSpec, ModelSpecError, Provider
+from stores.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from graphs.retry import RetryPolicy
+
+
+class Local(Provider):
+    name = "local"
+    describe = "embedded SmolLM2-135M via llama.cpp (demo only)"
+    embedded = True
+
+    def chat_model(
+        self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None
+    ) -> BaseChatModel:
+        from graphs.local_model import LlamaCppChatModel, smollm2_path
+
+        if spec.model != "smollm2":
+            raise ModelSpecError(f"unknown embedded model {spec.model!r}: the only one is local:smollm2")
+        smollm2_path()  # fail early and clearly if the wheel is missing
+        allowed = {k: v for k, v in params.items() if k in {"temperature", "seed", "max_tokens"}}
+        return LlamaCppChatModel(**allowed)
+
+    def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
+        from graphs.embedded_probe import ensure_embedded_works
+
+        self.chat_model(spec, {}, cfg, policy=None)
+        ensure_embedded_works()  # a llama.cpp build this CPU cannot run fails here, in a child process
+
+    def status(self, cfg: Settings, *, recheck: bool = False) -> str:
+        from graphs.embedded_probe import embedded_status
+
+        return embedded_status(recheck=recheck)
