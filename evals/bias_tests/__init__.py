@@ -17,6 +17,16 @@ from evals.bias_tests.base import (
     bias_test,
     bias_tests,
     get_test,
+    plugin_tests,
 )
 
-__all__ = ["BiasTest", "RunContext", "RunRequest", "UnknownTestError", "bias_test", "bias_tests", "get_test"]
+__all__ = [
+    "BiasTest",
+    "RunContext",
+    "RunRequest",
+    "UnknownTestError",
+    "bias_test",
+    "bias_tests",
+    "get_test",
+    "plugin_tests",
+]

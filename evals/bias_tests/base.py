@@ -94,6 +94,7 @@ class BiasTest(Protocol):
 
 
 _REGISTRY: dict[str, BiasTest] = {}
+_PLUGINS: list[str] = []  # the tests entry points added (the CLI gives each a generic `run` command)
 _PLUGINS_LOADED = False
 T = TypeVar("T")
 
@@ -114,7 +115,9 @@ def _load_plugins() -> None:
         return
     _PLUGINS_LOADED = True
     for entry in metadata.entry_points(group=ENTRY_POINTS):
+        before = set(_REGISTRY)
         entry.load()  # the module registers its test with @bias_test
+        _PLUGINS.extend(name for name in _REGISTRY if name not in before)
 
 
 def bias_tests() -> dict[str, BiasTest]:
@@ -130,3 +133,9 @@ def get_test(name: str) -> BiasTest:
     if name not in tests:
         raise UnknownTestError(f"unknown test {name!r}: choose from {', '.join(tests)}")
     return tests[name]
+
+
+def plugin_tests() -> list[str]:
+    """The names of the tests installed packages added (not the built-in ones)."""
+    bias_tests()
+    return list(_PLUGINS)
