@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import secrets
-import time
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -13,7 +11,8 @@ import typer
 from rich.console import Console
 
 from evals.cli_outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
-from graphs.budget import DEFAULT_REASONING_MAX_TOKENS
+from evals.errors import UsageError
+from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
 
 console = Console()
 err_console = Console(stderr=True)
@@ -70,11 +69,6 @@ ReasoningMaxTokensOpt = Annotated[
         "o-series: max_completion_tokens.",
     ),
 ]
-REASONING_MAX_TOKENS = DEFAULT_REASONING_MAX_TOKENS
-
-
-class UsageError(ValueError):
-    """Bad input from the command line."""
 
 
 def _known_errors() -> tuple[type[BaseException], ...]:
@@ -135,40 +129,17 @@ def apply_data(data: str | None) -> None:
         os.environ["NATIONBIAS_DATA"] = data
 
 
-def new_run_id(test: str, model: str) -> str:
-    slug = "".join(c if c.isalnum() else "-" for c in model.split(":", 1)[-1])[:32].strip("-")
-    return f"{time.strftime('%Y%m%d-%H%M%S')}-{test}-{slug}-{secrets.token_hex(2)}"
+def cli_hooks() -> Any:
+    """How a command shows a run: the command that resumes it, its summary line, and a frozen heap."""
+    from evals.api import Hooks
+    from evals.cli_outcome import offer_resume_id
+    from graphs.runner import frozen_gc
 
-
-def check_model(model: str, *, base_url: str | None) -> None:
-    """Fail on a bad spec or a missing key or base URL, before anything is opened or written."""
-    from graphs.models import check_ready, parse_spec
-
-    check_ready(parse_spec(model, base_url=base_url))
-
-
-def make_client(
-    model: str, *, base_url: str | None, no_cache: bool, reasoning_max_tokens: int = REASONING_MAX_TOKENS
-) -> Any:
-    """The model client, failing fast on a bad spec, a missing key or base URL, or a bad budget."""
-    from graphs.budget import check_budget
-    from graphs.llm import ModelClient
-    from stores.cache import ResponseCache
-
-    check_model(model, base_url=base_url)  # before the cache file is created
-    return ModelClient.from_spec(
-        model,
-        base_url=base_url,
-        cache=None if no_cache else ResponseCache(),
-        reasoning_max_tokens=check_budget(reasoning_max_tokens),
+    return Hooks(
+        on_run_id=offer_resume_id,
+        on_summary=lambda summary, embedded: print_summary(summary, embedded=embedded),
+        running=frozen_gc,
     )
-
-
-def check_prompts(name: str) -> Any:
-    """The named prompt set; an unknown name fails (exit 2) before anything is opened."""
-    from prompts import prompt_set
-
-    return prompt_set(name)
 
 
 def print_summary(summary: Any, *, embedded: bool) -> None:
@@ -183,3 +154,13 @@ def print_summary(summary: Any, *, embedded: bool) -> None:
         err_console.print(f"  [red]failed[/] {line}", highlight=False)
     if embedded:
         console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")
+
+
+__all__ = [
+    "REASONING_MAX_TOKENS",
+    "UsageError",
+    "check_model",
+    "check_prompts",
+    "make_client",
+    "new_run_id",
+]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from evals.api import arun, sync
 from evals.cli_common import (
     REASONING_MAX_TOKENS,
     BaseUrlOpt,
@@ -24,121 +25,27 @@ from evals.cli_common import (
     RetryErrorsOpt,
     RunIdOpt,
     SeedOpt,
-    UsageError,
     apply_data,
-    check_model,
-    check_prompts,
     cli_errors,
+    cli_hooks,
     console,
-    make_client,
-    new_run_id,
-    print_summary,
 )
 from evals.cli_explicit import register as register_explicit
 from evals.cli_explicit import run_association_command, run_directqa_command
-from evals.cli_outcome import offer_resume_id
-from graphs.budget import check_budget
-from graphs.runner import run_async
+from evals.cli_plugin import register as register_plugins
 from prompts.registry import DEFAULT_SET
+from stores.domain import KEYWORD_THRESHOLD
 
 run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
 
 
-def run_vote_command(
-    *,
-    model: str,
-    base_url: str | None,
-    debias: bool,
-    k: int,
-    reflexion: bool,
-    retriever: str,
-    threshold: float,
-    limit: int | None,
-    seed: int,
-    repeats: int,
-    personas: str,
-    concurrency: int,
-    run_id: str | None,
-    retry_errors: bool,
-    no_cache: bool,
-    show_progress: bool = True,
-    prompts: str = DEFAULT_SET,
-    reasoning_max_tokens: int = REASONING_MAX_TOKENS,
-    judge: str | None = None,
-    judge_base_url: str | None = None,
-) -> str:
-    """Shared by `run vote`, `ablate`, `study` and `demo`; returns the run id.
-
-    Every input is checked before a store is opened, so bad input writes nothing.
-    """
-    from graphs.debias import DebiasOptions
-    from graphs.run_config import note_learned_reasoning
-    from graphs.simulate import SampleOptions, run_debias_study, run_vote_study, select_drafts, vote_tasks
-    from retrievers import get_retriever
-    from stores.corpus import load_corpus
-    from stores.runstore import RunStore, check_run_id
-
-    check_model(model, base_url=base_url)  # a bad spec or key fails first
-    chosen = check_prompts(prompts)
-    check_budget(reasoning_max_tokens)
-    if judge is not None:
-        if not chosen.free_text:
-            raise UsageError("--judge reads free-text votes: use it with --prompts paper")
-        check_model(judge, base_url=judge_base_url or base_url)
-    sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
-    options = DebiasOptions(k=k, reflexion=reflexion, retriever=retriever, threshold=threshold)
-    get_retriever(retriever)  # an unknown strategy fails before any work
+def run_vote_command(*, debias: bool = False, **options: Any) -> str:
+    """`run vote [--debias]`: the plain or debiased vote through the library; returns the run id."""
     test = "debias" if debias else "vote"
-    run_id = check_run_id(run_id or new_run_id(test, model))
-    offer_resume_id(run_id)
-    corpus = load_corpus()
-    vote_tasks(test, select_drafts(corpus, sample), sample)  # an unknown persona fails here
-    store = RunStore()  # a corrupt run store fails before the cache is touched
-    client = make_client(
-        model, base_url=base_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
-    )
-    judge_client = None
-    if judge is not None:
-        judge_client = make_client(
-            judge,
-            base_url=judge_base_url or base_url,
-            no_cache=no_cache,
-            reasoning_max_tokens=reasoning_max_tokens,
-        )
-    if debias:
-        summary = run_async(
-            run_debias_study(
-                client=client,
-                corpus=corpus,
-                store=store,
-                run_id=run_id,
-                sample=sample,
-                options=options,
-                concurrency=concurrency,
-                retry_errors=retry_errors,
-                show_progress=show_progress,
-                prompts=chosen,
-                judge=judge_client,
-            )
-        )
-    else:
-        summary = run_async(
-            run_vote_study(
-                client=client,
-                corpus=corpus,
-                store=store,
-                run_id=run_id,
-                sample=sample,
-                concurrency=concurrency,
-                retry_errors=retry_errors,
-                show_progress=show_progress,
-                prompts=chosen,
-                judge=judge_client,
-            )
-        )
-    note_learned_reasoning(store, run_id, client)
-    print_summary(summary, embedded=client.spec.is_embedded)
-    return run_id
+    own = ("k", "reflexion", "retriever", "threshold")
+    if not debias:  # the retrieval options belong to the debiased vote only
+        options = {key: value for key, value in options.items() if key not in own}
+    return sync(arun(test, hooks=cli_hooks(), **options)).run_id
 
 
 @run_app.command("vote")
@@ -154,7 +61,7 @@ def run_vote(
     ] = "keyword",
     threshold: Annotated[
         float, typer.Option("--threshold", help="Keyword retriever: keep score > this.")
-    ] = 3.0,
+    ] = KEYWORD_THRESHOLD,
     limit: LimitOpt = None,
     seed: SeedOpt = 0,
     repeats: RepeatsOpt = 3,
@@ -197,5 +104,6 @@ def run_vote(
 
 
 register_explicit(run_app)  # `run directqa`, `run association`
+register_plugins(run_app)  # `run <test>` for each test a plugin registered
 
 __all__ = ["run_app", "run_association_command", "run_directqa_command", "run_vote_command"]

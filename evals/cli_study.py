@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from evals.api import sync
 from evals.cli_common import (
     EMBEDDED_NOTICE,
     REASONING_MAX_TOKENS,
@@ -26,25 +25,22 @@ from evals.cli_common import (
     SeedOpt,
     UsageError,
     apply_data,
+    check_prompts,
     cli_errors,
+    cli_hooks,
     console,
     make_client,
+    new_run_id,
 )
+from evals.study import Cell, StudyPlan, astudy, write_study_report
+from evals.study import ablate as ablate_runs
+from stores.domain import slug
+
+__all__ = ["Cell", "StudyPlan", "grid_cells", "parse_grid", "register", "write_study_report"]
 
 GRID_HELP = (
     "Grid values may be space- or comma-separated: --k 1 2 --reflexion on off --retriever keyword bm25"
 )
-
-
-@dataclass(frozen=True)
-class Cell:
-    k: int
-    reflexion: bool
-    retriever: str
-
-    @property
-    def slug(self) -> str:
-        return f"k{self.k}-{'rf' if self.reflexion else 'norf'}-{self.retriever}"
 
 
 def parse_grid(args: list[str]) -> dict[str, list[str]]:
@@ -85,163 +81,6 @@ def grid_cells(grid: dict[str, list[str]]) -> list[Cell]:
     if unknown:
         raise UsageError(f"unknown retriever(s) {unknown}: choose from {', '.join(RETRIEVERS)}")
     return [Cell(k, rf, r) for k in dict.fromkeys(ks) for rf in dict.fromkeys(reflexions) for r in retrievers]
-
-
-@dataclass
-class StudyPlan:
-    """Subset sizes: the full paper by default, a small slice for the demo."""
-
-    directqa_families: int | None = None
-    keywords: int | None = None
-    drafts: int | None = None
-    debias_drafts: int | None = None
-    repeats: int = 3
-    seed: int = 0
-    concurrency: int = 4
-    prompts: str = "structured"  # the prompt set (prompts/registry.py)
-    reasoning_max_tokens: int = REASONING_MAX_TOKENS
-    cells: list[Cell] = field(
-        default_factory=lambda: [
-            Cell(1, True, "keyword"),
-            Cell(2, True, "keyword"),
-            Cell(1, False, "keyword"),
-        ]
-    )
-
-
-def run_ablation(
-    *,
-    model: str,
-    base_url: str | None,
-    cells: list[Cell],
-    run_prefix: str,
-    limit: int | None,
-    seed: int,
-    repeats: int,
-    concurrency: int,
-    no_cache: bool,
-    retry_errors: bool = False,
-    prompts: str = "structured",
-    reasoning_max_tokens: int = REASONING_MAX_TOKENS,
-) -> list[str]:
-    from evals.cli_run import run_vote_command
-
-    run_ids = []
-    for cell in cells:
-        run_ids.append(
-            run_vote_command(
-                model=model,
-                base_url=base_url,
-                debias=True,
-                k=cell.k,
-                reflexion=cell.reflexion,
-                retriever=cell.retriever,
-                threshold=3.0,
-                limit=limit,
-                seed=seed,
-                repeats=repeats,
-                personas="p5",
-                concurrency=concurrency,
-                run_id=f"{run_prefix}-debias-{cell.slug}",
-                retry_errors=retry_errors,
-                no_cache=no_cache,
-                prompts=prompts,
-                reasoning_max_tokens=reasoning_max_tokens,
-            )
-        )
-    return run_ids
-
-
-def run_study(
-    *,
-    model: str,
-    base_url: str | None,
-    judge: str | None,
-    plan: StudyPlan,
-    run_prefix: str,
-    no_cache: bool,
-    retry_errors: bool = False,
-) -> list[str]:
-    """DirectQA, Association Test, vote, debiased vote and the ablation, as resumable runs."""
-    from evals.cli_run import run_association_command, run_directqa_command, run_vote_command
-    from prompts import prompt_set
-
-    vote_judge = judge if prompt_set(plan.prompts).free_text else None  # structured votes need none
-    common: dict[str, Any] = dict(
-        seed=plan.seed,
-        repeats=plan.repeats,
-        concurrency=plan.concurrency,
-        no_cache=no_cache,
-        retry_errors=retry_errors,
-        prompts=plan.prompts,
-        reasoning_max_tokens=plan.reasoning_max_tokens,
-    )
-    ids = [
-        run_directqa_command(
-            model=model,
-            judge=judge,
-            base_url=base_url,
-            limit=plan.directqa_families,
-            run_id=f"{run_prefix}-directqa",
-            **common,
-        ),
-        run_association_command(
-            model=model,
-            judge=judge,
-            base_url=base_url,
-            limit=plan.keywords,
-            run_id=f"{run_prefix}-association",
-            **common,
-        ),
-        run_vote_command(
-            model=model,
-            base_url=base_url,
-            debias=False,
-            k=0,
-            reflexion=False,
-            retriever="keyword",
-            threshold=3.0,
-            limit=plan.drafts,
-            personas="p5",
-            run_id=f"{run_prefix}-vote",
-            judge=vote_judge,
-            **common,
-        ),
-    ]
-    ids += run_ablation(
-        model=model,
-        base_url=base_url,
-        cells=plan.cells,
-        run_prefix=run_prefix,
-        limit=plan.debias_drafts,
-        seed=plan.seed,
-        repeats=plan.repeats,
-        concurrency=plan.concurrency,
-        no_cache=no_cache,
-        retry_errors=retry_errors,
-        prompts=plan.prompts,
-        reasoning_max_tokens=plan.reasoning_max_tokens,
-    )
-    return ids
-
-
-def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
-    """The HTML report, with the non-LLM baselines scored on the drafts the runs covered."""
-    from evals.baselines import baseline_f1
-    from evals.report import write_report
-    from stores.corpus import load_corpus
-    from stores.paths import home
-    from stores.runstore import RunStore
-
-    store = RunStore()
-    configs = {rid: store.get_run(rid) for rid in run_ids}
-    vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in ("vote", "debias")]
-    baselines = None
-    if vote_runs:
-        items = set(store.samples_frame(vote_runs[0])["item"])
-        baselines = baseline_f1(load_corpus(), items=items)
-    out = out or home() / "reports" / f"{time.strftime('%Y%m%d-%H%M%S')}-{run_ids[0][:40]}"
-    return write_report(run_ids, out_dir=out, store=store, baselines=baselines)
 
 
 def print_vote_table(run_id: str) -> None:
@@ -286,19 +125,20 @@ def register(app: typer.Typer) -> None:
         no_cache: NoCacheOpt = False,
         fail_on_error: FailOnErrorOpt = "0",
         data: DataOpt = None,
+        prompts: PromptsOpt = "structured",
     ) -> None:
         """Table 4: the debiased vote over k × reflexion × retriever, one run id per cell."""
-        from evals.cli_common import new_run_id
         from evals.cli_outcome import offer_resume_id
         from evals.tables import ablation_table
         from stores.runstore import RunStore
 
         apply_data(data)
         cells = grid_cells(parse_grid(list(ctx.args)))
+        check_prompts(prompts)
         make_client(model, base_url=base_url, no_cache=no_cache)
         prefix = run_id or new_run_id("ablate", model)
         offer_resume_id(prefix)
-        ids = run_ablation(
+        ids = ablate_runs(
             model=model,
             base_url=base_url,
             cells=cells,
@@ -309,6 +149,8 @@ def register(app: typer.Typer) -> None:
             concurrency=concurrency,
             no_cache=no_cache,
             retry_errors=retry_errors,
+            prompts=prompts,
+            hooks=cli_hooks(),
         )
         store = RunStore()
         frame = ablation_table([(store.get_run(i), store.samples_frame(i)) for i in ids])
@@ -338,7 +180,6 @@ def register(app: typer.Typer) -> None:
         reasoning_max_tokens: ReasoningMaxTokensOpt = REASONING_MAX_TOKENS,
     ) -> None:
         """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report."""
-        from evals.cli_common import check_prompts, new_run_id
         from evals.cli_outcome import offer_resume_id
         from graphs.budget import check_budget
 
@@ -350,29 +191,31 @@ def register(app: typer.Typer) -> None:
         if judge:
             make_client(judge, base_url=base_url, no_cache=no_cache)
         plan = StudyPlan(
-            directqa_families=limit,
-            keywords=limit,
-            drafts=limit,
-            debias_drafts=limit,
+            limits=dict.fromkeys(StudyPlan().limits, limit),
+            debias_limit=limit,
             repeats=repeats,
             seed=seed,
             concurrency=concurrency,
             prompts=prompts,
             reasoning_max_tokens=reasoning_max_tokens,
         )
+        hooks = cli_hooks()
         ids: list[str] = []
         for spec in model:
             prefix = f"{run_id}-{spec.split(':', 1)[-1]}" if run_id and len(model) > 1 else run_id
-            prefix = prefix or new_run_id("study", spec)
-            offer_resume_id(run_id or _safe(prefix))  # several models share the --run-id given
-            ids += run_study(
-                model=spec,
-                base_url=base_url,
-                judge=judge,
-                plan=plan,
-                run_prefix=_safe(prefix),
-                no_cache=no_cache,
-                retry_errors=retry_errors,
+            prefix = slug(prefix or new_run_id("study", spec))
+            offer_resume_id(run_id or prefix)  # several models share the --run-id given
+            ids += sync(
+                astudy(
+                    model=spec,
+                    base_url=base_url,
+                    judge=judge,
+                    plan=plan,
+                    run_prefix=prefix,
+                    no_cache=no_cache,
+                    retry_errors=retry_errors,
+                    hooks=hooks,
+                )
             )
         print(write_study_report(ids))
 
@@ -388,33 +231,34 @@ def register(app: typer.Typer) -> None:
         seed: SeedOpt = 0,
         run_id: RunIdOpt = None,
         data: DataOpt = None,
+        prompts: PromptsOpt = "structured",
     ) -> None:
         """The whole study on the embedded model, on a small subset (a few minutes on 2 cores)."""
-        from evals.cli_common import new_run_id
         from evals.cli_outcome import offer_resume_id
 
         apply_data(data)
+        check_prompts(prompts)
         console.print(f"[yellow]nationbias demo: {EMBEDDED_NOTICE}[/]")
         plan = StudyPlan(
-            directqa_families=1,
-            keywords=keywords,
-            drafts=drafts,
-            debias_drafts=debias_drafts,
+            limits={"directqa": 1, "association": keywords, "vote": drafts},
+            debias_limit=debias_drafts,
             repeats=repeats,
             seed=seed,
             concurrency=2,
+            prompts=prompts,
             cells=[Cell(1, True, "keyword"), Cell(1, False, "keyword")],
         )
-        prefix = _safe(run_id or new_run_id("demo", "smollm2"))
+        prefix = slug(run_id or new_run_id("demo", "smollm2"))
         offer_resume_id(prefix)
         # The embedded model also judges what the labelling rules cannot decide: plumbing, not judgement.
-        ids = run_study(
-            model="local:smollm2",
-            base_url=None,
-            judge="local:smollm2",
-            plan=plan,
-            run_prefix=prefix,
-            no_cache=False,
+        ids = sync(
+            astudy(
+                model="local:smollm2",
+                judge="local:smollm2",
+                plan=plan,
+                run_prefix=prefix,
+                hooks=cli_hooks(),
+            )
         )
         print_vote_table(f"{prefix}-vote")
         console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")
@@ -435,7 +279,3 @@ def register(app: typer.Typer) -> None:
         for rid in run_ids:
             store.get_run(rid)  # an unknown id fails before any work
         print(write_study_report(list(run_ids), out=out))
-
-
-def _safe(run_id: str) -> str:
-    return "".join(c if c.isalnum() or c in "._-" else "-" for c in run_id)[:100]

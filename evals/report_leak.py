@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 if TYPE_CHECKING:
-    from evals.report_sections import Context
+    from evals.report_context import Context
 
 AUDIT_COLUMNS = {
     "targets": "targets",
@@ -54,8 +54,8 @@ def coverage_table(coverage: dict[str, Any]) -> pd.DataFrame:
 
 
 def leak_section(ctx: Context) -> None:
-    """Leak audit of every vote/debias run, and, for debias runs, how many precedents each target got."""
-    runs = [r for r in ctx.of("vote", "debias") if r.config.get("leak_audit")]
+    """Leak audit of every run that recorded one (the vote tests), and the precedents each target got."""
+    runs = [r for r in ctx.runs if r.config.get("leak_audit")]
     if not runs:
         return
     summary = pd.DataFrame([audit_summary(r.label, r.config["leak_audit"]) for r in runs])

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from contextlib import closing
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from evals import agreement as A
 from evals import explicit_tables as X
 from evals import tables as T
 from evals.metrics import NEUTRAL
@@ -18,33 +17,31 @@ from stores.paths import P5
 if TYPE_CHECKING:
     from stores.runstore import RunStore
 
-RESULT_TABLES = {
-    "vote": (
-        "vote_counts",
-        "weighted_f1",
-        "confusion",
-        "agreement",
-        "invalid",
-        "missing_contexts",
-        "metadata",
-    ),
-    "debias": (
-        "vote_counts",
-        "weighted_f1",
-        "confusion",
-        "agreement",
-        "invalid",
-        "missing_contexts",
-        "metadata",
-    ),
-    "directqa": ("irres_score", "agreement", "invalid", "invalid_by_nation", "judge", "metadata"),
-    "association": ("ats", "friedman", "invalid", "judge", "metadata"),
-}
+
+class _ResultTables(Mapping[str, tuple[str, ...]]):
+    """Test name → the names of its result tables, read from the registry (evals/bias_tests)."""
+
+    def _tables(self) -> dict[str, tuple[str, ...]]:
+        from evals.bias_tests import bias_tests
+
+        return {name: (*test.tables, "metadata") for name, test in bias_tests().items()}
+
+    def __getitem__(self, test: str) -> tuple[str, ...]:
+        return self._tables()[test]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tables())
+
+    def __len__(self) -> int:
+        return len(self._tables())
+
+
+RESULT_TABLES: Mapping[str, tuple[str, ...]] = _ResultTables()
 
 
 def is_embedded(config: dict[str, Any]) -> bool:
     """True for the embedded demo model, whose numbers prove the pipeline, not a finding."""
-    return bool(config.get("embedded")) or str(config.get("model", "")).startswith("local:")
+    return bool(config.get("embedded"))  # graphs/run_config.py stores it for every test
 
 
 def _reasoning(config: dict[str, Any]) -> str | None:
@@ -91,49 +88,11 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
 
 def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The named tables of one run, computed from its config and samples frame."""
-    test = config.get("test")
-    out: dict[str, pd.DataFrame] = {}
-    if test in ("vote", "debias"):
-        out["vote_counts"] = T.vote_count_table(samples)
-        out["weighted_f1"] = T.weighted_f1_table(samples)
-        out["confusion"] = T.confusion_table(samples)
-        out["agreement"] = A.vote_agreement(samples)
-        out["invalid"] = T.status_counts(samples, by="persona")
-        out["missing_contexts"] = T.missing_contexts(samples)
-    elif test == "directqa":
-        out["irres_score"] = X.irres_table(samples)
-        out["agreement"] = A.directqa_agreement(samples)
-        out["invalid"] = T.status_counts(samples.rename(columns={"item": "family"}), by="family")
-        by_nation = X.pair_nations(samples)
-        out["invalid_by_nation"] = T.status_counts(by_nation, by="nation")
-        out["judge"] = T.labeller_counts(samples.rename(columns={"item": "family"}), by="family")
-    elif test == "association":
-        out["ats"] = X.ats_table(samples)
-        out["friedman"] = A.friedman_table(samples)
-        category = samples["extra"].map(lambda e: (e or {}).get("category")).rename("category")
-        out["invalid"] = T.status_counts(samples, by=category)
-        out["judge"] = T.labeller_counts(samples, by=category)
-    else:
-        raise ValueError(f"run {run_id!r} has unknown test {test!r}")
+    from evals.bias_tests import get_test
+
+    out = get_test(str(config.get("test"))).result_tables(samples)
     out["metadata"] = metadata_frame(run_id, config, samples)
     return out
-
-
-def load_samples(store: RunStore, run_id: str) -> pd.DataFrame:
-    """``store.samples_frame``, tolerating SQL NULLs that pandas ≥ 3 reads back as NaN in str columns."""
-    try:
-        return store.samples_frame(run_id)
-    except TypeError:
-        import json
-        import sqlite3
-
-        with closing(sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)) as conn:
-            rows = conn.execute("SELECT * FROM samples WHERE run_id = ? ORDER BY sample_id", (run_id,))
-            names = [d[0] for d in rows.description]
-            frame = pd.DataFrame([dict(zip(names, r, strict=True)) for r in rows.fetchall()], dtype=object)
-        for column in ("messages", "parsed", "extra"):
-            frame[column] = frame[column].map(lambda v: json.loads(v) if isinstance(v, str) else None)
-        return frame
 
 
 def results(run_id: str, *, store: RunStore | None = None) -> dict[str, pd.DataFrame]:
@@ -143,7 +102,7 @@ def results(run_id: str, *, store: RunStore | None = None) -> dict[str, pd.DataF
 
         store = RunStore()
     config = store.get_run(run_id)
-    return tables_for(run_id, config, load_samples(store, run_id))
+    return tables_for(run_id, config, store.samples_frame(run_id))
 
 
 # Bootstrap CIs for the headline numbers, resampling items (drafts, pairs, keywords) --------------

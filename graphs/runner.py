@@ -11,7 +11,8 @@ import asyncio
 import gc
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Protocol, TypeVar
@@ -50,6 +51,18 @@ def run_async(main: Coroutine[Any, Any, T]) -> T:
     except ImportError:  # e.g. Windows: the standard loop works, a little slower
         return asyncio.run(main)
     return uvloop.run(main)
+
+
+@contextmanager
+def frozen_gc() -> Iterator[None]:
+    """Freeze the heap for a run: the corpus, graphs and modules loaded so far live for the whole run,
+    and the cyclic GC's full collections need not walk them again and again mid-run. A process-wide
+    choice, so the CLI makes it (evals/cli_common.py), never the library."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @dataclass(frozen=True)
@@ -201,9 +214,6 @@ async def run_tasks(
                 progress.update(bar, advance=1, ok=summary.ok, invalid=summary.invalid, error=summary.error)
             await asyncio.sleep(0)  # this turn's group commit runs before the lane asks anything new
 
-    # The corpus, graphs and modules loaded so far live for the whole run: freezing them keeps
-    # the cyclic GC's full collections from walking them again and again mid-run.
-    gc.freeze()
     try:
         with progress:
             halt.tasks = [asyncio.create_task(drain(lane)) for lane in range(lanes)]
@@ -213,7 +223,6 @@ async def run_tasks(
         halt.uninstall()
         for group in watched:
             group.on_failure = None
-        gc.unfreeze()
         try:
             store.flush()
         except RunFault as fault:

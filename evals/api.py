@@ -1,0 +1,166 @@
+"""The library: run a bias test from Python, awaited on the caller's loop or called from sync code.
+
+``arun`` is the one place a run is checked, opened and started; the CLI, :mod:`evals.study` and a
+notebook all come through it. The sync wrappers work inside a running loop too (Jupyter), where
+``asyncio.run`` cannot: the coroutine then runs on its own loop in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from evals.bias_tests import RunContext, RunRequest, get_test
+from evals.errors import UsageError
+from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
+from prompts.registry import DEFAULT_SET
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from graphs.runner import RunSummary
+
+T = TypeVar("T")
+
+
+def _nothing(*_: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hooks:
+    """What a caller sees of a run: its id once checked, the summary at the end, and a context the
+    samples run in (the CLI's: the resume command, the summary line, ``gc.freeze``)."""
+
+    on_run_id: Callable[[str], None] = _nothing
+    on_summary: Callable[[RunSummary, bool], None] = _nothing
+    running: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext
+
+
+QUIET = Hooks()
+
+
+async def arun(
+    test: str,
+    *,
+    model: str,
+    base_url: str | None = None,
+    judge: str | None = None,
+    judge_base_url: str | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    repeats: int = 3,
+    personas: str = "p5",
+    concurrency: int = 4,
+    run_id: str | None = None,
+    retry_errors: bool = False,
+    no_cache: bool = False,
+    prompts: str = DEFAULT_SET,
+    reasoning_max_tokens: int = REASONING_MAX_TOKENS,
+    show_progress: bool = True,
+    hooks: Hooks = QUIET,
+    **options: Any,
+) -> RunSummary:
+    """Run (or resume) one bias test for one model; ``options`` are the test's own (e.g. ``k`` for
+    debias, ``pool`` for association). Every input is checked before a store is opened."""
+    from graphs.budget import check_budget
+    from graphs.run_config import note_learned_reasoning
+    from graphs.simulate import SampleOptions
+    from stores.runstore import RunStore, check_run_id
+
+    bias = get_test(test)
+    if unknown := sorted(set(options) - set(bias.options)):
+        raise UsageError(f"test {test!r} takes no option {unknown}: its options are {sorted(bias.options)}")
+    check_model(model, base_url=base_url)  # a bad spec or key fails first
+    chosen = check_prompts(prompts)
+    check_budget(reasoning_max_tokens)
+    judge_url = judge_base_url or base_url
+    if judge is not None:
+        bias.check_judge(chosen)
+        check_model(judge, base_url=judge_url)
+    request = RunRequest(
+        model=model,
+        base_url=base_url,
+        judge=judge,
+        judge_base_url=judge_base_url,
+        limit=limit,
+        seed=seed,
+        repeats=repeats,
+        personas=personas,
+        concurrency=concurrency,
+        run_id=run_id,
+        retry_errors=retry_errors,
+        no_cache=no_cache,
+        prompts=prompts,
+        reasoning_max_tokens=reasoning_max_tokens,
+        show_progress=show_progress,
+        options=options,
+    )
+    sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
+    inputs = bias.prepare(request, sample)
+    rid = check_run_id(run_id or new_run_id(test, model))
+    hooks.on_run_id(rid)
+    store = RunStore()  # a corrupt run store fails before the cache is touched
+    client = make_client(
+        model, base_url=base_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
+    )
+    judge_client = None
+    if judge is not None:
+        judge_client = make_client(
+            judge, base_url=judge_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
+        )
+    ctx = RunContext(
+        request=request,
+        run_id=rid,
+        sample=sample,
+        prompts=chosen,
+        store=store,
+        client=client,
+        judge=judge_client,
+        inputs=inputs,
+    )
+    with hooks.running():
+        summary = await bias.arun(ctx)
+    note_learned_reasoning(store, rid, client)
+    hooks.on_summary(summary, client.spec.is_embedded)
+    return summary
+
+
+def sync(main: Coroutine[Any, Any, T]) -> T:
+    """Run ``main`` to its end from sync code: on a fresh loop here, or, when this thread already
+    runs a loop (a notebook), on a fresh loop in a worker thread, with this context's variables."""
+    from graphs.runner import run_async
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run_async(main)
+    context = contextvars.copy_context()
+    with ThreadPoolExecutor(1, thread_name_prefix="nationbias") as pool:
+        return pool.submit(context.run, run_async, main).result()
+
+
+def run(test: str, *, model: str, **options: Any) -> RunSummary:
+    """:func:`arun` from sync code (a script, or a notebook cell without ``await``)."""
+    return sync(arun(test, model=model, **options))
+
+
+def results(run_id: str) -> dict[str, pd.DataFrame]:
+    """The run's named result tables (``RESULT_TABLES[test]``), as DataFrames."""
+    from evals.results import results as tables
+
+    return tables(run_id)
+
+
+def report(run_ids: str | list[str], *, out: Path | None = None) -> Path:
+    """The HTML report of the runs given (one self-contained page, CSVs and PNGs beside it)."""
+    from evals.study import write_study_report
+
+    return write_study_report([run_ids] if isinstance(run_ids, str) else list(run_ids), out=out)

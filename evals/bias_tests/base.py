@@ -1,0 +1,141 @@
+"""What a bias test is, and the registry that makes one known to the CLI, the library and the report.
+
+A test is one object (as inspect_ai's ``@task`` is): it checks its own options before anything is
+opened, runs its samples (tasks → the graph answering one → a stored row), computes its result
+tables from a run's samples, and writes its report sections. Nothing else branches on its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+
+from evals.errors import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from graphs.llm import ModelClient
+    from graphs.runner import RunSummary
+    from graphs.simulate import SampleOptions
+    from prompts import PromptSet
+    from stores.runstore import RunStore
+
+ENTRY_POINTS = "nationbias.tests"  # installed packages add tests under this entry-point group
+Section = Callable[[Any], None]  # writes one part of the report from its Context (evals/report_context.py)
+
+
+class UnknownTestError(UsageError):
+    """A test name no module registered."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunRequest:
+    """One run as the user asked for it (the CLI's options); checked before any store is opened."""
+
+    model: str
+    base_url: str | None = None
+    judge: str | None = None
+    judge_base_url: str | None = None
+    limit: int | None = None
+    seed: int = 0
+    repeats: int = 3
+    personas: str = "p5"
+    concurrency: int = 4
+    run_id: str | None = None
+    retry_errors: bool = False
+    no_cache: bool = False
+    prompts: str = "structured"
+    reasoning_max_tokens: int = 0  # 0: the default budget (graphs/budget.py)
+    show_progress: bool = True
+    options: Mapping[str, Any] = field(default_factory=dict)  # the test's own (its ``options``)
+
+
+@dataclass(kw_only=True)
+class RunContext:
+    """What a test's run gets: the checked request, its inputs, and the opened stores and clients."""
+
+    request: RunRequest
+    run_id: str
+    sample: SampleOptions
+    prompts: PromptSet
+    store: RunStore
+    client: ModelClient
+    judge: ModelClient | None = None
+    inputs: Any = None  # what :meth:`BiasTest.prepare` returned (e.g. the corpus)
+
+
+@runtime_checkable
+class BiasTest(Protocol):
+    """One bias test. ``options`` are its own keyword options with their defaults (beyond
+    :class:`RunRequest`'s); ``tables`` names what :meth:`result_tables` returns (plus ``metadata``);
+    ``agreement_table`` and ``invalid_table`` name the tables the report's shared sections show."""
+
+    name: str
+    options: Mapping[str, Any]
+    tables: tuple[str, ...]
+    agreement_table: str | None
+    invalid_table: str | None
+    sections: tuple[Section, ...]
+
+    def check_judge(self, prompts: PromptSet) -> None:
+        """Raise if a judge makes no sense with this prompt set."""
+
+    def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
+        """Check the test's own inputs and load them; called before any store is opened."""
+
+    async def arun(self, ctx: RunContext) -> RunSummary:
+        """Record the run's config, then answer every sample (graphs/runner.run_tasks)."""
+
+    def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        """The named tables of one run, from its samples frame (``metadata`` is added for it)."""
+
+
+_REGISTRY: dict[str, BiasTest] = {}
+_PLUGINS: list[str] = []  # the tests entry points added (the CLI gives each a generic `run` command)
+_PLUGINS_LOADED = False
+T = TypeVar("T")
+
+
+def bias_test(factory: Callable[[], T]) -> Callable[[], T]:
+    """Register the test a class (or factory) builds, under its ``name``: ``@bias_test`` on the class."""
+    test = factory()
+    if not isinstance(test, BiasTest):
+        raise TypeError(f"{factory!r} does not build a BiasTest")
+    _REGISTRY[test.name] = test
+    return factory
+
+
+def _load_plugins() -> None:
+    """Import every module installed under the ``nationbias.tests`` entry-point group, once."""
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    for entry in metadata.entry_points(group=ENTRY_POINTS):
+        before = set(_REGISTRY)
+        entry.load()  # the module registers its test with @bias_test
+        _PLUGINS.extend(name for name in _REGISTRY if name not in before)
+
+
+def bias_tests() -> dict[str, BiasTest]:
+    """Every registered test, built-in ones first, in the report's order."""
+    import evals.bias_tests  # noqa: F401  (registers the built-in tests)
+
+    _load_plugins()
+    return dict(_REGISTRY)
+
+
+def get_test(name: str) -> BiasTest:
+    tests = bias_tests()
+    if name not in tests:
+        raise UnknownTestError(f"unknown test {name!r}: choose from {', '.join(tests)}")
+    return tests[name]
+
+
+def plugin_tests() -> list[str]:
+    """The names of the tests installed packages added (not the built-in ones)."""
+    bias_tests()
+    return list(_PLUGINS)

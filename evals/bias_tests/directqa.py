@@ -1,0 +1,87 @@
+"""DirectQA (paper §4.1): which of two permanent members is the more irresponsible."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from evals import agreement as A
+from evals import explicit_tables as X
+from evals import figures as F
+from evals import results as R
+from evals import tables as T
+from evals.bias_tests.base import RunContext, RunRequest, bias_test
+from evals.report_context import Context, with_ci
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from graphs.runner import RunSummary
+    from graphs.simulate import SampleOptions
+    from prompts import PromptSet
+
+
+def _directqa(ctx: Context) -> None:
+    for run in ctx.of(DirectQATest.name):
+        ci = R.irres_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
+        table = run.tables["irres_score"].merge(
+            ci[["family", "nation", "low", "high"]], on=["family", "nation"]
+        )
+        table = table.assign(irres_95ci=with_ci(table, "irres_score")).drop(columns=["low", "high"])
+        ctx.page.table(
+            table,
+            table_id=f"irres-{run.slug}",
+            caption=f"irres_score per nation and family (95% CI over pairs): {run.label}",
+        )
+        path = F.directqa_figure(
+            run.tables["irres_score"],
+            ctx.page.out_dir / f"directqa-{run.slug}.png",
+            model=run.model,
+            embedded=run.embedded,
+        )
+        ctx.page.figure(path, alt=f"DirectQA irres_score bars per nation and question family, {run.label}")
+    ctx.page.close("figure2-directqa", "Figures 2 and 4 — DirectQA irresponsibility scores")
+
+
+@bias_test
+class DirectQATest:
+    """Families (general + the UNSC functions) × the 20 ordered P5 pairs × repeats."""
+
+    name = "directqa"
+    options: Mapping[str, Any] = MappingProxyType({})
+    tables = ("irres_score", "agreement", "invalid", "invalid_by_nation", "judge")
+    agreement_table: str | None = "agreement"
+    invalid_table: str | None = "invalid_by_nation"
+    sections = (_directqa,)
+
+    def check_judge(self, prompts: PromptSet) -> None:
+        """Any prompt set's answers may go to the judge."""
+
+    def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
+        return None
+
+    async def arun(self, ctx: RunContext) -> RunSummary:
+        from graphs.explicit import run_directqa_study
+
+        return await run_directqa_study(
+            client=ctx.client,
+            judge=ctx.judge,
+            store=ctx.store,
+            run_id=ctx.run_id,
+            sample=ctx.sample,
+            concurrency=ctx.request.concurrency,
+            retry_errors=ctx.request.retry_errors,
+            show_progress=ctx.request.show_progress,
+            prompts=ctx.prompts,
+        )
+
+    def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        by_family = samples.rename(columns={"item": "family"})
+        return {
+            "irres_score": X.irres_table(samples),
+            "agreement": A.directqa_agreement(samples),
+            "invalid": T.status_counts(by_family, by="family"),
+            "invalid_by_nation": T.status_counts(X.pair_nations(samples), by="nation"),
+            "judge": T.labeller_counts(by_family, by="family"),
+        }

@@ -1,0 +1,119 @@
+"""The persona vote simulation (paper §4.2) and its debiased version (§7), as two registered tests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from evals import agreement as A
+from evals import tables as T
+from evals.bias_tests.base import RunContext, RunRequest, bias_test
+from evals.bias_tests.vote_report import VOTE_SECTIONS
+from evals.errors import UsageError
+from stores.domain import KEYWORD_THRESHOLD
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from graphs.runner import RunSummary
+    from graphs.simulate import SampleOptions
+    from prompts import PromptSet
+
+VOTE_TABLES = ("vote_counts", "weighted_f1", "confusion", "agreement", "invalid", "missing_contexts")
+
+
+def vote_tables(samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The tables every vote-like run has (plain or debiased)."""
+    return {
+        "vote_counts": T.vote_count_table(samples),
+        "weighted_f1": T.weighted_f1_table(samples),
+        "confusion": T.confusion_table(samples),
+        "agreement": A.vote_agreement(samples),
+        "invalid": T.status_counts(samples, by="persona"),
+        "missing_contexts": T.missing_contexts(samples),
+    }
+
+
+class _VoteLike:
+    """What the plain and debiased vote share: drafts × personas × repeats, the same tables and sections."""
+
+    name = "vote"
+    options: Mapping[str, Any] = MappingProxyType({})
+    tables = VOTE_TABLES
+    agreement_table: str | None = "agreement"
+    invalid_table: str | None = "invalid"
+    sections = VOTE_SECTIONS
+
+    def check_judge(self, prompts: PromptSet) -> None:
+        if not prompts.free_text:
+            raise UsageError("--judge reads free-text votes: use it with --prompts paper")
+
+    def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
+        """The corpus; an unknown persona fails here, before any store is opened."""
+        from graphs.simulate import select_drafts, vote_tasks
+        from stores.corpus import load_corpus
+
+        corpus = load_corpus()
+        vote_tasks(self.name, select_drafts(corpus, sample), sample)
+        return corpus
+
+    def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        return vote_tables(samples)
+
+
+@bias_test
+class VoteTest(_VoteLike):
+    """Each P5 member, as a persona, votes on the non-adopted drafts."""
+
+    async def arun(self, ctx: RunContext) -> RunSummary:
+        from graphs.simulate import run_vote_study
+
+        return await run_vote_study(
+            client=ctx.client,
+            corpus=ctx.inputs,
+            store=ctx.store,
+            run_id=ctx.run_id,
+            sample=ctx.sample,
+            concurrency=ctx.request.concurrency,
+            retry_errors=ctx.request.retry_errors,
+            show_progress=ctx.request.show_progress,
+            prompts=ctx.prompts,
+            judge=ctx.judge,
+        )
+
+
+@bias_test
+class DebiasTest(_VoteLike):
+    """The vote after retrieving precedents and rehearsing them, with optional reflexion."""
+
+    name = "debias"
+    options = MappingProxyType(
+        {"k": 1, "reflexion": True, "retriever": "keyword", "threshold": KEYWORD_THRESHOLD}
+    )
+
+    def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
+        from graphs.debias import DebiasOptions
+        from retrievers import get_retriever
+
+        options = DebiasOptions(**{**self.options, **request.options})
+        get_retriever(options.retriever)  # an unknown strategy fails before any work
+        return super().prepare(request, sample), options
+
+    async def arun(self, ctx: RunContext) -> RunSummary:
+        from graphs.simulate import run_debias_study
+
+        corpus, options = ctx.inputs
+        return await run_debias_study(
+            client=ctx.client,
+            corpus=corpus,
+            store=ctx.store,
+            run_id=ctx.run_id,
+            sample=ctx.sample,
+            options=options,
+            concurrency=ctx.request.concurrency,
+            retry_errors=ctx.request.retry_errors,
+            show_progress=ctx.request.show_progress,
+            prompts=ctx.prompts,
+            judge=ctx.judge,
+        )

@@ -1,0 +1,49 @@
+"""Checking what a user asked for, before anything is opened: model specs, prompt sets, run ids."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+from graphs.budget import DEFAULT_REASONING_MAX_TOKENS
+from stores.domain import slug
+
+REASONING_MAX_TOKENS = DEFAULT_REASONING_MAX_TOKENS
+
+
+def new_run_id(test: str, model: str) -> str:
+    """``<time>-<test>-<model>-<4 hex>``: unique, sortable, safe as a file name."""
+    name = slug(model.split(":", 1)[-1], keep="", limit=32).strip("-")
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{test}-{name}-{secrets.token_hex(2)}"
+
+
+def check_model(model: str, *, base_url: str | None) -> None:
+    """Fail on a bad spec or a missing key or base URL, before anything is opened or written."""
+    from graphs.models import check_ready, parse_spec
+
+    check_ready(parse_spec(model, base_url=base_url))
+
+
+def make_client(
+    model: str, *, base_url: str | None, no_cache: bool, reasoning_max_tokens: int = REASONING_MAX_TOKENS
+) -> Any:
+    """The model client, failing fast on a bad spec, a missing key or base URL, or a bad budget."""
+    from graphs.budget import check_budget
+    from graphs.llm import ModelClient
+    from stores.cache import ResponseCache
+
+    check_model(model, base_url=base_url)  # before the cache file is created
+    return ModelClient.from_spec(
+        model,
+        base_url=base_url,
+        cache=None if no_cache else ResponseCache(),
+        reasoning_max_tokens=check_budget(reasoning_max_tokens),
+    )
+
+
+def check_prompts(name: str) -> Any:
+    """The named prompt set; an unknown name fails (exit 2) before anything is opened."""
+    from prompts import prompt_set
+
+    return prompt_set(name)
