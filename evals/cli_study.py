@@ -201,10 +201,13 @@ def register(app: typer.Typer) -> None:
         )
         hooks = cli_hooks()
         ids: list[str] = []
-        for spec in model:
-            prefix = f"{run_id}-{spec.split(':', 1)[-1]}" if run_id and len(model) > 1 else run_id
+        names = [spec.split(":", 1)[-1] for spec in model]
+        # Several models share one id (the given --run-id, or a new one): it resumes them all.
+        shared = run_id or (new_run_id("study", "-".join(names)) if len(model) > 1 else None)
+        for spec, name in zip(model, names, strict=True):
+            prefix = f"{shared}-{name}" if shared and len(model) > 1 else shared
             prefix = slug(prefix or new_run_id("study", spec))
-            offer_resume_id(run_id or prefix)  # several models share the --run-id given
+            offer_resume_id(shared or prefix)
             ids += sync(
                 astudy(
                     model=spec,
