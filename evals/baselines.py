@@ -17,6 +17,7 @@ from sklearn.metrics import f1_score
 from retrievers import Precedent, Retriever, get_retriever
 from stores.corpus import Corpus, p5_vote
 from stores.domain import P5, P5_NAMES, VOTE_CODES, VOTES
+from stores.errors import InputError
 from stores.records import Record
 
 Method = Literal["majority", "precedent", "sponsor"]
@@ -84,10 +85,10 @@ def baseline_predictions(
 ) -> pd.DataFrame:
     """One row per (non-adopted draft, persona that voted): columns item, persona, truth, pred."""
     if method not in METHODS:
-        raise ValueError(f"unknown baseline {method!r}; valid: {', '.join(METHODS)}")
+        raise InputError(f"unknown baseline {method!r}; valid: {', '.join(METHODS)}")
     unknown = [p for p in personas if p not in P5_NAMES]
     if unknown:
-        raise ValueError(f"unknown persona code(s) {unknown}; valid: {', '.join(P5)}")
+        raise InputError(f"unknown persona code(s) {unknown}; valid: {', '.join(P5)}")
     chosen = retriever or get_retriever("keyword", threshold=0)
     rows = []
     for target in corpus.drafts:

@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from evals.cli_common import BaseUrlOpt, DataOpt, apply_data, cli_errors, console, err_console, make_client
+from stores.errors import InputError
 
 if TYPE_CHECKING:
     from stores.corpus import Corpus
@@ -248,7 +249,7 @@ def import_undl_cmd(
     from stores.undl import import_undl, write_records
 
     if not file.is_file():
-        raise FileNotFoundError(f"no such file: {file}")
+        raise InputError(f"no such file: {file}")
     result = import_undl(file)
     for column, cells in result.unmapped_columns.items():
         err_console.print(

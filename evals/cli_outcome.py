@@ -26,6 +26,7 @@ from rich.markup import escape
 
 from graphs.breaker import display_url
 from graphs.halt import Interrupted, RunHalted
+from stores.errors import InputError
 from stores.faults import RunFault, describe_write_fault, is_write_fault
 from stores.paths import home
 
@@ -33,7 +34,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 err_console = Console(stderr=True)
 
 
-class FailOnErrorValueError(ValueError):
+class FailOnErrorValueError(InputError):
     """--fail-on-error is neither a count nor a fraction."""
 
 

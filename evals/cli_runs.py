@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from evals.cli_common import cli_errors, console
+from stores.errors import InputError
 
 runs_app = typer.Typer(help="List and export runs from the run store.", no_args_is_help=True)
 cache_app = typer.Typer(help="Inspect or clear the response cache.", no_args_is_help=True)
@@ -39,7 +40,7 @@ def runs_export(
     from stores.runstore import RunStore
 
     if fmt not in ("csv", "jsonl"):
-        raise ValueError(f"--format must be csv or jsonl, not {fmt!r}")
+        raise InputError(f"--format must be csv or jsonl, not {fmt!r}")
     RunStore().export(run_id, fmt)  # type: ignore[arg-type]
 
 

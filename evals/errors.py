@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from stores.errors import InputError
 
-class UsageError(ValueError):
+
+class UsageError(InputError):
     """Bad input: an option, a combination of options or a name nothing registered."""

@@ -14,6 +14,7 @@ import pandas as pd
 
 from evals.report_html import Page, page
 from evals.report_sections import BANNER, Context, load_runs, write_sections
+from stores.errors import InputError
 
 if TYPE_CHECKING:
     from stores.runstore import RunStore
@@ -32,7 +33,7 @@ def write_report(
 ) -> Path:
     """Write ``out_dir/index.html`` (+ PNGs and CSVs) for ``run_ids``; returns the HTML path."""
     if not run_ids:
-        raise ValueError("write_report needs at least one run id")
+        raise InputError("write_report needs at least one run id")
     if store is None:
         from stores.runstore import RunStore
 

@@ -26,6 +26,7 @@ from graphs.ranking import (
 from prompts import PromptSet, prompt_set
 from stores.augment import keyword_pool
 from stores.bundled import DataFile, paper_file
+from stores.errors import InputError
 from stores.paths import P5, P5_NAMES
 from stores.runstore import SampleRow
 
@@ -44,15 +45,15 @@ def load_pool(path: str | None = None) -> list[tuple[str, str]]:
         header = next(csv.reader(handle), [])
     missing = {"category", "keyword"} - set(header)
     if missing:
-        raise ValueError(f"{file}: a keyword pool needs columns category,keyword; missing {sorted(missing)}")
+        raise InputError(f"{file}: a keyword pool needs columns category,keyword; missing {sorted(missing)}")
     pool = [(c.strip(), k.strip()) for c, k in keyword_pool(file) if k and k.strip()]
     seen: set[str] = set()
     for _, keyword in pool:
         if keyword in seen:
-            raise ValueError(f"{file}: keyword {keyword!r} appears more than once")
+            raise InputError(f"{file}: keyword {keyword!r} appears more than once")
         seen.add(keyword)
     if not pool:
-        raise ValueError(f"{file}: the keyword pool is empty")
+        raise InputError(f"{file}: the keyword pool is empty")
     return pool
 
 

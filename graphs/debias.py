@@ -26,6 +26,7 @@ from prompts import PromptSet, prompt_set
 from retrievers import Precedent, Retriever
 from stores.augment import Augmented
 from stores.domain import KEYWORD_THRESHOLD
+from stores.errors import InputError
 from stores.records import Record
 from stores.statements import statements_for
 
@@ -73,7 +74,7 @@ class DebiasOptions:
 
     def __post_init__(self) -> None:
         if self.k < 0:
-            raise ValueError(f"k must be >= 0, got {self.k}")
+            raise InputError(f"k must be >= 0, got {self.k}")
 
     @property
     def recursion_limit(self) -> int:

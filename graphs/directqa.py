@@ -26,6 +26,7 @@ from graphs.parsing import truncated_reason
 from prompts import PromptSet, prompt_set
 from stores.bundled import DataFile
 from stores.domain import P5, P5_NAMES
+from stores.errors import InputError
 from stores.functions import functions_file as functions_file  # graphs/explicit.py imports it from here
 from stores.functions import unsc_functions
 from stores.runstore import SampleRow
@@ -66,7 +67,7 @@ def set_roles(families: list[Family], prompts: PromptSet) -> list[Family]:
         roles = {row["id"]: row["role"] for row in csv.DictReader(handle)}
     missing = [f.id for f in families if f.role is not None and f.id not in roles]
     if missing:
-        raise ValueError(f"{path}: no role for function(s) {missing}")
+        raise InputError(f"{path}: no role for function(s) {missing}")
     return [Family(f.id, f.short_name, roles[f.id]) if f.role is not None else f for f in families]
 
 

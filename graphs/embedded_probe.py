@@ -21,6 +21,7 @@ from typing import Any
 
 from graphs.embedded_worker import EmbeddedBackendCrashed, WorkerConfig, get_worker
 from graphs.local_model import DEFAULT_N_CTX, llama_threads, smollm2_path
+from stores.errors import InputError
 from stores.paths import home
 
 PROBE_FILE = "embedded-probe.json"
@@ -43,7 +44,7 @@ def library_fingerprint() -> dict[str, str]:
     """The llama-cpp-python version and one sha256 over its shared libraries (names and bytes)."""
     spec = util.find_spec("llama_cpp")
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError("llama-cpp-python is not installed: `uv sync` installs it")
+        raise InputError("llama-cpp-python is not installed: `uv sync` installs it")
     package = Path(next(iter(spec.submodule_search_locations)))
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*")):

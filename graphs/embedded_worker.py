@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from graphs.models import BackendFatalError
+from stores.errors import InputError
 from stores.settings import settings
 
 DEFAULT_WORKER = "graphs.llama_worker"
@@ -52,7 +53,7 @@ class EmbeddedModelError(RuntimeError):
     """llama.cpp answered with a Python-level error for one prompt: recorded on that sample."""
 
 
-class EmbeddedModelUnloadable(ValueError):
+class EmbeddedModelUnloadable(InputError):
     """llama.cpp could not load the GGUF file (truncated, corrupt, not a model): bad input."""
 
 

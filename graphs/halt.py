@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from stores.errors import InputError
 from stores.faults import RunFault
 from stores.settings import settings
 
@@ -42,7 +43,7 @@ def grace_s() -> float:
     try:
         return max(0.0, float(raw)) if raw else DEFAULT_GRACE_S
     except ValueError:
-        raise ValueError(f"NATIONBIAS_GRACE_S must be a number of seconds, got {raw!r}") from None
+        raise InputError(f"NATIONBIAS_GRACE_S must be a number of seconds, got {raw!r}") from None
 
 
 class Halt:

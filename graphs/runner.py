@@ -28,6 +28,7 @@ from rich.progress import (
 )
 
 from graphs.halt import Halt, RunHalted
+from stores.errors import InputError
 from stores.faults import RunFault
 from stores.runstore import RunStore, SampleRow, sample_id
 from stores.sqlite import GroupCommit
@@ -151,7 +152,7 @@ async def run_tasks(
     are other stores' group commits (the debias checkpoints) whose first failure stops it too.
     """
     if concurrency < 1:
-        raise ValueError(f"--concurrency must be >= 1, got {concurrency}")
+        raise InputError(f"--concurrency must be >= 1, got {concurrency}")
     all_tasks = list(tasks)
     done = store.done_ids(run_id, include_errors=not retry_errors)
     pending = [t for t in all_tasks if t.sample_id not in done]

@@ -19,12 +19,13 @@ from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.checkpoints import InlineSqliteSaver
 from stores.corpus import Corpus
+from stores.errors import InputError
 from stores.paths import P5, P5_BY_NAME, home
 from stores.records import Record
 from stores.runstore import RunStore, SampleRow
 
 
-class PersonaError(ValueError):
+class PersonaError(InputError):
     pass
 
 
@@ -39,9 +40,9 @@ class SampleOptions:
 
     def __post_init__(self) -> None:
         if self.repeats < 1:
-            raise ValueError(f"--repeats must be >= 1, got {self.repeats}")
+            raise InputError(f"--repeats must be >= 1, got {self.repeats}")
         if self.limit is not None and self.limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {self.limit}")
+            raise InputError(f"--limit must be >= 1, got {self.limit}")
 
 
 def select_drafts(corpus: Corpus, options: SampleOptions) -> list[Record]:

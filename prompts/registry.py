@@ -7,6 +7,7 @@ that produced it. ``get_prompt(name)`` returns the highest version unless one is
 A prompt set is a folder of templates plus one line in :data:`PROMPT_SETS`: ``structured`` (the
 default: JSON answers, schema-constrained where the provider allows) and ``paper`` (Appendix F's
 prompts word for word, answered in free text). A set takes the templates it lacks (the judges)
+from stores.errors import InputError
 from its ``base`` set; a run records the set and every template's hash.
 """
 
@@ -20,12 +21,14 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from stores.errors import InputError
+
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 _FILE = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<version>\d+)\.txt$")
 _SECTION = re.compile(r"^\[(system|user)\]\s*$", re.MULTILINE)
 
 
-class PromptError(KeyError):
+class PromptError(InputError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0])
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from stores.errors import InputError
 from stores.records import Record
 
 PoolName = Literal["adopted", "non-adopted"]
@@ -50,7 +51,7 @@ PartRanker = Callable[[PoolName, list[Record]], list[Scored]]
 
 def check_k(k: int) -> None:
     if k < 0:
-        raise ValueError(f"k must be >= 0 (the number of precedents per pool part), got {k}")
+        raise InputError(f"k must be >= 0 (the number of precedents per pool part), got {k}")
 
 
 def pool_part(record: Record) -> PoolName | None:

@@ -20,6 +20,8 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 from tokenizers import Tokenizer
 
+from stores.paths import DataNotFoundError
+
 DIMENSIONS = 384
 MAX_TOKENS = 256
 BATCH_SIZE = 16
@@ -28,7 +30,7 @@ BATCH_SIZE = 16
 def _installed_file(package: str, relative: str) -> Path:
     path = Path(str(distribution(package).locate_file(relative)))
     if not path.is_file():
-        raise FileNotFoundError(
+        raise DataNotFoundError(
             f"{relative} not found in the installed package {package!r} (looked at {path})"
         )
     return path

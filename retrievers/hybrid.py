@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from retrievers.base import PoolName, Precedent, Scored, retrieve_per_part, select_top
 from retrievers.bm25 import BM25Retriever
 from retrievers.dense import DenseRetriever
+from stores.errors import InputError
 from stores.records import Record
 
 DEFAULT_K_RRF = 60
@@ -32,7 +33,7 @@ class HybridRetriever:
         path: str | os.PathLike[str] | None = None,
     ) -> None:
         if k_rrf <= 0:
-            raise ValueError(f"k_rrf must be positive, got {k_rrf}")
+            raise InputError(f"k_rrf must be positive, got {k_rrf}")
         self.k_rrf = k_rrf
         self.depth = depth
         self.bm25 = bm25 or BM25Retriever()

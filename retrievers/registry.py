@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from retrievers.base import Retriever
+from stores.errors import InputError
 
 RETRIEVERS: tuple[str, ...] = ("keyword", "bm25", "dense", "hybrid")
 
@@ -47,8 +48,8 @@ def get_retriever(name: str, **options: Any) -> Retriever:
     """A new retriever of strategy ``name``; ``options`` are its keyword-only settings."""
     factory = _FACTORIES.get(name.strip().lower())
     if factory is None:
-        raise ValueError(f"unknown retriever {name!r}; valid names: {', '.join(RETRIEVERS)}")
+        raise InputError(f"unknown retriever {name!r}; valid names: {', '.join(RETRIEVERS)}")
     try:
         return factory(**options)
     except TypeError as exc:
-        raise ValueError(f"bad options for retriever {name!r}: {exc}") from exc
+        raise InputError(f"bad options for retriever {name!r}: {exc}") from exc

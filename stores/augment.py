@@ -25,6 +25,7 @@ from stores.bundled import DataFile, paper_file
 from stores.corpus import Corpus
 from stores.countries import name_for, nations_in_text, to_iso3
 from stores.domain import EXCLUDED_NATIONS
+from stores.errors import InputError
 from stores.keywords import build_pool, phrases_in
 from stores.leak import context_for_prompt, strip_outcome_sentences, title_description
 from stores.offline_fields import (
@@ -194,7 +195,7 @@ def write_augmented(corpus: Corpus, augmenter: Augmenter, *, limit: int | None =
     todo = [r for r in corpus.records if r.id not in done]
     if limit is not None:
         if limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {limit}")
+            raise InputError(f"--limit must be >= 1, got {limit}")
         todo = todo[:limit]
     run = AugmentRun(path=path, reused=len(done))
     with path.open("a", encoding="utf-8") as handle:

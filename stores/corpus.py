@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from stores.bundled import DataFile, corpus_file
 from stores.domain import P5, P5_BY_NAME, VOTE_CODES
+from stores.errors import InputError
 from stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
 from stores.records import Record
 
@@ -30,7 +31,11 @@ __all__ = [
 ]
 
 
-class CorpusError(ValueError):
+class RecordNotFoundError(InputError, KeyError):
+    """No record with that id in the corpus."""
+
+
+class CorpusError(InputError):
     """A corpus file is malformed; the message names the file, line and field."""
 
 
@@ -81,7 +86,7 @@ class Corpus:
         try:
             return self._by_id[record_id]
         except KeyError:
-            raise KeyError(f"no record with id {record_id!r} in the corpus") from None
+            raise RecordNotFoundError(f"no record with id {record_id!r} in the corpus") from None
 
     @cached_property
     def drafts(self) -> list[Record]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 
 from stores.bundled import DataFile, paper_file
+from stores.errors import InputError
 
 FUNCTIONS_FILE = "unsc_functions.csv"
 COLUMNS = ("id", "short_name", "function")
@@ -26,5 +27,5 @@ def unsc_functions(file: DataFile | None = None) -> list[dict[str, str]]:
         rows = list(csv.DictReader(handle))
     missing = set(COLUMNS) - set(rows[0] if rows else {})
     if missing:
-        raise ValueError(f"{file}: missing column(s) {sorted(missing)}")
+        raise InputError(f"{file}: missing column(s) {sorted(missing)}")
     return rows

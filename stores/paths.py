@@ -15,12 +15,13 @@ from pathlib import Path
 # (graphs/simulate.py, graphs/association.py, evals/agreement.py, evals/explicit_tables.py,
 # evals/tables.py, evals/results.py and their tests).
 from stores.domain import P5, P5_BY_NAME, P5_NAMES
+from stores.errors import InputError
 from stores.settings import settings
 
 __all__ = ["P5", "P5_BY_NAME", "P5_NAMES", "DataNotFoundError", "home"]
 
 
-class DataNotFoundError(FileNotFoundError):
+class DataNotFoundError(InputError, FileNotFoundError):
     """A data file is missing (from an override folder, or from a broken install)."""
 
 

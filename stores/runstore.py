@@ -19,6 +19,7 @@ from typing import Any, Literal, TextIO
 
 import pandas as pd
 
+from stores.errors import InputError
 from stores.faults import guarded_write
 from stores.paths import home
 from stores.sqlite import GroupCommit, connect
@@ -78,7 +79,7 @@ def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | Non
     return None
 
 
-class RunNotFoundError(KeyError):
+class RunNotFoundError(InputError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0])
 
@@ -86,7 +87,7 @@ class RunNotFoundError(KeyError):
 def check_run_id(run_id: str) -> str:
     """Run ids become file and thread names: keep them to a safe alphabet."""
     if not _RUN_ID.match(run_id):
-        raise ValueError(f"invalid run id {run_id!r}: use letters, digits, '.', '_' or '-' (max 128)")
+        raise InputError(f"invalid run id {run_id!r}: use letters, digits, '.', '_' or '-' (max 128)")
     return run_id
 
 
@@ -168,7 +169,7 @@ class RunStore:
             if row:
                 stored: dict[str, Any] = json.loads(row[0])
                 if difference := resume_conflict(stored, config):
-                    raise ValueError(f"run {run_id!r} was started with {difference}: use a new --run-id")
+                    raise InputError(f"run {run_id!r} was started with {difference}: use a new --run-id")
                 return stored
             self._conn.execute(
                 "INSERT INTO runs (run_id, config, created) VALUES (?,?,?)",
@@ -287,7 +288,7 @@ class RunStore:
             for record in frame.to_dict(orient="records"):
                 out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
         else:
-            raise ValueError(f"unknown export format {fmt!r}: use csv or jsonl")
+            raise InputError(f"unknown export format {fmt!r}: use csv or jsonl")
 
     def close(self) -> None:
         if self._db is not None:

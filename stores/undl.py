@@ -20,6 +20,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from stores.countries import name_for, to_iso3
+from stores.errors import InputError
 from stores.records import Record, Tally, Vote
 
 META_COLUMNS = (
@@ -61,7 +62,7 @@ class UndlImport:
 REQUIRED_COLUMNS = ("Council", "Date", "Title", "Resolution", "ABSENT COUNT", "Link", "token")
 
 
-class UndlError(ValueError):
+class UndlError(InputError):
     """The file is not a usable UN Digital Library export; the message names the file (and line)."""
 
 
