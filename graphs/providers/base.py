@@ -96,6 +96,12 @@ class Provider:
     def key(self, cfg: Settings) -> str:
         return "not-needed"
 
+    @staticmethod
+    def secret(env: str) -> SecretStr | None:
+        """A variable :class:`Settings` does not type (a provider's own), read as it is now."""
+        value = os.environ.get(env, "").strip()
+        return SecretStr(value) if value else None
+
     def secrets(self) -> list[str]:
         """The values to redact: every ``key_envs`` variable, read as it is now (not through
         :class:`Settings`, which types only the built-in providers' variables)."""
