@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,6 +19,7 @@ from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, sho
 from graphs.call_result import Answer, CallResult, ask_langchain, split_reasoning
 from graphs.models import BackendFatalError, GenerationParams, ModelSpec, check_ready, parse_spec
 from graphs.providers import PROVIDERS, ChatTransport, Provider
+from graphs.providers.base import per_loop
 from graphs.providers.wire import WIRES
 from graphs.redact import describe
 from graphs.retry import EmptyAnswer, Retryable, RetryPolicy, classify, is_retryable
@@ -29,16 +29,6 @@ from stores.settings import Settings, settings
 from stores.sqlite import running_loop
 
 __all__ = ["CallResult", "ModelClient", "RetryPolicy", "split_reasoning"]
-
-
-def _per_loop(store: dict[int, tuple[object, Any]], build: Callable[[], Any]) -> Any:
-    """One object per event loop (async HTTP clients die with theirs), kept beside the loop so a
-    dead loop's reused ``id()`` is never mistaken for it."""
-    loop = running_loop()
-    entry = store.get(id(loop))
-    if entry is None or entry[0] is not loop:
-        entry = store[id(loop)] = (loop, build())
-    return entry[1]
 
 
 @dataclass
@@ -103,7 +93,7 @@ class ModelClient:
                 params.pop("timeout")
             return self.provider.chat_model(self.spec, params, self._settings, policy=None)
 
-        model: BaseChatModel = _per_loop(self._models, build)
+        model: BaseChatModel = per_loop(self._models, build)
         return model
 
     async def _ask_langchain(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Answer:
@@ -137,7 +127,7 @@ class ModelClient:
                 self.spec, timeout=self.params.timeout, cfg=self._settings, wire=self.wire
             )
 
-        client: ChatTransport = _per_loop(self._clients, build)
+        client: ChatTransport = per_loop(self._clients, build)
         return client
 
     async def aclose(self) -> None:
@@ -156,7 +146,11 @@ class ModelClient:
         return self.provider.response_format(self.spec, schema, name) if self.structured else None
 
     def _key(
-        self, messages: list[dict[str, str]], fmt: dict[str, Any] | None, repeat: int, max_tokens: int | None
+        self,
+        messages: list[dict[str, str]],
+        fmt: dict[str, Any] | None,
+        repeat: int,
+        max_tokens: int | None = None,
     ) -> str:
         params = {**self.params.as_dict(), "response_format": fmt}
         if max_tokens is not None:

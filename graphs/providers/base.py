@@ -8,6 +8,7 @@ provider is one module plus one :func:`register` line (graphs/providers/__init__
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -15,6 +16,7 @@ from pydantic import SecretStr
 
 from graphs.budget import is_reasoning_name
 from stores.settings import Settings
+from stores.sqlite import running_loop
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -94,6 +96,12 @@ class Provider:
     def key(self, cfg: Settings) -> str:
         return "not-needed"
 
+    @staticmethod
+    def secret(env: str) -> SecretStr | None:
+        """A variable :class:`Settings` does not type (a provider's own), read as it is now."""
+        value = os.environ.get(env, "").strip()
+        return SecretStr(value) if value else None
+
     def secrets(self) -> list[str]:
         """The values to redact: every ``key_envs`` variable, read as it is now (not through
         :class:`Settings`, which types only the built-in providers' variables)."""
@@ -135,6 +143,16 @@ class Provider:
         )
         if closer is not None:
             await closer()
+
+
+def per_loop(store: dict[int, tuple[object, Any]], build: Callable[[], Any]) -> Any:
+    """One object per event loop (async HTTP clients die with theirs), kept beside the loop so a
+    dead loop's reused ``id()`` is never mistaken for it."""
+    loop = running_loop()
+    entry = store.get(id(loop))
+    if entry is None or entry[0] is not loop:
+        entry = store[id(loop)] = (loop, build())
+    return entry[1]
 
 
 PROVIDERS: dict[str, Provider] = {}

@@ -9,10 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import aiohttp
 import openai
 
 from graphs.call_result import Answer
-from graphs.retry import BrokenAnswer, classify
+from graphs.retry import BrokenAnswer, ConnectionFailed, RequestTimeout, classify
+
+
+def _typed(exc: BaseException) -> BaseException:
+    """``classify``, plus one fix: the SDK's vendored aiohttp transport reports a refused connection
+    as a ``ConnectTimeout`` (aiohttp's ``ClientConnectorError`` caught as its parent class first),
+    which would hide an unreachable endpoint from the circuit breaker."""
+    error = classify(exc)
+    cause: BaseException | None = exc
+    while cause is not None and isinstance(error, RequestTimeout):
+        if isinstance(cause, aiohttp.ClientConnectorError):
+            return ConnectionFailed(f"{type(cause).__name__}: {cause}")
+        cause = cause.__cause__ or cause.__context__
+    return error
 
 
 class SDKChatClient:
@@ -35,7 +49,7 @@ class SDKChatClient:
         try:
             completion = await self._client.chat.completions.create(**body, timeout=timeout)
         except Exception as exc:
-            raise classify(exc) from exc
+            raise _typed(exc) from exc
         if not completion.choices:
             raise BrokenAnswer("no choices in the response")
         choice = completion.choices[0]

@@ -4,12 +4,10 @@ parsed, listed and redacted without another file changing."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
 from graphs.llm import ModelClient
 from graphs.models import ModelSpecError, get_chat_model, parse_spec, provider_status
@@ -30,7 +28,7 @@ class Toy(Compatible):
     key_envs = ("TOY_SERVICE_TOKEN",)
 
     def key(self, cfg: Settings) -> str:
-        return require(SecretStr(os.environ.get("TOY_SERVICE_TOKEN", "")), "TOY_SERVICE_TOKEN")
+        return require(self.secret("TOY_SERVICE_TOKEN"), "TOY_SERVICE_TOKEN")
 
 
 @pytest.fixture
