@@ -19,7 +19,7 @@ from benchmarks.common import Section, fault_server_process, fmt_s, fresh_home
 from graphs.debias import DebiasOptions
 from graphs.explicit import run_association_study, run_directqa_study
 from graphs.llm import CallResult, ModelClient
-from graphs.runner import RunSummary, run_async
+from graphs.runner import RunSummary, frozen_gc, run_async
 from graphs.simulate import SampleOptions, run_debias_study, run_vote_study
 from stores.cache import ResponseCache
 from stores.corpus import Corpus, load_corpus
@@ -164,7 +164,8 @@ def _replay(
         client = _client(base_url, cache)
         store = RunStore(replay_home / "runs.sqlite")
         started = time.perf_counter()
-        summaries = run_async(_studies(client, corpus, store, "replay", plan))
+        with frozen_gc():  # as the CLI runs a study
+            summaries = run_async(_studies(client, corpus, store, "replay", plan))
         wall = time.perf_counter() - started
         store.close()
         cache.close()

@@ -28,7 +28,7 @@ from graphs.http import ChatCompletionsClient
 from graphs.llm import ModelClient
 from graphs.parsing import VOTE_SCHEMA
 from graphs.providers.wire import WIRES
-from graphs.runner import RAMP_S, run_async
+from graphs.runner import RAMP_S, frozen_gc, run_async
 from graphs.simulate import SampleOptions, run_debias_study, run_vote_study, select_drafts, vote_tasks
 from graphs.vote import VOTE_MAX_TOKENS, vote_messages
 from stores.corpus import Corpus, load_corpus
@@ -138,9 +138,11 @@ async def _run(
             "show_progress": False,
         }
         if test == "vote":
-            summary = await run_vote_study(**study)
+            with frozen_gc():  # as the CLI runs a study
+                summary = await run_vote_study(**study)
         else:
-            summary = await run_debias_study(**study, options=DebiasOptions(k=1))
+            with frozen_gc():
+                summary = await run_debias_study(**study, options=DebiasOptions(k=1))
         store.close()
     if summary.error:
         raise RuntimeError(f"{test} at concurrency {concurrency}: {summary.first_errors}")

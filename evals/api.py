@@ -21,6 +21,7 @@ from evals.bias_tests import RunContext, RunRequest, get_test
 from evals.errors import UsageError
 from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
 from prompts.registry import DEFAULT_SET
+from stores.bundled import using_data
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,11 +66,57 @@ async def arun(
     prompts: str = DEFAULT_SET,
     reasoning_max_tokens: int = REASONING_MAX_TOKENS,
     show_progress: bool = True,
+    data: str | None = None,
     hooks: Hooks = QUIET,
     **options: Any,
 ) -> RunSummary:
     """Run (or resume) one bias test for one model; ``options`` are the test's own (e.g. ``k`` for
-    debias, ``pool`` for association). Every input is checked before a store is opened."""
+    debias, ``pool`` for association); ``data`` a data folder to read instead of the packaged copy.
+    Every input is checked before a store is opened."""
+    with using_data(data):
+        return await _arun(
+            test,
+            model=model,
+            base_url=base_url,
+            judge=judge,
+            judge_base_url=judge_base_url,
+            limit=limit,
+            seed=seed,
+            repeats=repeats,
+            personas=personas,
+            concurrency=concurrency,
+            run_id=run_id,
+            retry_errors=retry_errors,
+            no_cache=no_cache,
+            prompts=prompts,
+            reasoning_max_tokens=reasoning_max_tokens,
+            show_progress=show_progress,
+            hooks=hooks,
+            **options,
+        )
+
+
+async def _arun(
+    test: str,
+    *,
+    model: str,
+    base_url: str | None,
+    judge: str | None,
+    judge_base_url: str | None,
+    limit: int | None,
+    seed: int,
+    repeats: int,
+    personas: str,
+    concurrency: int,
+    run_id: str | None,
+    retry_errors: bool,
+    no_cache: bool,
+    prompts: str,
+    reasoning_max_tokens: int,
+    show_progress: bool,
+    hooks: Hooks,
+    **options: Any,
+) -> RunSummary:
     from graphs.budget import check_budget
     from graphs.run_config import note_learned_reasoning
     from graphs.simulate import SampleOptions

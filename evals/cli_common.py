@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -13,6 +12,8 @@ from rich.console import Console
 from evals.cli_outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
 from evals.errors import UsageError
 from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
+from stores.bundled import using_data
+from stores.errors import InputError
 
 console = Console()
 err_console = Console(stderr=True)
@@ -72,25 +73,10 @@ ReasoningMaxTokensOpt = Annotated[
 
 
 def _known_errors() -> tuple[type[BaseException], ...]:
-    from graphs.models import ModelSpecError
-    from prompts import PromptError
-    from stores.corpus import CorpusError
-    from stores.paths import DataNotFoundError
-    from stores.runstore import RunNotFoundError
+    """The project's own errors a user can fix: every other exception is a bug and keeps its traceback."""
     from stores.sqlite import StoreCorruptError
 
-    return (
-        ModelSpecError,
-        CorpusError,
-        DataNotFoundError,
-        RunNotFoundError,
-        StoreCorruptError,
-        PromptError,
-        UsageError,
-        ValueError,
-        FileNotFoundError,
-        KeyError,
-    )
+    return (InputError, StoreCorruptError)
 
 
 def cli_errors(func: F) -> F:
@@ -104,7 +90,8 @@ def cli_errors(func: F) -> F:
         with outcome_scope() as outcome:
             try:
                 outcome.tolerance = parse_fail_on_error(kwargs.get("fail_on_error"))
-                result = func(*args, **kwargs)
+                with using_data(kwargs.get("data")):  # --data, for this command only
+                    result = func(*args, **kwargs)
             except typer.Exit:
                 raise
             except BaseException as exc:
@@ -122,11 +109,6 @@ def cli_errors(func: F) -> F:
             return result
 
     return wrapper  # type: ignore[return-value]
-
-
-def apply_data(data: str | None) -> None:
-    if data:
-        os.environ["NATIONBIAS_DATA"] = data
 
 
 def cli_hooks() -> Any:

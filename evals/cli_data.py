@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from evals.cli_common import BaseUrlOpt, DataOpt, apply_data, cli_errors, console, err_console, make_client
+from evals.cli_common import BaseUrlOpt, DataOpt, cli_errors, console, err_console, make_client
 from stores.errors import InputError
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ def validate(
     data: DataOpt = None,
 ) -> None:
     """Check every record; one line per problem (file:line: field …). Exit 2 on any error."""
-    apply_data(data)
     corpus = _validated(path)
     console.print(f"ok: {len(corpus.records)} records in {corpus.path}")
 
@@ -82,7 +81,6 @@ def info(path: CorpusArg = None, data: DataOpt = None) -> None:
     from stores.corpus import field_coverage, ground_truth
     from stores.leak import context_for_prompt
 
-    apply_data(data)
     _print_copies()
     corpus = _validated(path)
     console.print(
@@ -123,7 +121,6 @@ def audit(
     from stores.augment import augmented_for
     from stores.leak import context_for_prompt
 
-    apply_data(data)
     corpus = _validated(None)
     drafts = corpus.drafts
     report = leak_audit(drafts)
@@ -176,7 +173,6 @@ def augment(
     """Write the augmented fields (summary, action items, region, nations, keywords) under NATIONBIAS_HOME."""
     from stores.augment import Augmenter, OfflineAugmenter, write_augmented
 
-    apply_data(data)
     corpus = _validated(None)
     augmenter: Augmenter
     if model == "offline":
@@ -212,7 +208,6 @@ def keywords(
     from stores.augment import corpus_texts, derived_dir, keyword_pool
     from stores.keywords import build_pool, count_ngrams, overlap, scaled_threshold
 
-    apply_data(data)
     corpus = _validated(None)
     texts = corpus_texts(corpus.records)
     paper = keyword_pool()

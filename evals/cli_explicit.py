@@ -23,7 +23,6 @@ from evals.cli_common import (
     RetryErrorsOpt,
     RunIdOpt,
     SeedOpt,
-    apply_data,
     cli_errors,
     cli_hooks,
     console,
@@ -71,7 +70,6 @@ def run_directqa(
     reasoning_max_tokens: ReasoningMaxTokensOpt = REASONING_MAX_TOKENS,
 ) -> None:
     """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions)."""
-    apply_data(data)
     rid = run_directqa_command(
         model=model,
         judge=judge,
@@ -111,7 +109,6 @@ def run_association(
     reasoning_max_tokens: ReasoningMaxTokensOpt = REASONING_MAX_TOKENS,
 ) -> None:
     """Association Test: rank the P5 by relevance to each keyword; the rationale gives the polarity."""
-    apply_data(data)
     rid = run_association_command(
         model=model,
         judge=judge,

@@ -29,7 +29,6 @@ from evals.cli_common import (
     RunIdOpt,
     SeedOpt,
     UsageError,
-    apply_data,
     cli_errors,
     cli_hooks,
     console,
@@ -79,7 +78,6 @@ def command_for(name: str) -> Any:
     ) -> None:
         from evals.bias_tests import get_test
 
-        apply_data(data)
         own = parse_options(option or [], dict(get_test(name).options))
         summary = sync(
             arun(

@@ -25,7 +25,6 @@ from evals.cli_common import (
     RetryErrorsOpt,
     RunIdOpt,
     SeedOpt,
-    apply_data,
     cli_errors,
     cli_hooks,
     console,
@@ -78,7 +77,6 @@ def run_vote(
     judge_base_url: JudgeBaseUrlOpt = None,
 ) -> None:
     """Persona vote simulation on the non-adopted drafts (optionally debiased)."""
-    apply_data(data)
     rid = run_vote_command(
         model=model,
         base_url=base_url,

