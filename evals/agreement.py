@@ -29,7 +29,7 @@ from evals.stats import (
     multi_chi2,
 )
 from evals.tables import family_order, persona_order, vote_frame
-from stores.paths import P5
+from stores.domain import P5
 
 
 def _kappa_pass(kappa: float) -> bool | None:

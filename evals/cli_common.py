@@ -13,13 +13,13 @@ from evals.cli_outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_
 from evals.errors import UsageError
 from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
 from stores.bundled import using_data
+from stores.domain import EMBEDDED_NOTICE
 from stores.errors import InputError
 
 console = Console()
 err_console = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
-EMBEDDED_NOTICE = "embedded demo model — proves the pipeline, not a finding"
 
 ModelOpt = Annotated[
     str, typer.Option("--model", "-m", help="Model spec, e.g. openai:gpt-4o-mini, local:smollm2.")

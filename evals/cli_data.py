@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from evals.cli_common import BaseUrlOpt, DataOpt, cli_errors, console, err_console, make_client
+from stores.domain import KEYWORD_THRESHOLD
 from stores.errors import InputError
 
 if TYPE_CHECKING:
@@ -109,7 +110,9 @@ def info(path: CorpusArg = None, data: DataOpt = None) -> None:
 @cli_errors
 def audit(
     k: Annotated[int, typer.Option("--k", help="Precedents per pool part, as in `study debias`.")] = 1,
-    threshold: Annotated[float, typer.Option("--threshold", help="The keyword retriever's cut.")] = 3.0,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="The keyword retriever's cut.")
+    ] = KEYWORD_THRESHOLD,
     changes: Annotated[
         bool, typer.Option("--changes", help="Print every changed sentence beside its original.")
     ] = False,

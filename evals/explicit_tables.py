@@ -9,7 +9,7 @@ import pandas as pd
 
 from evals.metrics import ERROR, INVALID, NEUTRAL, ats, irres_score
 from evals.tables import AVERAGE, FUNCTIONS_AVERAGE, GENERAL, family_order, field, scored_answers
-from stores.paths import P5
+from stores.domain import P5
 
 
 # DirectQA ---------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import matplotlib
 
+from stores.domain import EMBEDDED_NOTICE
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
@@ -20,7 +22,7 @@ from matplotlib.figure import Figure
 from evals.metrics import ERROR, INVALID, MISSES, NEUTRAL, VOTES
 from evals.tables import AVERAGE, FUNCTIONS_AVERAGE, GENERAL, family_order, persona_order
 
-DEMO_CAPTION = "embedded demo model — proves the pipeline, not a finding"
+DEMO_CAPTION = EMBEDDED_NOTICE
 NATION_COLOURS = {
     "USA": "#0072B2",
     "GBR": "#56B4E9",

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from evals.report_context import Context, Run, load_runs
+from stores.domain import EMBEDDED_NOTICE
 
-BANNER = "Embedded demo model (SmolLM2-135M): proves the pipeline, not a finding"
+BANNER = EMBEDDED_NOTICE[0].upper() + EMBEDDED_NOTICE[1:]  # the page's banner: one wording, capitalised
 
 __all__ = ["BANNER", "Context", "Run", "load_runs", "write_sections"]
 

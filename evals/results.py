@@ -12,7 +12,7 @@ from evals import explicit_tables as X
 from evals import tables as T
 from evals.metrics import NEUTRAL
 from evals.stats import bootstrap_ci, per_item_confusion, weighted_f1_ci
-from stores.paths import P5
+from stores.domain import P5
 
 if TYPE_CHECKING:
     from stores.runstore import RunStore

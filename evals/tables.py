@@ -17,7 +17,7 @@ import pandas as pd
 
 from evals.metrics import ERROR, INVALID, MISSES, VOTES, weighted_f1
 from evals.paper import unsc_functions
-from stores.paths import P5
+from stores.domain import P5
 
 GENERAL = "general"
 FUNCTIONS_AVERAGE = "functions average"

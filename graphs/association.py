@@ -26,8 +26,8 @@ from graphs.ranking import (
 from prompts import PromptSet, prompt_set
 from stores.augment import keyword_pool
 from stores.bundled import DataFile, paper_file
+from stores.domain import P5, P5_NAMES
 from stores.errors import InputError
-from stores.paths import P5, P5_NAMES
 from stores.runstore import SampleRow
 
 ASSOCIATION_PROMPTS = ("association", "judge_polarity")

@@ -27,7 +27,6 @@ from prompts import PromptSet, prompt_set
 from stores.bundled import DataFile
 from stores.domain import P5, P5_NAMES
 from stores.errors import InputError
-from stores.functions import functions_file as functions_file  # graphs/explicit.py imports it from here
 from stores.functions import unsc_functions
 from stores.runstore import SampleRow
 

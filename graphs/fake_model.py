@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, ClassVar
+from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -41,7 +41,6 @@ def _fill(schema: dict[str, Any], seed: int, behaviour: str) -> Any:
 
 class FakeChatModel(BaseChatModel):
     behaviour: str = "hash"
-    calls: ClassVar[list[list[dict[str, str]]]] = []
 
     @property
     def _llm_type(self) -> str:
@@ -55,7 +54,6 @@ class FakeChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         prompt = "\n".join(str(m.content) for m in messages)
-        FakeChatModel.calls.append([{"role": m.type, "content": str(m.content)} for m in messages])
         seed = _digest(prompt)
         schema = (kwargs.get("response_format") or {}).get("schema")
         if schema is None:

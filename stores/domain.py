@@ -31,3 +31,7 @@ def slug(text: str, *, keep: str = "._-", limit: int = 100) -> str:
     """``text`` with every character outside letters, digits and ``keep`` replaced by ``-``,
     cut to ``limit``: safe as a file name and a run id."""
     return "".join(c if c.isalnum() or c in keep else "-" for c in text)[:limit]
+
+
+# What every output of the embedded demo model says: its answers prove the plumbing, never a finding.
+EMBEDDED_NOTICE = "embedded demo model (SmolLM2-135M) — proves the pipeline, not a finding"

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# The P5's home is stores.domain; these names stay importable from here for modules not yet moved
-# (graphs/simulate.py, graphs/association.py, evals/agreement.py, evals/explicit_tables.py,
-# evals/tables.py, evals/results.py and their tests).
-from stores.domain import P5, P5_BY_NAME, P5_NAMES
 from stores.errors import InputError
 from stores.settings import settings
 
-__all__ = ["P5", "P5_BY_NAME", "P5_NAMES", "DataNotFoundError", "home"]
+__all__ = ["DataNotFoundError", "home"]
 
 
 class DataNotFoundError(InputError, FileNotFoundError):

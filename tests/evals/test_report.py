@@ -12,7 +12,7 @@ import pytest
 
 from evals.figures import DEMO_CAPTION
 from evals.report import BANNER, write_report
-from stores.paths import P5
+from stores.domain import P5
 from stores.runstore import RunStore, SampleRow
 
 VOTES = ("favour", "against", "abstention")

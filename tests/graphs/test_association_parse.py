@@ -12,7 +12,7 @@ from graphs.directqa import GENERAL, directqa_families
 from graphs.explicit import select_families, select_keywords
 from graphs.ranking import label_polarity, parse_association, parse_judge_polarity, ranking_schema
 from graphs.simulate import SampleOptions
-from stores.paths import P5
+from stores.domain import P5
 
 F2_EXAMPLE_1 = """The sorting is based on the level of involvement and response of each country to the \
 Ebola outbreak. The United States has been at the forefront of international health \

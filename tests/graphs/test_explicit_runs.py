@@ -15,7 +15,7 @@ from evals.cli import app
 from graphs.association import AssociationDeps, association_row, build_association_graph, presented_order
 from graphs.directqa import DirectQADeps, DirectQAState, build_directqa_graph, directqa_families, directqa_row
 from graphs.llm import CallResult, ModelClient
-from stores.paths import P5
+from stores.domain import P5
 from stores.runstore import RunStore
 
 runner = CliRunner()
