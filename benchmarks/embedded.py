@@ -137,6 +137,8 @@ def run(quick: bool = False) -> Section:
             f"exit code {done.returncode}; kernels: {kernels}; "
             f"load average before {before}, after {load_average()}",
         )
+        if done.returncode != 0:
+            section.notes.append(f"{label} demo failed: {done.stderr.strip()[-800:]}")
     section.notes.append(
         "The two demos ran one after the other on a machine shared with other jobs: absolute times are noisy "
         "(see the load averages). On a CPU without AVX-512 or AMX the native build uses the same kernels as "

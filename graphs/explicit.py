@@ -28,7 +28,6 @@ from graphs.directqa import (
     build_directqa_graph,
     directqa_families,
     directqa_row,
-    functions_file,
     pair_orders,
     roles_ref,
     set_roles,
@@ -40,6 +39,7 @@ from graphs.simulate import SampleOptions
 from prompts import PromptSet, prompt_set
 from stores.bundled import DataFile
 from stores.corpus import Corpus
+from stores.functions import functions_file
 from stores.runstore import RunStore, SampleRow
 
 
