@@ -20,7 +20,8 @@ from graphs.debias import DebiasOptions
 from graphs.explicit import run_association_study, run_directqa_study
 from graphs.llm import CallResult, ModelClient
 from graphs.runner import RunSummary, frozen_gc, run_async
-from graphs.simulate import SampleOptions, run_debias_study, run_vote_study
+from graphs.sampling import SampleOptions
+from graphs.simulate import run_debias_study, run_vote_study
 from stores.cache import ResponseCache
 from stores.corpus import Corpus, load_corpus
 from stores.runstore import RunStore

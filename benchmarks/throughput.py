@@ -29,7 +29,8 @@ from graphs.llm import ModelClient
 from graphs.parsing import VOTE_SCHEMA
 from graphs.providers.wire import WIRES
 from graphs.runner import RAMP_S, frozen_gc, run_async
-from graphs.simulate import SampleOptions, run_debias_study, run_vote_study, select_drafts, vote_tasks
+from graphs.sampling import SampleOptions, select_drafts, vote_tasks
+from graphs.simulate import run_debias_study, run_vote_study
 from graphs.vote import VOTE_MAX_TOKENS, vote_messages
 from stores.corpus import Corpus, load_corpus
 from stores.runstore import RunStore

@@ -119,7 +119,7 @@ async def _arun(
 ) -> RunSummary:
     from graphs.budget import check_budget
     from graphs.run_config import note_learned_reasoning
-    from graphs.simulate import SampleOptions
+    from graphs.sampling import SampleOptions
     from stores.runstore import RunStore, check_run_id
 
     bias = get_test(test)

@@ -35,7 +35,7 @@ from graphs.directqa import (
 from graphs.llm import ModelClient
 from graphs.run_config import judge_options, run_config
 from graphs.runner import RunSummary, Task, run_tasks
-from graphs.simulate import SampleOptions
+from graphs.sampling import SampleOptions
 from prompts import PromptSet, prompt_set
 from stores.bundled import DataFile
 from stores.corpus import Corpus

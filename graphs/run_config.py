@@ -13,7 +13,7 @@ from prompts import prompt_set as default_prompt_set
 from stores.corpus import Corpus
 
 if TYPE_CHECKING:
-    from graphs.simulate import SampleOptions
+    from graphs.sampling import SampleOptions
 
 
 def run_config(

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from graphs.runner import RunSummary
-    from graphs.simulate import SampleOptions
+    from graphs.sampling import SampleOptions
     from prompts import PromptSet
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from graphs.llm import ModelClient
     from graphs.runner import RunSummary
-    from graphs.simulate import SampleOptions
+    from graphs.sampling import SampleOptions
     from prompts import PromptSet
     from stores.runstore import RunStore
 

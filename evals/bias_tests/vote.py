@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from graphs.runner import RunSummary
-    from graphs.simulate import SampleOptions
+    from graphs.sampling import SampleOptions
     from prompts import PromptSet
 
 VOTE_TABLES = ("vote_counts", "weighted_f1", "confusion", "agreement", "invalid", "missing_contexts")
@@ -51,7 +51,7 @@ class _VoteLike:
 
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
         """The corpus; an unknown persona fails here, before any store is opened."""
-        from graphs.simulate import select_drafts, vote_tasks
+        from graphs.sampling import select_drafts, vote_tasks
         from stores.corpus import load_corpus
 
         corpus = load_corpus()

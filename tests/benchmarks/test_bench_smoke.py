@@ -10,7 +10,7 @@ from pathlib import Path
 from benchmarks import retrieval, throughput
 from benchmarks.common import Section, fault_server_process
 from benchmarks.report import markdown
-from graphs.simulate import SampleOptions
+from graphs.sampling import SampleOptions
 from stores.corpus import load_corpus
 
 REPO = Path(__file__).resolve().parents[2]

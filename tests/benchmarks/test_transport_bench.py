@@ -6,7 +6,7 @@ from __future__ import annotations
 from benchmarks import throughput, transport
 from benchmarks.common import Section, fault_server_process
 from graphs.providers.wire import WIRES
-from graphs.simulate import SampleOptions
+from graphs.sampling import SampleOptions
 from stores.corpus import load_corpus
 
 

@@ -11,7 +11,7 @@ from graphs.association import load_pool, presented_order
 from graphs.directqa import GENERAL, directqa_families
 from graphs.explicit import select_families, select_keywords
 from graphs.ranking import label_polarity, parse_association, parse_judge_polarity, ranking_schema
-from graphs.simulate import SampleOptions
+from graphs.sampling import SampleOptions
 from stores.domain import P5
 
 F2_EXAMPLE_1 = """The sorting is based on the level of involvement and response of each country to the \

@@ -13,7 +13,8 @@ from evals.report import write_report
 from graphs.audit import leak_audit, precedent_coverage
 from graphs.debias import DebiasOptions
 from graphs.llm import ModelClient
-from graphs.simulate import SampleOptions, run_debias_study, select_drafts
+from graphs.sampling import SampleOptions, select_drafts
+from graphs.simulate import run_debias_study
 from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.corpus import Corpus

@@ -10,7 +10,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from evals.cli import app
-from graphs.simulate import SampleOptions, select_drafts
+from graphs.sampling import SampleOptions, select_drafts
 from stores.corpus import Corpus
 from stores.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from evals.cli import app
 from evals.results import results
-from graphs.simulate import SampleOptions, select_drafts
+from graphs.sampling import SampleOptions, select_drafts
 from stores.corpus import Corpus
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, cache_entries, rows

@@ -18,7 +18,8 @@ from evals.results import results
 from graphs.debias import DebiasOptions
 from graphs.llm import ModelClient, RetryPolicy
 from graphs.models import GenerationParams, parse_spec
-from graphs.simulate import SampleOptions, run_debias_study, run_vote_study
+from graphs.sampling import SampleOptions
+from graphs.simulate import run_debias_study, run_vote_study
 from stores.cache import ResponseCache
 from stores.corpus import Corpus
 from stores.runstore import RunStore
