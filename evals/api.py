@@ -73,9 +73,25 @@ async def arun(
     """Run (or resume) one bias test for one model; ``options`` are the test's own (e.g. ``k`` for
     debias, ``pool`` for association); ``data`` a data folder to read instead of the packaged copy.
     Every input is checked before a store is opened."""
-    with using_data(data):
-        return await _arun(
-            test,
+    with using_data(data):  # the data folder for this run only (the environment is not touched)
+        from graphs.budget import check_budget
+        from graphs.run_config import note_learned_reasoning
+        from graphs.sampling import SampleOptions
+        from stores.runstore import RunStore, check_run_id
+
+        bias = get_test(test)
+        if unknown := sorted(set(options) - set(bias.options)):
+            raise UsageError(
+                f"test {test!r} takes no option {unknown}: its options are {sorted(bias.options)}"
+            )
+        check_model(model, base_url=base_url)  # a bad spec or key fails first
+        chosen = check_prompts(prompts)
+        check_budget(reasoning_max_tokens)
+        judge_url = judge_base_url or base_url
+        if judge is not None:
+            bias.check_judge(chosen)
+            check_model(judge, base_url=judge_url)
+        request = RunRequest(
             model=model,
             base_url=base_url,
             judge=judge,
@@ -91,93 +107,36 @@ async def arun(
             prompts=prompts,
             reasoning_max_tokens=reasoning_max_tokens,
             show_progress=show_progress,
-            hooks=hooks,
-            **options,
+            options=options,
         )
-
-
-async def _arun(
-    test: str,
-    *,
-    model: str,
-    base_url: str | None,
-    judge: str | None,
-    judge_base_url: str | None,
-    limit: int | None,
-    seed: int,
-    repeats: int,
-    personas: str,
-    concurrency: int,
-    run_id: str | None,
-    retry_errors: bool,
-    no_cache: bool,
-    prompts: str,
-    reasoning_max_tokens: int,
-    show_progress: bool,
-    hooks: Hooks,
-    **options: Any,
-) -> RunSummary:
-    from graphs.budget import check_budget
-    from graphs.run_config import note_learned_reasoning
-    from graphs.sampling import SampleOptions
-    from stores.runstore import RunStore, check_run_id
-
-    bias = get_test(test)
-    if unknown := sorted(set(options) - set(bias.options)):
-        raise UsageError(f"test {test!r} takes no option {unknown}: its options are {sorted(bias.options)}")
-    check_model(model, base_url=base_url)  # a bad spec or key fails first
-    chosen = check_prompts(prompts)
-    check_budget(reasoning_max_tokens)
-    judge_url = judge_base_url or base_url
-    if judge is not None:
-        bias.check_judge(chosen)
-        check_model(judge, base_url=judge_url)
-    request = RunRequest(
-        model=model,
-        base_url=base_url,
-        judge=judge,
-        judge_base_url=judge_base_url,
-        limit=limit,
-        seed=seed,
-        repeats=repeats,
-        personas=personas,
-        concurrency=concurrency,
-        run_id=run_id,
-        retry_errors=retry_errors,
-        no_cache=no_cache,
-        prompts=prompts,
-        reasoning_max_tokens=reasoning_max_tokens,
-        show_progress=show_progress,
-        options=options,
-    )
-    sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
-    inputs = bias.prepare(request, sample)
-    rid = check_run_id(run_id or new_run_id(test, model))
-    hooks.on_run_id(rid)
-    store = RunStore()  # a corrupt run store fails before the cache is touched
-    client = make_client(
-        model, base_url=base_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
-    )
-    judge_client = None
-    if judge is not None:
-        judge_client = make_client(
-            judge, base_url=judge_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
+        sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
+        inputs = bias.prepare(request, sample)
+        rid = check_run_id(run_id or new_run_id(test, model))
+        hooks.on_run_id(rid)
+        store = RunStore()  # a corrupt run store fails before the cache is touched
+        client = make_client(
+            model, base_url=base_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
         )
-    ctx = RunContext(
-        request=request,
-        run_id=rid,
-        sample=sample,
-        prompts=chosen,
-        store=store,
-        client=client,
-        judge=judge_client,
-        inputs=inputs,
-    )
-    with hooks.running():
-        summary = await bias.arun(ctx)
-    note_learned_reasoning(store, rid, client)
-    hooks.on_summary(summary, client.spec.is_embedded)
-    return summary
+        judge_client = None
+        if judge is not None:
+            judge_client = make_client(
+                judge, base_url=judge_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
+            )
+        ctx = RunContext(
+            request=request,
+            run_id=rid,
+            sample=sample,
+            prompts=chosen,
+            store=store,
+            client=client,
+            judge=judge_client,
+            inputs=inputs,
+        )
+        with hooks.running():
+            summary = await bias.arun(ctx)
+        note_learned_reasoning(store, rid, client)
+        hooks.on_summary(summary, client.spec.is_embedded)
+        return summary
 
 
 def sync(main: Coroutine[Any, Any, T]) -> T:

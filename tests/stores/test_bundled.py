@@ -130,3 +130,18 @@ def test_data_info_names_an_override_and_hashes_what_is_there(tmp_path: Path) ->
         "missing",
     )
     assert rows["paper/keyword_pool.csv"][0] == "packaged"
+
+
+def test_using_data_scopes_a_data_folder_without_touching_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stores.bundled import using_data
+
+    monkeypatch.delenv("NATIONBIAS_DATA", raising=False)
+    (tmp_path / "unsc").mkdir()
+    (tmp_path / "unsc" / "corpus.jsonl").write_text("", encoding="utf-8")
+    assert data_file("unsc/corpus.jsonl").folder is None  # the packaged copy
+    with using_data(tmp_path):
+        assert data_file("unsc/corpus.jsonl").folder == tmp_path
+        assert "NATIONBIAS_DATA" not in os.environ
+    assert data_file("unsc/corpus.jsonl").folder is None  # the block ended: the packaged copy again
