@@ -153,7 +153,11 @@ def resume_command(run_id: str, *, retry_errors: bool = False) -> str:
     ctx = _current_context()
     if ctx is None:
         return f"--run-id {shlex.quote(run_id)}"
-    words = ["nationbias", *ctx.command_path.split()[1:]]
+    path, node = [], ctx
+    while node.parent is not None:  # the subcommands' names, whatever the program was called as
+        path.append(node.info_name)
+        node = node.parent
+    words = ["nationbias", *reversed(path)]
     names = set()
     for param in ctx.command.params:
         names.add(param.name)

@@ -60,7 +60,7 @@ def test_invalid_answers_are_findings_not_failures(fault_server: FaultServerFact
     assert result.exit_code == 0, result.output
     counts = _summary(result.stderr)
     assert (int(counts.group(3)), int(counts.group(4))) == (TOTAL, 0), result.stderr
-    assert " · exit 0 · resume: " in result.stderr
+    assert " · exit 0 · resume: nationbias run vote " in result.stderr  # the command's own names
 
 
 def test_a_bad_fail_on_error_is_bad_input(fault_server: FaultServerFactory, isolated_home: Path) -> None:
