@@ -69,18 +69,7 @@ class AssociationTest:
     async def arun(self, ctx: RunContext) -> RunSummary:
         from graphs.explicit import run_association_study
 
-        return await run_association_study(
-            client=ctx.client,
-            judge=ctx.judge,
-            store=ctx.store,
-            run_id=ctx.run_id,
-            sample=ctx.sample,
-            pool_path=ctx.inputs,
-            concurrency=ctx.request.concurrency,
-            retry_errors=ctx.request.retry_errors,
-            show_progress=ctx.request.show_progress,
-            prompts=ctx.prompts,
-        )
+        return await run_association_study(**ctx.study_kwargs(), pool_path=ctx.inputs)
 
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         category = samples["extra"].map(lambda e: (e or {}).get("category")).rename("category")

@@ -66,6 +66,20 @@ class RunContext:
     judge: ModelClient | None = None
     inputs: Any = None  # what :meth:`BiasTest.prepare` returned (e.g. the corpus)
 
+    def study_kwargs(self) -> dict[str, Any]:
+        """What every study function (graphs/simulate.py, graphs/explicit.py) takes from the run."""
+        return {
+            "client": self.client,
+            "judge": self.judge,
+            "store": self.store,
+            "run_id": self.run_id,
+            "sample": self.sample,
+            "concurrency": self.request.concurrency,
+            "retry_errors": self.request.retry_errors,
+            "show_progress": self.request.show_progress,
+            "prompts": self.prompts,
+        }
+
 
 @runtime_checkable
 class BiasTest(Protocol):

@@ -64,17 +64,7 @@ class DirectQATest:
     async def arun(self, ctx: RunContext) -> RunSummary:
         from graphs.explicit import run_directqa_study
 
-        return await run_directqa_study(
-            client=ctx.client,
-            judge=ctx.judge,
-            store=ctx.store,
-            run_id=ctx.run_id,
-            sample=ctx.sample,
-            concurrency=ctx.request.concurrency,
-            retry_errors=ctx.request.retry_errors,
-            show_progress=ctx.request.show_progress,
-            prompts=ctx.prompts,
-        )
+        return await run_directqa_study(**ctx.study_kwargs())
 
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         by_family = samples.rename(columns={"item": "family"})

@@ -69,18 +69,7 @@ class VoteTest(_VoteLike):
     async def arun(self, ctx: RunContext) -> RunSummary:
         from graphs.simulate import run_vote_study
 
-        return await run_vote_study(
-            client=ctx.client,
-            corpus=ctx.inputs,
-            store=ctx.store,
-            run_id=ctx.run_id,
-            sample=ctx.sample,
-            concurrency=ctx.request.concurrency,
-            retry_errors=ctx.request.retry_errors,
-            show_progress=ctx.request.show_progress,
-            prompts=ctx.prompts,
-            judge=ctx.judge,
-        )
+        return await run_vote_study(**ctx.study_kwargs(), corpus=ctx.inputs)
 
 
 @bias_test
@@ -104,16 +93,4 @@ class DebiasTest(_VoteLike):
         from graphs.simulate import run_debias_study
 
         corpus, options = ctx.inputs
-        return await run_debias_study(
-            client=ctx.client,
-            corpus=corpus,
-            store=ctx.store,
-            run_id=ctx.run_id,
-            sample=ctx.sample,
-            options=options,
-            concurrency=ctx.request.concurrency,
-            retry_errors=ctx.request.retry_errors,
-            show_progress=ctx.request.show_progress,
-            prompts=ctx.prompts,
-            judge=ctx.judge,
-        )
+        return await run_debias_study(**ctx.study_kwargs(), corpus=corpus, options=options)
