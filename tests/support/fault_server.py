@@ -12,92 +12,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
-import random
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Sequence
+from dataclasses import fields
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
 import uvicorn
 
+from tests.support import asgi_wire as wire
+from tests.support.asgi_wire import HOST, Receive, Scope, Send
 from tests.support.fake_answers import default_content, prompt_key
+from tests.support.fault_config import FaultConfig
 from tests.support.fault_stats import FaultStats, Outcome
 
-HOST = "127.0.0.1"
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
+__all__ = ["HOST", "FaultApp", "FaultConfig", "FaultServer", "FaultStats", "Outcome"]
 
 _MALFORMED_BODY = b"<html><body><h1>502 Bad Gateway</h1>upstream sent garbage</body></html>"
-_DROP_LOG = "ASGI callable returned without completing response."
-
-
-@dataclass(kw_only=True)
-class FaultConfig:
-    """What the server does; mutable at runtime (read afresh by every request).
-
-    The ``rate_*`` fields are probabilities drawn from one seeded uniform per request index,
-    checked in field order; they must sum to at most 1.
-    """
-
-    latency_s: float = 0.0
-    rate_429: float = 0.0
-    rate_500: float = 0.0
-    rate_503: float = 0.0
-    rate_timeout: float = 0.0
-    rate_malformed_json: float = 0.0
-    rate_truncated: float = 0.0
-    rate_empty: float = 0.0
-    retry_after: str = "0.1"  # the Retry-After header value sent with each 429
-    hang_s: float = 5.0  # how long a "timeout" request hangs; set it above the client timeout
-    timeout_then: Literal["answer", "drop"] = "answer"  # after hanging: answer, or cut the connection
-    seed: int = 0
-    fail_first_n_per_prompt: int = 0  # the first N requests of each distinct prompt get a 503
-    model: str = "fault-model"
-    responder: Callable[[dict[str, Any]], str] | None = None  # scripts the content from the body
-    # rewrites the whole completion from the body (finish_reason, usage): a reasoning model's shape
-    finisher: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
-
-    def __post_init__(self) -> None:
-        self.validate()
-
-    def fault_rates(self) -> list[tuple[Outcome, float]]:
-        return [
-            (Outcome.RATE_LIMITED, self.rate_429),
-            (Outcome.ERROR_500, self.rate_500),
-            (Outcome.UNAVAILABLE_503, self.rate_503),
-            (Outcome.TIMEOUT, self.rate_timeout),
-            (Outcome.MALFORMED_JSON, self.rate_malformed_json),
-            (Outcome.TRUNCATED, self.rate_truncated),
-            (Outcome.EMPTY, self.rate_empty),
-        ]
-
-    def validate(self) -> None:
-        """Reject impossible settings early rather than serving a silently different mix."""
-        rates = [rate for _, rate in self.fault_rates()]
-        if any(not 0.0 <= rate <= 1.0 for rate in rates) or sum(rates) > 1.0 + 1e-9:
-            raise ValueError(f"fault rates must be in [0, 1] and sum to <= 1, got {rates}")
-        if self.latency_s < 0 or self.hang_s < 0 or self.fail_first_n_per_prompt < 0:
-            raise ValueError("latency_s, hang_s and fail_first_n_per_prompt must be >= 0")
-        if self.timeout_then not in ("answer", "drop"):
-            raise ValueError(f"timeout_then must be 'answer' or 'drop', got {self.timeout_then!r}")
-
-    def decide(self, index: int, earlier_for_prompt: int) -> Outcome:
-        """The outcome of request number ``index``: a pure function of the seed and the counters."""
-        if earlier_for_prompt < self.fail_first_n_per_prompt:
-            return Outcome.FAIL_FIRST
-        draw = random.Random(f"{self.seed}:{index}").random()
-        for outcome, rate in self.fault_rates():
-            if draw < rate:
-                return outcome
-            draw -= rate
-        return Outcome.OK
 
 
 class FaultApp:
@@ -116,23 +49,23 @@ class FaultApp:
             await self._chat(scope, receive, send)
         elif route == ("GET", "/v1/models"):
             model = {"id": self.config.model, "object": "model", "created": 0, "owned_by": "fault-server"}
-            await _send_json(send, 200, {"object": "list", "data": [model]})
+            await wire.send_json(send, 200, {"object": "list", "data": [model]})
         elif route == ("GET", "/stats"):
-            await _send_json(send, 200, self.stats.snapshot())
+            await wire.send_json(send, 200, self.stats.snapshot())
         elif route == ("POST", "/reset"):
             self.stats.reset()
-            await _send_json(send, 200, {"reset": True})
+            await wire.send_json(send, 200, {"reset": True})
         else:
-            await _send_json(send, 404, _error(f"no route {route[0]} {route[1]}", "not_found"))
+            await wire.send_json(send, 404, wire.error(f"no route {route[0]} {route[1]}", "not_found"))
 
     async def _chat(self, scope: Scope, receive: Receive, send: Send) -> None:
         config = self.config  # one consistent view even if a test swaps it mid-request
-        body, problem = _parse_body(await _read_body(receive))
+        body, problem = wire.parse_body(await wire.read_body(receive))
         saw_auth = any(k == b"authorization" and v.strip() for k, v in scope["headers"])
         key = prompt_key(body.get("messages"))
         if problem:
             self.stats.admit(key, saw_auth=saw_auth, decide=lambda *_: Outcome.BAD_REQUEST)
-            await _send_json(send, 400, _error(problem, "invalid_request_error"))
+            await wire.send_json(send, 400, wire.error(problem, "invalid_request_error"))
             return
         outcome = self.stats.admit(key, saw_auth=saw_auth, decide=config.decide)
         if config.latency_s:
@@ -140,7 +73,7 @@ class FaultApp:
         if outcome is Outcome.TIMEOUT:
             await self._hang(receive, config.hang_s)
             if config.timeout_then == "drop":
-                await _drop(send)
+                await wire.drop(send)
                 return
         await self._respond(send, outcome, body, key, config)
 
@@ -149,13 +82,15 @@ class FaultApp:
     ) -> None:
         if outcome is Outcome.RATE_LIMITED:
             headers = [(b"retry-after", config.retry_after.encode())]
-            await _send_json(send, 429, _error("rate limited (injected)", "rate_limit_exceeded"), headers)
+            await wire.send_json(
+                send, 429, wire.error("rate limited (injected)", "rate_limit_exceeded"), headers
+            )
         elif outcome is Outcome.ERROR_500:
-            await _send_json(send, 500, _error("internal error (injected)", "server_error"))
+            await wire.send_json(send, 500, wire.error("internal error (injected)", "server_error"))
         elif outcome in (Outcome.UNAVAILABLE_503, Outcome.FAIL_FIRST):
-            await _send_json(send, 503, _error("unavailable (injected)", "service_unavailable"))
+            await wire.send_json(send, 503, wire.error("unavailable (injected)", "service_unavailable"))
         elif outcome is Outcome.MALFORMED_JSON:
-            await _send_bytes(send, 200, _MALFORMED_BODY)
+            await wire.send_bytes(send, 200, _MALFORMED_BODY)
         else:
             content = "" if outcome is Outcome.EMPTY else _content(body, config)
             completion = _completion(body, key, content, config)
@@ -164,13 +99,13 @@ class FaultApp:
             payload = json.dumps(completion).encode()
             if outcome is Outcome.TRUNCATED:
                 payload = payload[: len(payload) // 2]
-            await _send_bytes(send, 200, payload)
+            await wire.send_bytes(send, 200, payload)
 
     async def _hang(self, receive: Receive, hang_s: float) -> None:
         """Wait ``hang_s``, ending early if the client gives up or the server stops."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + hang_s
-        disconnect = asyncio.ensure_future(_until_disconnect(receive))
+        disconnect = asyncio.ensure_future(wire.until_disconnect(receive))
         try:
             while not disconnect.done() and not self.stopping and loop.time() < deadline:
                 await asyncio.wait({disconnect}, timeout=min(0.05, max(0.0, deadline - loop.time())))
@@ -207,87 +142,8 @@ def _completion(body: dict[str, Any], key: str, content: str, config: FaultConfi
     }
 
 
-def _parse_body(raw: bytes) -> tuple[dict[str, Any], str | None]:
-    """The request body and, if it cannot be served, why (streaming is deliberately unsupported)."""
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        return {}, "request body is not valid JSON"
-    if not isinstance(body, dict):
-        return {}, "request body must be a JSON object"
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        return body, "'messages' must be a list of objects"
-    if body.get("stream"):
-        return body, "stream=true is not supported by the fault server"
-    return body, None
-
-
-def _error(message: str, code: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": code, "param": None, "code": code}}
-
-
-async def _read_body(receive: Receive) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks)
-
-
-async def _until_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def _send_bytes(
-    send: Send, status: int, body: bytes, headers: Sequence[tuple[bytes, bytes]] = ()
-) -> None:
-    """One complete response; Content-Length always matches the bytes actually sent."""
-    base = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": [*base, *headers]})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
-
-
-async def _send_json(
-    send: Send, status: int, payload: object, headers: Sequence[tuple[bytes, bytes]] = ()
-) -> None:
-    await _send_bytes(send, status, json.dumps(payload).encode(), headers)
-
-
-async def _drop(send: Send) -> None:
-    """Promise a body, then return without it: uvicorn closes the connection mid-response."""
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"1024")]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-
-
-class _HideDrops(logging.Filter):
-    """Silences uvicorn's complaint about the connections :func:`_drop` cuts on purpose."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != _DROP_LOG
-
-
-def _quiet_uvicorn() -> None:
-    logger = logging.getLogger("uvicorn.error")
-    if not any(isinstance(f, _HideDrops) for f in logger.filters):
-        logger.addFilter(_HideDrops())
-
-
-def _bind(port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((HOST, port))
-    sock.listen(1024)  # connections queue from now on, even before uvicorn starts accepting
-    return sock
-
-
 def _uvicorn_server(app: FaultApp, *, log_level: str) -> uvicorn.Server:
-    _quiet_uvicorn()
+    wire.quiet_uvicorn()
     config = uvicorn.Config(
         app,
         log_level=log_level,
@@ -338,7 +194,7 @@ class FaultServer:
     def start(self, *, timeout_s: float = 10.0) -> FaultServer:
         if self._thread is not None:
             raise RuntimeError("FaultServer already started")
-        self._sock = _bind(self._requested_port)
+        self._sock = wire.bind(self._requested_port)
         self.port = self._sock.getsockname()[1]
         self._app.stopping = False
         self._server = _uvicorn_server(self._app, log_level=self._log_level)
@@ -419,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = vars(_cli_parser().parse_args(argv))
     port, log_level = args.pop("port"), args.pop("log_level")
     app = FaultApp(config=FaultConfig(**args), stats=FaultStats())
-    sock = _bind(port)
+    sock = wire.bind(port)
     print(f"http://{HOST}:{sock.getsockname()[1]}/v1", flush=True)
     _uvicorn_server(app, log_level=log_level).run(sockets=[sock])
 
