@@ -73,6 +73,7 @@ async def arun(
     """Run (or resume) one bias test for one model; ``options`` are the test's own (e.g. ``k`` for
     debias, ``pool`` for association); ``data`` a data folder to read instead of the packaged copy.
     Every input is checked before a store is opened."""
+    arguments = dict(locals())
     with using_data(data):  # the data folder for this run only (the environment is not touched)
         from graphs.budget import check_budget
         from graphs.run_config import note_learned_reasoning
@@ -91,24 +92,7 @@ async def arun(
         if judge is not None:
             bias.check_judge(chosen)
             check_model(judge, base_url=judge_url)
-        request = RunRequest(
-            model=model,
-            base_url=base_url,
-            judge=judge,
-            judge_base_url=judge_base_url,
-            limit=limit,
-            seed=seed,
-            repeats=repeats,
-            personas=personas,
-            concurrency=concurrency,
-            run_id=run_id,
-            retry_errors=retry_errors,
-            no_cache=no_cache,
-            prompts=prompts,
-            reasoning_max_tokens=reasoning_max_tokens,
-            show_progress=show_progress,
-            options=options,
-        )
+        request = RunRequest.from_arguments(arguments, options)
         sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
         inputs = bias.prepare(request, sample)
         rid = check_run_id(run_id or new_run_id(test, model))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -109,6 +110,15 @@ def cli_errors(func: F) -> F:
             return result
 
     return wrapper  # type: ignore[return-value]
+
+
+def given(
+    command: Callable[..., Any], values: dict[str, Any], *, drop: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A command's options as the user gave them (its parameters, read from its ``locals()``), for the
+    library call; ``--fail-on-error`` and ``--data`` belong to :func:`cli_errors`, applied around it."""
+    skip = {"fail_on_error", "data", *drop}
+    return {k: values[k] for k in inspect.signature(command).parameters if k not in skip and k in values}
 
 
 def cli_hooks() -> Any:

@@ -26,6 +26,7 @@ from evals.cli_common import (
     cli_errors,
     cli_hooks,
     console,
+    given,
 )
 from prompts.registry import DEFAULT_SET
 
@@ -70,21 +71,7 @@ def run_directqa(
     reasoning_max_tokens: ReasoningMaxTokensOpt = REASONING_MAX_TOKENS,
 ) -> None:
     """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions)."""
-    rid = run_directqa_command(
-        model=model,
-        judge=judge,
-        base_url=base_url,
-        judge_base_url=judge_base_url,
-        limit=limit,
-        seed=seed,
-        repeats=repeats,
-        concurrency=concurrency,
-        run_id=run_id,
-        retry_errors=retry_errors,
-        no_cache=no_cache,
-        prompts=prompts,
-        reasoning_max_tokens=reasoning_max_tokens,
-    )
+    rid = run_directqa_command(**given(run_directqa, locals()))
     console.print(f"export: nationbias runs export {rid} --format csv")
 
 
@@ -109,20 +96,5 @@ def run_association(
     reasoning_max_tokens: ReasoningMaxTokensOpt = REASONING_MAX_TOKENS,
 ) -> None:
     """Association Test: rank the P5 by relevance to each keyword; the rationale gives the polarity."""
-    rid = run_association_command(
-        model=model,
-        judge=judge,
-        base_url=base_url,
-        judge_base_url=judge_base_url,
-        pool=pool,
-        limit=limit,
-        seed=seed,
-        repeats=repeats,
-        concurrency=concurrency,
-        run_id=run_id,
-        retry_errors=retry_errors,
-        no_cache=no_cache,
-        prompts=prompts,
-        reasoning_max_tokens=reasoning_max_tokens,
-    )
+    rid = run_association_command(**given(run_association, locals()))
     console.print(f"export: nationbias runs export {rid} --format csv")

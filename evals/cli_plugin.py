@@ -32,6 +32,7 @@ from evals.cli_common import (
     cli_errors,
     cli_hooks,
     console,
+    given,
 )
 from prompts.registry import DEFAULT_SET
 
@@ -78,27 +79,9 @@ def command_for(name: str) -> Any:
     ) -> None:
         from evals.bias_tests import get_test
 
+        options = given(run_test, locals(), drop=("option",))
         own = parse_options(option or [], dict(get_test(name).options))
-        summary = sync(
-            arun(
-                name,
-                model=model,
-                judge=judge,
-                base_url=base_url,
-                judge_base_url=judge_base_url,
-                limit=limit,
-                seed=seed,
-                repeats=repeats,
-                concurrency=concurrency,
-                run_id=run_id,
-                retry_errors=retry_errors,
-                no_cache=no_cache,
-                prompts=prompts,
-                reasoning_max_tokens=reasoning_max_tokens,
-                hooks=cli_hooks(),
-                **own,
-            )
-        )
+        summary = sync(arun(name, hooks=cli_hooks(), **options, **own))
         console.print(f"export: nationbias runs export {summary.run_id} --format csv")
 
     run_test.__doc__ = f"The {name!r} bias test (a plugin)."

@@ -28,6 +28,7 @@ from evals.cli_common import (
     cli_errors,
     cli_hooks,
     console,
+    given,
 )
 from evals.cli_explicit import register as register_explicit
 from evals.cli_explicit import run_association_command, run_directqa_command
@@ -77,27 +78,7 @@ def run_vote(
     judge_base_url: JudgeBaseUrlOpt = None,
 ) -> None:
     """Persona vote simulation on the non-adopted drafts (optionally debiased)."""
-    rid = run_vote_command(
-        model=model,
-        base_url=base_url,
-        debias=debias,
-        k=k,
-        reflexion=reflexion,
-        retriever=retriever,
-        threshold=threshold,
-        limit=limit,
-        seed=seed,
-        repeats=repeats,
-        personas=personas,
-        concurrency=concurrency,
-        run_id=run_id,
-        retry_errors=retry_errors,
-        no_cache=no_cache,
-        prompts=prompts,
-        reasoning_max_tokens=reasoning_max_tokens,
-        judge=judge,
-        judge_base_url=judge_base_url,
-    )
+    rid = run_vote_command(**given(run_vote, locals()))
     console.print(f"export: nationbias runs export {rid} --format csv")
 
 

@@ -28,6 +28,7 @@ from evals.cli_common import (
     cli_errors,
     cli_hooks,
     console,
+    given,
     make_client,
     new_run_id,
 )
@@ -127,6 +128,7 @@ def register(app: typer.Typer) -> None:
         prompts: PromptsOpt = "structured",
     ) -> None:
         """Table 4: the debiased vote over k × reflexion × retriever, one run id per cell."""
+        options = given(ablate, locals(), drop=("ctx", "run_id"))  # the rest as given, for the library
         from evals.cli_outcome import offer_resume_id
         from evals.tables import ablation_table
         from stores.runstore import RunStore
@@ -136,20 +138,7 @@ def register(app: typer.Typer) -> None:
         make_client(model, base_url=base_url, no_cache=no_cache)
         prefix = run_id or new_run_id("ablate", model)
         offer_resume_id(prefix)
-        ids = ablate_runs(
-            model=model,
-            base_url=base_url,
-            cells=cells,
-            run_prefix=prefix,
-            limit=limit,
-            seed=seed,
-            repeats=repeats,
-            concurrency=concurrency,
-            no_cache=no_cache,
-            retry_errors=retry_errors,
-            prompts=prompts,
-            hooks=cli_hooks(),
-        )
+        ids = ablate_runs(cells=cells, run_prefix=prefix, hooks=cli_hooks(), **options)
         store = RunStore()
         frame = ablation_table([(store.get_run(i), store.samples_frame(i)) for i in ids])
         frame.insert(0, "run_id", ids)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -75,3 +77,25 @@ class Context:
 
     def of(self, *tests: str) -> list[Run]:
         return [r for r in self.runs if r.test in tests]
+
+    def scores_with_ci(
+        self,
+        run: Run,
+        *,
+        table: str,
+        ci: pd.DataFrame,
+        keys: list[str],
+        stem: str,
+        caption: str,
+        figure: Callable[..., Path],
+        figure_stem: str,
+        alt: str,
+    ) -> None:
+        """A run's score table with a 95% CI column (``<stem>_95ci``), then its figure: the shape the
+        explicit tests' sections share (Figures 2–4)."""
+        frame = run.tables[table].merge(ci[[*keys, "low", "high"]], on=keys)
+        frame = frame.assign(**{f"{stem}_95ci": with_ci(frame, table)}).drop(columns=["low", "high"])
+        self.page.table(frame, table_id=f"{stem}-{run.slug}", caption=f"{caption}: {run.label}")
+        out = self.page.out_dir / f"{figure_stem}-{run.slug}.png"
+        path = figure(run.tables[table], out, model=run.model, embedded=run.embedded)
+        self.page.figure(path, alt=f"{alt}, {run.label}")

@@ -67,29 +67,19 @@ async def aablate(
     hooks: Hooks = QUIET,
 ) -> list[str]:
     """The debiased vote once per cell, run id ``<prefix>-debias-<cell>``; returns the run ids."""
+    shared = {key: value for key, value in locals().items() if key not in ("cells", "run_prefix")}
     prefix = run_prefix or new_run_id("ablate", model)
     run_ids = []
     for cell in cells:
         summary = await arun(
             ABLATED,
-            model=model,
-            base_url=base_url,
             k=cell.k,
             reflexion=cell.reflexion,
             retriever=cell.retriever,
             threshold=KEYWORD_THRESHOLD,
-            limit=limit,
-            seed=seed,
-            repeats=repeats,
             personas="p5",
-            concurrency=concurrency,
             run_id=f"{prefix}-{ABLATED}-{cell.slug}",
-            retry_errors=retry_errors,
-            no_cache=no_cache,
-            prompts=prompts,
-            reasoning_max_tokens=reasoning_max_tokens,
-            show_progress=show_progress,
-            hooks=hooks,
+            **shared,
         )
         run_ids.append(summary.run_id)
     return run_ids

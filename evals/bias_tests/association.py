@@ -12,7 +12,7 @@ from evals import figures as F
 from evals import results as R
 from evals import tables as T
 from evals.bias_tests.base import RunContext, RunRequest, bias_test
-from evals.report_context import Context, with_ci
+from evals.report_context import Context
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,22 +24,16 @@ if TYPE_CHECKING:
 
 def _association(ctx: Context) -> None:
     for run in ctx.of(AssociationTest.name):
-        ci = R.ats_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
-        table = run.tables["ats"].merge(ci[["category", "nation", "low", "high"]], on=["category", "nation"])
-        table = table.assign(ats_95ci=with_ci(table, "ats")).drop(columns=["low", "high"])
-        ctx.page.table(
-            table,
-            table_id=f"ats-{run.slug}",
-            caption=f"ATS per nation and category (95% CI over keywords): {run.label}",
-        )
-        path = F.ats_figure(
-            run.tables["ats"],
-            ctx.page.out_dir / f"ats-{run.slug}.png",
-            model=run.model,
-            embedded=run.embedded,
-        )
-        ctx.page.figure(
-            path, alt=f"Association Test scores per nation, average and per category, {run.label}"
+        ctx.scores_with_ci(
+            run,
+            table="ats",
+            ci=R.ats_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed),
+            keys=["category", "nation"],
+            stem="ats",
+            caption="ATS per nation and category (95% CI over keywords)",
+            figure=F.ats_figure,
+            figure_stem="ats",
+            alt="Association Test scores per nation, average and per category",
         )
     ctx.page.close("figure3-association", "Figure 3 — Association Test")
 

@@ -8,7 +8,7 @@ tables from a run's samples, and writes its report sections. Nothing else branch
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
@@ -51,6 +51,12 @@ class RunRequest:
     reasoning_max_tokens: int = 0  # 0: the default budget (graphs/budget.py)
     show_progress: bool = True
     options: Mapping[str, Any] = field(default_factory=dict)  # the test's own (its ``options``)
+
+    @classmethod
+    def from_arguments(cls, arguments: Mapping[str, Any], options: Mapping[str, Any]) -> RunRequest:
+        """The request from a call's arguments (``arun``'s ``locals()``): each field by its name."""
+        names = {f.name for f in fields(cls)} - {"options"}
+        return cls(**{name: arguments[name] for name in names if name in arguments}, options=options)
 
 
 @dataclass(kw_only=True)

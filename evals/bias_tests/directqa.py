@@ -12,7 +12,7 @@ from evals import figures as F
 from evals import results as R
 from evals import tables as T
 from evals.bias_tests.base import RunContext, RunRequest, bias_test
-from evals.report_context import Context, with_ci
+from evals.report_context import Context
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,23 +24,17 @@ if TYPE_CHECKING:
 
 def _directqa(ctx: Context) -> None:
     for run in ctx.of(DirectQATest.name):
-        ci = R.irres_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
-        table = run.tables["irres_score"].merge(
-            ci[["family", "nation", "low", "high"]], on=["family", "nation"]
+        ctx.scores_with_ci(
+            run,
+            table="irres_score",
+            ci=R.irres_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed),
+            keys=["family", "nation"],
+            stem="irres",
+            caption="irres_score per nation and family (95% CI over pairs)",
+            figure=F.directqa_figure,
+            figure_stem="directqa",
+            alt="DirectQA irres_score bars per nation and question family",
         )
-        table = table.assign(irres_95ci=with_ci(table, "irres_score")).drop(columns=["low", "high"])
-        ctx.page.table(
-            table,
-            table_id=f"irres-{run.slug}",
-            caption=f"irres_score per nation and family (95% CI over pairs): {run.label}",
-        )
-        path = F.directqa_figure(
-            run.tables["irres_score"],
-            ctx.page.out_dir / f"directqa-{run.slug}.png",
-            model=run.model,
-            embedded=run.embedded,
-        )
-        ctx.page.figure(path, alt=f"DirectQA irres_score bars per nation and question family, {run.label}")
     ctx.page.close("figure2-directqa", "Figures 2 and 4 — DirectQA irresponsibility scores")
 
 
