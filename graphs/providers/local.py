@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
 from graphs.providers.base import ModelSpec, ModelSpecError, Provider
@@ -11,6 +12,22 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from graphs.retry import RetryPolicy
+
+
+EMBEDDED_TEXT_CHARS = 160  # the longest free-text field the embedded model may write
+
+
+def capped(schema: dict[str, Any], limit: int) -> dict[str, Any]:
+    """``schema`` with every string's ``maxLength`` at most ``limit`` (set where it had none)."""
+    out = copy.deepcopy(schema)
+    stack = [out]
+    while stack:
+        node = stack.pop()
+        if node.get("type") == "string" and "enum" not in node:
+            node["maxLength"] = min(int(node.get("maxLength", limit)), limit)
+        stack += [v for v in node.values() if isinstance(v, dict)]
+        stack += [i for v in node.values() if isinstance(v, list) for i in v if isinstance(i, dict)]
+    return out
 
 
 class Local(Provider):
@@ -28,6 +45,12 @@ class Local(Provider):
         smollm2_path()  # fail early and clearly if the wheel is missing
         allowed = {k: v for k, v in params.items() if k in {"temperature", "seed", "max_tokens"}}
         return LlamaCppChatModel(**allowed)
+
+    def response_format(self, spec: ModelSpec, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
+        """The schema with short free-text fields: llama.cpp checks its grammar against the whole
+        vocabulary at every token, so a 135M model's 500-character rationale costs seconds a call;
+        the demo proves the plumbing, and a rationale's first sentence is all it needs."""
+        return {"type": "json_object", "schema": capped(schema, EMBEDDED_TEXT_CHARS)}
 
     def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
         from graphs.embedded_probe import ensure_embedded_works
