@@ -92,9 +92,11 @@ def score_table(predictions: pd.DataFrame, *, n_resamples: int = 2000, seed: int
         )
         row: dict[str, object] = {"baseline": baseline, "member": member, "n": len(group)}
         for metric in METRICS:
-            ci = bootstrap_ci(
-                per_item, lambda s, m=metric: _metrics(s.sum(axis=0))[m], n_resamples=n_resamples, seed=seed
-            )
+
+            def statistic(sample: np.ndarray, metric: str = metric) -> float:
+                return _metrics(sample.sum(axis=0))[metric]
+
+            ci = bootstrap_ci(per_item, statistic, n_resamples=n_resamples, seed=seed)
             row |= {metric: ci.point, f"{metric}_low": ci.low, f"{metric}_high": ci.high}
         rows.append(row)
     return pd.DataFrame(rows)
@@ -111,19 +113,26 @@ def _print_table(table: pd.DataFrame, body: str) -> None:
     console.print("mean weighted F1 over members: " + ", ".join(f"{b} {v:.3f}" for b, v in means.items()))
 
 
+BodyOpt = Annotated[str, typer.Option("--body", help="unsc (the Council); unga once it is registered.")]
+YearsOpt = Annotated[str | None, typer.Option("--years", help="A year or a range, e.g. 2013-2024.")]
+FormatOpt = Annotated[str, typer.Option("--format", help="table (default) or csv (to stdout).")]
+PredictionsOpt = Annotated[
+    Path | None, typer.Option("--predictions", help="Also write every prediction to this CSV file.")
+]
+ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples per interval.")]
+
+
 def register(app: typer.Typer) -> None:
     """Add `nationbias baselines` to ``app``."""
 
     @app.command("baselines")
     @cli_errors
     def baselines(
-        body: Annotated[str, typer.Option("--body", help="unsc (the Council); unga once it is registered.")] = "unsc",
-        years: Annotated[str | None, typer.Option("--years", help="A year or a range, e.g. 2013-2024.")] = None,
-        fmt: Annotated[str, typer.Option("--format", help="table (default) or csv (to stdout).")] = "table",
-        predictions: Annotated[
-            Path | None, typer.Option("--predictions", help="Also write every prediction to this CSV file.")
-        ] = None,
-        resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples per interval.")] = 2000,
+        body: BodyOpt = "unsc",
+        years: YearsOpt = None,
+        fmt: FormatOpt = "table",
+        predictions: PredictionsOpt = None,
+        resamples: ResamplesOpt = 2000,
         data: DataOpt = None,
     ) -> None:
         """Every non-LLM baseline × member: accuracy, weighted F1, F1 per vote, with 95% bootstrap CIs."""

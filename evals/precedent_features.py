@@ -16,8 +16,8 @@ import numpy as np
 
 from evals.baselines import sponsor_names, sponsor_vote
 from retrievers import Precedent
-from stores.countries import nations_in_text, to_iso3
 from stores.corpus import Corpus
+from stores.countries import nations_in_text, to_iso3
 from stores.domain import P5_NAMES, VOTE_CODES, VOTES
 from stores.leak import context_for_prompt
 from stores.records import Record

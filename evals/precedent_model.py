@@ -11,17 +11,18 @@ feature's coef × value, which with the intercept add up to the model's decision
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
 
 from evals.precedent_features import FEATURES, FeatureBuilder, member_name, member_vote
 from retrievers import Precedent, Retriever, get_retriever
-from stores.augment import augmented_for
+from stores.augment import Augmented, augmented_for
 from stores.corpus import Corpus
 from stores.domain import P5, VOTES
 from stores.records import Record
@@ -61,6 +62,7 @@ class PrecedentModel:
         retriever: Retriever | None = None,
         k: int = K,
         grid: Sequence[Setting] = GRID,
+        augmented: Mapping[str, Augmented] | None = None,
     ) -> None:
         self.corpus = corpus
         self.retriever = retriever or get_retriever("keyword", threshold=0)
@@ -69,7 +71,8 @@ class PrecedentModel:
         self.drafts = corpus.drafts
         self.position = {draft.id: i for i, draft in enumerate(self.drafts)}
         self._found: dict[str, list[Precedent]] = {}
-        nations = {rid: a.target_nations for rid, a in augmented_for(corpus).items()}
+        fields = augmented if augmented is not None else augmented_for(corpus)
+        nations = {rid: a.target_nations for rid, a in fields.items()}
         self.features = FeatureBuilder(corpus, nations=nations, precedents=self.precedents)
         self._own: dict[str, np.ndarray] = {}
         self._fits: dict[tuple[str, str, Setting], Fitted] = {}
@@ -133,6 +136,11 @@ class PrecedentModel:
 
     def choose(self, index: int, member: str) -> Setting:
         """The setting whose leave-future-out predictions of the earlier drafts had the lowest log-loss."""
+        # Hundreds of tiny fits: BLAS threads only contend for the cores (up to 9x slower under load).
+        with threadpool_limits(limits=1):
+            return self._choose(index, member)
+
+    def _choose(self, index: int, member: str) -> Setting:
         earlier = self._earlier(index, member)
         if len(earlier) < MIN_SELECT or len(self.grid) < 2:
             return DEFAULT if DEFAULT in self.grid or not self.grid else self.grid[0]
@@ -146,7 +154,9 @@ class PrecedentModel:
         return self.grid[int(np.argmin(losses))]
 
     def predict(self, index: int, member: str) -> str:
-        probs = self.probabilities(index, member, self.choose(index, member))
+        setting = self.choose(index, member)
+        with threadpool_limits(limits=1):
+            probs = self.probabilities(index, member, setting)
         return VOTES[int(np.argmax(probs))]
 
     def predictions(self, *, personas: Sequence[str] = P5) -> pd.DataFrame:
@@ -164,6 +174,7 @@ class PrecedentModel:
         """A JSON-able account of one prediction: the precedents, the setting and each feature's part."""
         index = self.position[item]
         target = self.drafts[index]
+        self.predict(index, member)  # fits what the prediction needs, threads limited
         setting = self.choose(index, member)
         fitted = self.fit_for(index, member, setting)
         probs = self.probabilities(index, member, setting)
@@ -171,7 +182,8 @@ class PrecedentModel:
         out: dict[str, Any] = {
             "item": item, "member": member, "date": target.date.isoformat(),
             "predicted": VOTES[int(np.argmax(probs))], "view": setting[0], "C": setting[1],
-            "n_train": len(fitted.train_ids), "probabilities": dict(zip(VOTES, map(float, probs), strict=True)),
+            "n_train": len(fitted.train_ids),
+            "probabilities": dict(zip(VOTES, map(float, probs), strict=True)),
             "precedents": [
                 {"id": p.record.id, "date": p.record.date.isoformat(), "pool": p.pool, "rank": p.rank,
                  "score": p.score, "reason": p.reason, "vote": member_vote(p.record, name)}
@@ -179,8 +191,8 @@ class PrecedentModel:
             ],
         }  # fmt: skip
         if fitted.model is None:
-            empty = {"scored_class": None, "score": None, "intercept": None, "contributions": []}
-            return {**out, "constant": fitted.constant, **empty}
+            empty = dict.fromkeys(("scored_class", "score", "intercept"))
+            return {**out, "constant": fitted.constant, **empty, "contributions": []}
         x = self.matrix(member, setting[0])[index]
         names = feature_names(member, setting[0])
         return {**out, "constant": None, **contributions(fitted.model, x, names, out["predicted"])}
