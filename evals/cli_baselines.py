@@ -28,6 +28,9 @@ PREDICTION_COLUMNS = ("baseline", "item_id", "date", "member", "truth", "predict
 METRICS = ("accuracy", "weighted_f1", *(f"f1_{vote}" for vote in VOTES))
 
 
+_UNSC: dict[str, pd.DataFrame] = {}  # every prediction, by corpus sha256: computed once per process
+
+
 def unsc_predictions(years: Years) -> pd.DataFrame:
     """Every Council baseline's prediction of every P5 vote on the non-adopted drafts in ``years``."""
     from evals.baselines import METHODS, baseline_predictions
@@ -35,21 +38,22 @@ def unsc_predictions(years: Years) -> pd.DataFrame:
     from stores.corpus import load_corpus
 
     corpus = load_corpus()
-    dates = {draft.id: draft.date for draft in corpus.drafts}
-    retriever = get_retriever("keyword", threshold=0)  # one index, shared by the baselines
-    frames = []
-    for method in METHODS:
-        frame = baseline_predictions(corpus, method=method, retriever=retriever)
-        frames.append(pd.DataFrame({
-            "baseline": method, "item_id": frame["item"], "date": frame["item"].map(dates),
-            "member": frame["persona"], "truth": frame["truth"], "predicted": frame["pred"],
-        }))  # fmt: skip
-    out = pd.concat(frames, ignore_index=True)
+    if corpus.sha256 not in _UNSC:
+        dates = {draft.id: draft.date.isoformat() for draft in corpus.drafts}
+        retriever = get_retriever("keyword", threshold=0)  # one index, shared by the baselines
+        frames = []
+        for method in METHODS:
+            frame = baseline_predictions(corpus, method=method, retriever=retriever)
+            frames.append(pd.DataFrame({
+                "baseline": method, "item_id": frame["item"], "date": frame["item"].map(dates),
+                "member": frame["persona"], "truth": frame["truth"], "predicted": frame["pred"],
+            }))  # fmt: skip
+        _UNSC[corpus.sha256] = pd.concat(frames, ignore_index=True)[list(PREDICTION_COLUMNS)]
+    out = _UNSC[corpus.sha256]
     if years is not None:
-        year = out["date"].map(lambda d: d.year)
+        year = out["date"].str[:4].astype(int)
         out = out[(year >= years[0]) & (year <= years[1])]
-    out["date"] = out["date"].map(lambda d: d.isoformat())
-    return out.reset_index(drop=True)[list(PREDICTION_COLUMNS)]
+    return out.reset_index(drop=True)
 
 
 # The bodies with baselines: one line adds a body (its function returns PREDICTION_COLUMNS).
