@@ -1,11 +1,11 @@
-"""The learned precedent model: a logistic regression per member, refitted leave-future-out for every draft.
+"""The learned precedent model: a logistic regression refitted leave-future-out for every draft.
 
-For a target draft, a member's model is fitted on the earlier non-adopted drafts only (an expanding
-window over time, no shuffling) on the features of :mod:`evals.precedent_features`. Two settings are
-open: the view (the member's own features, or also the other P5 members' on the same draft, which
-tells which camp a draft comes from) and the regularisation C. They are chosen per target on earlier
-drafts only: every setting's leave-future-out predictions of the drafts before the target are scored
-(log-loss) and the best is used. Each prediction is explained: the precedents behind it and every
+For a target draft the model is fitted on the votes cast on earlier non-adopted drafts only (an
+expanding window over time, no shuffling): every seat's votes, the elected members' too, on the
+member-relative features of :mod:`evals.precedent_features`, with the P5 member's identity as
+features. Its one hyper-parameter, the regularisation C, is chosen per target and member on earlier
+drafts only: each C's leave-future-out predictions of the member's earlier votes are scored
+(log-loss) and the best C is used. Each prediction is explained: the precedents behind it and every
 feature's coef × value, which with the intercept add up to the model's decision score.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,36 +24,39 @@ from evals.precedent_features import FEATURES, FeatureBuilder, member_name, memb
 from retrievers import Precedent, Retriever, get_retriever
 from stores.augment import Augmented, augmented_for
 from stores.corpus import Corpus
-from stores.domain import P5, VOTES
+from stores.domain import P5, P5_BY_NAME, VOTES
 from stores.records import Record
 
-View = Literal["member", "p5"]
-Setting = tuple[View, float]
-GRID: tuple[Setting, ...] = tuple((view, C) for view in ("member", "p5") for C in (0.1, 0.3, 1.0))
-DEFAULT: Setting = ("member", 0.3)  # used until enough earlier drafts can choose
+GRID: tuple[float, ...] = (0.1, 0.3, 1.0)  # the regularisation C, chosen per target on earlier drafts
+DEFAULT_C = 0.3  # used until enough earlier drafts can choose
 K = 3  # precedents per pool part
-MIN_SELECT = 5  # earlier scored drafts needed before the grid chooses
+MIN_SELECT = 5  # earlier drafts the member voted on, needed before the grid chooses
+SEAT_FEATURES = tuple(f"seat_{code}" for code in P5)  # which P5 member votes (all zero: an elected seat)
+NAMES: tuple[str, ...] = (*FEATURES, *SEAT_FEATURES)
 
 
 @dataclass
 class Fitted:
-    """One member's model for one target: its setting, what it was fitted on, the model (None: a constant)."""
+    """The model for one target and C: the drafts it was fitted on, and the model (None: a constant)."""
 
-    setting: Setting
+    C: float
     train_ids: list[str]
+    n_rows: int
     model: LogisticRegression | None
     constant: str | None
 
 
-def feature_names(member: str, view: View) -> list[str]:
-    """The columns of a view: the member's features, then each other P5 member's as ``CODE:feature``."""
-    if view == "member":
-        return list(FEATURES)
-    return [*FEATURES, *(f"{other}:{name}" for other in P5 if other != member for name in FEATURES)]
+def seat_code(name: str) -> str:
+    """A voter's code: ISO3 for the P5, its corpus name for an elected member."""
+    return P5_BY_NAME.get(name, name)
 
 
 class PrecedentModel:
-    """Leave-future-out predictions and explanations of the members' votes on the non-adopted drafts."""
+    """Leave-future-out predictions and explanations of the members' votes on the non-adopted drafts.
+
+    One logistic regression per target draft, fitted on every seat's votes on the earlier drafts (the
+    elected members' too: the same features, more evidence), with a P5 member's identity as features.
+    """
 
     def __init__(
         self,
@@ -61,7 +64,7 @@ class PrecedentModel:
         *,
         retriever: Retriever | None = None,
         k: int = K,
-        grid: Sequence[Setting] = GRID,
+        grid: Sequence[float] = GRID,
         augmented: Mapping[str, Augmented] | None = None,
     ) -> None:
         self.corpus = corpus
@@ -74,9 +77,9 @@ class PrecedentModel:
         fields = augmented if augmented is not None else augmented_for(corpus)
         nations = {rid: a.target_nations for rid, a in fields.items()}
         self.features = FeatureBuilder(corpus, nations=nations, precedents=self.precedents)
-        self._own: dict[str, np.ndarray] = {}
-        self._fits: dict[tuple[str, str, Setting], Fitted] = {}
-        self._probs: dict[tuple[str, str, Setting], np.ndarray] = {}
+        self._x: dict[tuple[int, str], np.ndarray] = {}
+        self._fits: dict[tuple[str, float], Fitted] = {}
+        self._probs: dict[tuple[str, str, float], np.ndarray] = {}
 
     def precedents(self, target: Record) -> list[Precedent]:
         """The top-k earlier precedents per pool part, retrieved once per item."""
@@ -84,79 +87,79 @@ class PrecedentModel:
             self._found[target.id] = self.retriever.retrieve(target, self.corpus.records, self.k)
         return self._found[target.id]
 
-    def own(self, member: str) -> np.ndarray:
-        """The member's own feature rows, one per draft (in ``self.drafts`` order)."""
-        if member not in self._own:
-            self._own[member] = np.vstack([self.features.row(d, member) for d in self.drafts])
-        return self._own[member]
+    def x(self, index: int, member: str) -> np.ndarray:
+        """The features (:data:`NAMES`) of ``member`` (a P5 code or a seat's name) on draft ``index``."""
+        key = (index, member)
+        if key not in self._x:
+            seat = np.array([float(member == code) for code in P5])
+            self._x[key] = np.concatenate([self.features.row(self.drafts[index], member), seat])
+        return self._x[key]
 
-    def matrix(self, member: str, view: View) -> np.ndarray:
-        if view == "member" or member not in P5:
-            return self.own(member)
-        return np.hstack([self.own(member), *(self.own(other) for other in P5 if other != member)])
+    def _votes(self, index: int) -> dict[str, str]:
+        """Every seat's vote on draft ``index``, by seat code."""
+        draft = self.drafts[index]
+        return {seat_code(name): str(member_vote(draft, name)) for name in draft.votes}
 
-    def _truths(self, member: str) -> list[str | None]:
-        return [member_vote(d, member_name(member)) for d in self.drafts]
+    def _earlier(self, index: int) -> list[int]:
+        """Positions of the drafts dated strictly before draft ``index``."""
+        date = self.drafts[index].date
+        return [i for i, d in enumerate(self.drafts) if d.date < date]
 
-    def _earlier(self, index: int, member: str) -> list[int]:
-        """Positions of the drafts dated strictly before draft ``index`` on which the member voted."""
-        date, truths = self.drafts[index].date, self._truths(member)
-        return [i for i, d in enumerate(self.drafts) if d.date < date and truths[i]]
-
-    def fit_for(self, index: int, member: str, setting: Setting) -> Fitted:
-        """The member's model for draft ``index``, fitted on the drafts dated strictly before it."""
-        key = (self.drafts[index].id, member, setting)
+    def fit_for(self, index: int, C: float) -> Fitted:
+        """The model for draft ``index``: every seat's votes on the drafts dated strictly before it."""
+        key = (self.drafts[index].id, C)
         if key not in self._fits:
-            rows = self._earlier(index, member)
-            truths = self._truths(member)
-            labels = [str(truths[i]) for i in rows]
-            train_ids = [self.drafts[i].id for i in rows]
+            earlier = self._earlier(index)
+            rows = [(i, seat, vote) for i in earlier for seat, vote in self._votes(i).items()]
+            labels = [vote for _, _, vote in rows]
+            train_ids = [self.drafts[i].id for i in earlier]
             if len(set(labels)) < 2:
-                self._fits[key] = Fitted(setting, train_ids, None, labels[0] if labels else "favour")
+                constant = labels[0] if labels else "favour"
+                self._fits[key] = Fitted(C, train_ids, len(rows), None, constant)
             else:
-                model = LogisticRegression(C=setting[1], max_iter=5000)
-                model.fit(self.matrix(member, setting[0])[rows], labels)
-                self._fits[key] = Fitted(setting, train_ids, model, None)
+                model = LogisticRegression(C=C, max_iter=5000)
+                model.fit(np.vstack([self.x(i, seat) for i, seat, _ in rows]), labels)
+                self._fits[key] = Fitted(C, train_ids, len(rows), model, None)
         return self._fits[key]
 
-    def probabilities(self, index: int, member: str, setting: Setting) -> np.ndarray:
+    def probabilities(self, index: int, member: str, C: float) -> np.ndarray:
         """P(favour, against, abstention) of the member on draft ``index`` (a constant: one-hot)."""
-        key = (self.drafts[index].id, member, setting)
+        key = (self.drafts[index].id, member, C)
         if key not in self._probs:
-            fitted = self.fit_for(index, member, setting)
+            fitted = self.fit_for(index, C)
             out = np.zeros(len(VOTES))
             if fitted.model is None:
                 out[VOTES.index(str(fitted.constant))] = 1.0
             else:
-                x = self.matrix(member, setting[0])[index : index + 1]
-                for label, p in zip(fitted.model.classes_, fitted.model.predict_proba(x)[0], strict=True):
+                probs = fitted.model.predict_proba(self.x(index, member)[None, :])[0]
+                for label, p in zip(fitted.model.classes_, probs, strict=True):
                     out[VOTES.index(str(label))] = p
             self._probs[key] = out
         return self._probs[key]
 
-    def choose(self, index: int, member: str) -> Setting:
-        """The setting whose leave-future-out predictions of the earlier drafts had the lowest log-loss."""
-        # Hundreds of tiny fits: BLAS threads only contend for the cores (up to 9x slower under load).
+    def choose(self, index: int, member: str) -> float:
+        """The C whose leave-future-out predictions of the member's earlier votes had the lowest log-loss."""
+        # Hundreds of small fits: BLAS threads only contend for the cores (up to 9x slower under load).
         with threadpool_limits(limits=1):
             return self._choose(index, member)
 
-    def _choose(self, index: int, member: str) -> Setting:
-        earlier = self._earlier(index, member)
+    def _choose(self, index: int, member: str) -> float:
+        earlier = [i for i in self._earlier(index) if member_vote(self.drafts[i], member_name(member))]
         if len(earlier) < MIN_SELECT or len(self.grid) < 2:
-            return DEFAULT if DEFAULT in self.grid or not self.grid else self.grid[0]
-        truths = self._truths(member)
-        truth = np.array([VOTES.index(str(truths[i])) for i in earlier])
+            return DEFAULT_C if DEFAULT_C in self.grid or not self.grid else self.grid[0]
+        votes = [member_vote(self.drafts[i], member_name(member)) for i in earlier]
+        truth = np.array([VOTES.index(str(vote)) for vote in votes])
         losses = []
-        for setting in self.grid:
-            probs = np.vstack([self.probabilities(i, member, setting) for i in earlier])
+        for C in self.grid:
+            probs = np.vstack([self.probabilities(i, member, C) for i in earlier])
             # the log-loss of the true votes; a constant model's 0 is floored so it stays finite
             losses.append(-np.log(np.clip(probs[np.arange(len(truth)), truth], 1e-3, 1)).mean())
         return self.grid[int(np.argmin(losses))]
 
     def predict(self, index: int, member: str) -> str:
-        setting = self.choose(index, member)
+        C = self.choose(index, member)
         with threadpool_limits(limits=1):
-            probs = self.probabilities(index, member, setting)
+            probs = self.probabilities(index, member, C)
         return VOTES[int(np.argmax(probs))]
 
     def predictions(self, *, personas: Sequence[str] = P5) -> pd.DataFrame:
@@ -171,18 +174,17 @@ class PrecedentModel:
         return pd.DataFrame(rows, columns=["item", "persona", "truth", "pred"])
 
     def explain(self, item: str, member: str) -> dict[str, Any]:
-        """A JSON-able account of one prediction: the precedents, the setting and each feature's part."""
+        """A JSON-able account of one prediction: the precedents, C and each feature's contribution."""
         index = self.position[item]
         target = self.drafts[index]
-        self.predict(index, member)  # fits what the prediction needs, threads limited
-        setting = self.choose(index, member)
-        fitted = self.fit_for(index, member, setting)
-        probs = self.probabilities(index, member, setting)
+        predicted = self.predict(index, member)  # fits what the prediction needs, threads limited
+        C = self.choose(index, member)
+        fitted = self.fit_for(index, C)
+        probs = self.probabilities(index, member, C)
         name = member_name(member)
         out: dict[str, Any] = {
-            "item": item, "member": member, "date": target.date.isoformat(),
-            "predicted": VOTES[int(np.argmax(probs))], "view": setting[0], "C": setting[1],
-            "n_train": len(fitted.train_ids),
+            "item": item, "member": member, "date": target.date.isoformat(), "predicted": predicted,
+            "C": C, "n_train_drafts": len(fitted.train_ids), "n_train_votes": fitted.n_rows,
             "probabilities": dict(zip(VOTES, map(float, probs), strict=True)),
             "precedents": [
                 {"id": p.record.id, "date": p.record.date.isoformat(), "pool": p.pool, "rank": p.rank,
@@ -193,9 +195,8 @@ class PrecedentModel:
         if fitted.model is None:
             empty = dict.fromkeys(("scored_class", "score", "intercept"))
             return {**out, "constant": fitted.constant, **empty, "contributions": []}
-        x = self.matrix(member, setting[0])[index]
-        names = feature_names(member, setting[0])
-        return {**out, "constant": None, **contributions(fitted.model, x, names, out["predicted"])}
+        parts = contributions(fitted.model, self.x(index, member), NAMES, predicted)
+        return {**out, "constant": None, **parts}
 
 
 def contributions(
