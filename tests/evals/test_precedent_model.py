@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from evals.precedent_features import FEATURES, FeatureBuilder
-from evals.precedent_model import GRID, K, NAMES, PrecedentModel, explanations_frame
+from evals.precedent_model import GRID, NAMES, K, PrecedentModel, explanations_frame
 from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.corpus import Corpus
