@@ -7,11 +7,13 @@ the CSV files) is computed here the same way for every body, so anyone can resco
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import pandas as pd
@@ -23,16 +25,28 @@ from evals.metrics import weighted_f1_from_confusion
 from evals.stats import bootstrap_ci, per_item_confusion
 from stores.domain import VOTES
 
+if TYPE_CHECKING:
+    from retrievers import Retriever
+    from stores.corpus import Corpus
+
 Years = tuple[int, int] | None
 PREDICTION_COLUMNS = ("baseline", "item_id", "date", "member", "truth", "predicted")
 METRICS = ("accuracy", "weighted_f1", *(f"f1_{vote}" for vote in VOTES))
 
 
-_UNSC: dict[str, pd.DataFrame] = {}  # every prediction, by corpus sha256: computed once per process
+@dataclass
+class _Council:
+    """One corpus's predictions, with the corpus and retriever the learned model's fits are cached on."""
+
+    corpus: Corpus
+    retriever: Retriever
+    frame: pd.DataFrame
 
 
-def unsc_predictions(years: Years) -> pd.DataFrame:
-    """Every Council baseline's prediction of every P5 vote on the non-adopted drafts in ``years``."""
+_UNSC: dict[str, _Council] = {}  # by corpus sha256: every prediction computed once per process
+
+
+def _council() -> _Council:
     from evals.baselines import METHODS, baseline_predictions
     from retrievers import get_retriever
     from stores.corpus import load_corpus
@@ -48,16 +62,37 @@ def unsc_predictions(years: Years) -> pd.DataFrame:
                 "baseline": method, "item_id": frame["item"], "date": frame["item"].map(dates),
                 "member": frame["persona"], "truth": frame["truth"], "predicted": frame["pred"],
             }))  # fmt: skip
-        _UNSC[corpus.sha256] = pd.concat(frames, ignore_index=True)[list(PREDICTION_COLUMNS)]
-    out = _UNSC[corpus.sha256]
+        frame = pd.concat(frames, ignore_index=True)[list(PREDICTION_COLUMNS)]
+        _UNSC[corpus.sha256] = _Council(corpus, retriever, frame)
+    return _UNSC[corpus.sha256]
+
+
+def _in_years(frame: pd.DataFrame, years: Years) -> pd.DataFrame:
     if years is not None:
-        year = out["date"].str[:4].astype(int)
-        out = out[(year >= years[0]) & (year <= years[1])]
-    return out.reset_index(drop=True)
+        year = frame["date"].str[:4].astype(int)
+        frame = frame[(year >= years[0]) & (year <= years[1])]
+    return frame.reset_index(drop=True)
+
+
+def unsc_predictions(years: Years) -> pd.DataFrame:
+    """Every Council baseline's prediction of every P5 vote on the non-adopted drafts in ``years``."""
+    return _in_years(_council().frame, years)
+
+
+def unsc_explanations(years: Years) -> list[dict[str, Any]]:
+    """The learned model's account of each of its predictions in ``years`` (precedents, contributions)."""
+    from evals.precedent_model import model_for
+
+    council = _council()
+    model = model_for(council.corpus, retriever=council.retriever)  # the fits behind the predictions
+    rows = _in_years(council.frame[council.frame["baseline"] == "learned"], years)
+    return [model.explain(item, member) for item, member in zip(rows["item_id"], rows["member"], strict=True)]
 
 
 # The bodies with baselines: one line adds a body (its function returns PREDICTION_COLUMNS).
 BODIES: dict[str, Callable[[Years], pd.DataFrame]] = {"unsc": unsc_predictions}
+# The bodies whose learned baseline explains its predictions (--explain).
+EXPLAINERS: dict[str, Callable[[Years], list[dict[str, Any]]]] = {"unsc": unsc_explanations}
 KNOWN_BODIES = ("unsc", "unga")
 
 
@@ -123,6 +158,10 @@ FormatOpt = Annotated[str, typer.Option("--format", help="table (default) or csv
 PredictionsOpt = Annotated[
     Path | None, typer.Option("--predictions", help="Also write every prediction to this CSV file.")
 ]
+ExplainOpt = Annotated[
+    Path | None,
+    typer.Option("--explain", help="Write the learned model's precedents and contributions (JSON lines)."),
+]
 ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples per interval.")]
 
 
@@ -136,6 +175,7 @@ def register(app: typer.Typer) -> None:
         years: YearsOpt = None,
         fmt: FormatOpt = "table",
         predictions: PredictionsOpt = None,
+        explain: ExplainOpt = None,
         resamples: ResamplesOpt = 2000,
         data: DataOpt = None,
     ) -> None:
@@ -150,6 +190,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"--format takes table or csv, got {fmt!r}")
         if resamples < 1:
             raise UsageError(f"--resamples must be at least 1, got {resamples}")
+        if explain is not None and name not in EXPLAINERS:
+            raise UsageError(f"--explain: no explained baseline for {name} yet")
         window = parse_years(years)
         frame = BODIES[name](window)
         if frame.empty:
@@ -157,6 +199,9 @@ def register(app: typer.Typer) -> None:
         if predictions is not None:
             frame.to_csv(predictions, index=False, columns=["baseline", "item_id", "date", "member",
                                                             "predicted", "truth"])  # fmt: skip
+        if explain is not None:
+            lines = (json.dumps(entry, ensure_ascii=False) for entry in EXPLAINERS[name](window))
+            explain.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
         table = score_table(frame, n_resamples=resamples)
         if fmt == "csv":
             table.to_csv(sys.stdout, index=False, float_format="%.4f")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -20,13 +21,30 @@ FAST = ["--resamples", "50"]
 
 @pytest.fixture(scope="module")
 def csv_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, Path]:
-    path = tmp_path_factory.mktemp("baselines") / "predictions.csv"
+    folder = tmp_path_factory.mktemp("baselines")
+    path = folder / "predictions.csv"
     result = runner.invoke(
         app, ["baselines", "--body", "unsc", "--years", "2019-2024", "--format", "csv",
-              "--predictions", str(path), *FAST],
+              "--predictions", str(path), "--explain", str(folder / "explained.jsonl"), *FAST],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     return pd.read_csv(io.StringIO(result.stdout)), path
+
+
+def test_explanations_export_every_learned_prediction(csv_run) -> None:  # type: ignore[no-untyped-def]
+    _, path = csv_run
+    predictions = pd.read_csv(path)
+    learned = predictions[predictions["baseline"] == "learned"]
+    lines = (path.parent / "explained.jsonl").read_text(encoding="utf-8").splitlines()
+    explained = [json.loads(line) for line in lines]
+    assert len(explained) == len(learned)
+    assert [(e["item"], e["member"], e["predicted"]) for e in explained] == list(
+        zip(learned["item_id"], learned["member"], learned["predicted"], strict=True)
+    )
+    for entry in explained:
+        assert all(p["date"] < entry["date"] for p in entry["precedents"])
+        total = sum(part["contribution"] for part in entry["contributions"]) + entry["intercept"]
+        assert total == pytest.approx(entry["score"], abs=1e-9)
 
 
 def test_csv_has_one_row_per_baseline_and_member(csv_run) -> None:  # type: ignore[no-untyped-def]
