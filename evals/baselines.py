@@ -20,8 +20,9 @@ from stores.domain import P5, P5_NAMES, VOTE_CODES, VOTES
 from stores.errors import InputError
 from stores.records import Record
 
-Method = Literal["majority", "precedent", "sponsor"]
-METHODS: tuple[Method, ...] = ("majority", "precedent", "sponsor")
+Method = Literal["majority", "precedent", "sponsor", "learned"]
+# "learned": the precedent model of evals/precedent_model.py (a logistic regression, leave-future-out).
+METHODS: tuple[Method, ...] = ("majority", "precedent", "sponsor", "learned")
 
 _ALIASES = (
     (r"\bUnited States of America\b", "United States"),
@@ -90,6 +91,10 @@ def baseline_predictions(
     if unknown:
         raise InputError(f"unknown persona code(s) {unknown}; valid: {', '.join(P5)}")
     chosen = retriever or get_retriever("keyword", threshold=0)
+    if method == "learned":
+        from evals.precedent_model import model_predictions  # it builds on the rules of this module
+
+        return model_predictions(corpus, personas=personas, retriever=chosen)
     rows = []
     for target in corpus.drafts:
         # Retrieved once per draft (k = 1 per pool part), shared by the personas.
@@ -115,7 +120,7 @@ def baseline_f1(
     retriever: Retriever | None = None,
     items: Collection[str] | None = None,
 ) -> pd.DataFrame:
-    """Weighted F1 (sklearn) per persona (rows) and baseline (columns majority, precedent, sponsor).
+    """Weighted F1 (sklearn) per persona (rows) and baseline (columns majority, precedent, sponsor, learned).
 
     ``items`` restricts the score to the drafts a run actually covered, so the comparison is fair.
     """

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from evals.cli_baselines import register as register_baselines
 from evals.cli_common import console
 from evals.cli_data import data_app
 from evals.cli_run import run_app
@@ -24,6 +25,7 @@ app.add_typer(runs_app, name="runs")
 app.add_typer(cache_app, name="cache")
 app.add_typer(data_app, name="data")
 register_study(app)
+register_baselines(app)
 
 
 @app.command("models")

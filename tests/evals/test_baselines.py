@@ -120,6 +120,7 @@ def test_f1_numbers_are_within_sane_bounds(f1_table) -> None:
     assert 0.2 <= means["majority"] <= 0.5
     assert 0.3 <= means["precedent"] <= 0.7
     assert 0.4 <= means["sponsor"] <= 0.75
+    assert 0.4 <= means["learned"] <= 0.8
     assert means["sponsor"] > means["majority"]
 
 

@@ -1,0 +1,209 @@
+"""`nationbias baselines`: every non-LLM baseline's scores per member, with bootstrap intervals.
+
+A body (the Council, later the Assembly) is one entry of :data:`BODIES`: a function from a year
+window to the predictions frame (:data:`PREDICTION_COLUMNS`). Everything else (scores, intervals,
+the CSV files) is computed here the same way for every body, so anyone can rescore the predictions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import numpy as np
+import pandas as pd
+import typer
+from rich.table import Table
+
+from evals.cli_common import DataOpt, UsageError, cli_errors, console
+from evals.metrics import weighted_f1_from_confusion
+from evals.stats import bootstrap_ci, per_item_confusion
+from stores.domain import VOTES
+
+if TYPE_CHECKING:
+    from retrievers import Retriever
+    from stores.corpus import Corpus
+
+Years = tuple[int, int] | None
+PREDICTION_COLUMNS = ("baseline", "item_id", "date", "member", "truth", "predicted")
+METRICS = ("accuracy", "weighted_f1", *(f"f1_{vote}" for vote in VOTES))
+
+
+@dataclass
+class _Council:
+    """One corpus's predictions, with the corpus and retriever the learned model's fits are cached on."""
+
+    corpus: Corpus
+    retriever: Retriever
+    frame: pd.DataFrame
+
+
+_UNSC: dict[str, _Council] = {}  # by corpus sha256: every prediction computed once per process
+
+
+def _council() -> _Council:
+    from evals.baselines import METHODS, baseline_predictions
+    from retrievers import get_retriever
+    from stores.corpus import load_corpus
+
+    corpus = load_corpus()
+    if corpus.sha256 not in _UNSC:
+        dates = {draft.id: draft.date.isoformat() for draft in corpus.drafts}
+        retriever = get_retriever("keyword", threshold=0)  # one index, shared by the baselines
+        frames = []
+        for method in METHODS:
+            frame = baseline_predictions(corpus, method=method, retriever=retriever)
+            frames.append(pd.DataFrame({
+                "baseline": method, "item_id": frame["item"], "date": frame["item"].map(dates),
+                "member": frame["persona"], "truth": frame["truth"], "predicted": frame["pred"],
+            }))  # fmt: skip
+        frame = pd.concat(frames, ignore_index=True)[list(PREDICTION_COLUMNS)]
+        _UNSC[corpus.sha256] = _Council(corpus, retriever, frame)
+    return _UNSC[corpus.sha256]
+
+
+def _in_years(frame: pd.DataFrame, years: Years) -> pd.DataFrame:
+    if years is not None:
+        year = frame["date"].str[:4].astype(int)
+        frame = frame[(year >= years[0]) & (year <= years[1])]
+    return frame.reset_index(drop=True)
+
+
+def unsc_predictions(years: Years) -> pd.DataFrame:
+    """Every Council baseline's prediction of every P5 vote on the non-adopted drafts in ``years``."""
+    return _in_years(_council().frame, years)
+
+
+def unsc_explanations(years: Years) -> list[dict[str, Any]]:
+    """The learned model's account of each of its predictions in ``years`` (precedents, contributions)."""
+    from evals.precedent_model import model_for
+
+    council = _council()
+    model = model_for(council.corpus, retriever=council.retriever)  # the fits behind the predictions
+    rows = _in_years(council.frame[council.frame["baseline"] == "learned"], years)
+    return [model.explain(item, member) for item, member in zip(rows["item_id"], rows["member"], strict=True)]
+
+
+# The bodies with baselines: one line adds a body (its function returns PREDICTION_COLUMNS).
+BODIES: dict[str, Callable[[Years], pd.DataFrame]] = {"unsc": unsc_predictions}
+# The bodies whose learned baseline explains its predictions (--explain).
+EXPLAINERS: dict[str, Callable[[Years], list[dict[str, Any]]]] = {"unsc": unsc_explanations}
+KNOWN_BODIES = ("unsc", "unga")
+
+
+def parse_years(text: str | None) -> Years:
+    """``2013-2024`` or ``2019`` → (first, last) year; anything else is a usage error naming --years."""
+    if text is None or not text.strip():
+        return None
+    match = re.fullmatch(r"\s*(\d{4})\s*(?:[-–:]\s*(\d{4}))?\s*", text)
+    if not match:
+        raise UsageError(f"--years takes a year or a range such as 2013-2024, got {text!r}")
+    first, last = int(match.group(1)), int(match.group(2) or match.group(1))
+    if first > last:
+        raise UsageError(f"--years: the range {text!r} ends before it starts")
+    return first, last
+
+
+def _metrics(confusion: np.ndarray) -> dict[str, float]:
+    """Accuracy, weighted F1 and each vote's F1 from a K × K confusion matrix (truth × predicted)."""
+    total = confusion.sum()
+    tp = np.diag(confusion)
+    denom = confusion.sum(axis=1) + confusion.sum(axis=0)
+    f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp, dtype=float), where=denom > 0)
+    return {
+        "accuracy": float(tp.sum() / total) if total else float("nan"),
+        "weighted_f1": weighted_f1_from_confusion(confusion),
+        **{f"f1_{vote}": float(f1[i]) for i, vote in enumerate(VOTES)},
+    }
+
+
+def score_table(predictions: pd.DataFrame, *, n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """One row per baseline × member: n, each metric and its 95% interval (items resampled)."""
+    rows = []
+    for (baseline, member), group in predictions.groupby(["baseline", "member"], sort=False):
+        _, per_item = per_item_confusion(
+            group, item_col="item_id", truth_col="truth", pred_col="predicted", labels=VOTES
+        )
+        row: dict[str, object] = {"baseline": baseline, "member": member, "n": len(group)}
+        for metric in METRICS:
+
+            def statistic(sample: np.ndarray, metric: str = metric) -> float:
+                return _metrics(sample.sum(axis=0))[metric]
+
+            ci = bootstrap_ci(per_item, statistic, n_resamples=n_resamples, seed=seed)
+            row |= {metric: ci.point, f"{metric}_low": ci.low, f"{metric}_high": ci.high}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _print_table(table: pd.DataFrame, body: str) -> None:
+    shown = Table("baseline", "member", "n", *METRICS, title=f"{body}: non-LLM baselines (95% bootstrap CI)")
+    for row in table.itertuples(index=False):
+        cells = [f"{getattr(row, m):.3f} [{getattr(row, m + '_low'):.2f},{getattr(row, m + '_high'):.2f}]"
+                 for m in METRICS]  # fmt: skip
+        shown.add_row(str(row.baseline), str(row.member), str(row.n), *cells)
+    console.print(shown)
+    means = table.groupby("baseline", sort=False)["weighted_f1"].mean()
+    console.print("mean weighted F1 over members: " + ", ".join(f"{b} {v:.3f}" for b, v in means.items()))
+
+
+BodyOpt = Annotated[str, typer.Option("--body", help="unsc (the Council); unga once it is registered.")]
+YearsOpt = Annotated[str | None, typer.Option("--years", help="A year or a range, e.g. 2013-2024.")]
+FormatOpt = Annotated[str, typer.Option("--format", help="table (default) or csv (to stdout).")]
+PredictionsOpt = Annotated[
+    Path | None, typer.Option("--predictions", help="Also write every prediction to this CSV file.")
+]
+ExplainOpt = Annotated[
+    Path | None,
+    typer.Option("--explain", help="Write the learned model's precedents and contributions (JSON lines)."),
+]
+ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples per interval.")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add `nationbias baselines` to ``app``."""
+
+    @app.command("baselines")
+    @cli_errors
+    def baselines(
+        body: BodyOpt = "unsc",
+        years: YearsOpt = None,
+        fmt: FormatOpt = "table",
+        predictions: PredictionsOpt = None,
+        explain: ExplainOpt = None,
+        resamples: ResamplesOpt = 2000,
+        data: DataOpt = None,
+    ) -> None:
+        """Every non-LLM baseline × member: accuracy, weighted F1, F1 per vote, with 95% bootstrap CIs."""
+        name = body.strip().lower()
+        if name not in BODIES:
+            if name in KNOWN_BODIES:
+                raise UsageError(f"--body {name}: baselines for this body are not available yet "
+                                 f"(available: {', '.join(BODIES)})")  # fmt: skip
+            raise UsageError(f"--body: unknown body {body!r}; valid: {', '.join(BODIES)}")
+        if fmt not in ("table", "csv"):
+            raise UsageError(f"--format takes table or csv, got {fmt!r}")
+        if resamples < 1:
+            raise UsageError(f"--resamples must be at least 1, got {resamples}")
+        if explain is not None and name not in EXPLAINERS:
+            raise UsageError(f"--explain: no explained baseline for {name} yet")
+        window = parse_years(years)
+        frame = BODIES[name](window)
+        if frame.empty:
+            raise UsageError(f"--years {years}: no {name} items in that window")
+        if predictions is not None:
+            frame.to_csv(predictions, index=False, columns=["baseline", "item_id", "date", "member",
+                                                            "predicted", "truth"])  # fmt: skip
+        if explain is not None:
+            lines = (json.dumps(entry, ensure_ascii=False) for entry in EXPLAINERS[name](window))
+            explain.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        table = score_table(frame, n_resamples=resamples)
+        if fmt == "csv":
+            table.to_csv(sys.stdout, index=False, float_format="%.4f")
+        else:
+            _print_table(table, name)
