@@ -183,7 +183,7 @@ def _votes(calls: pd.DataFrame) -> tuple[pd.DataFrame, tuple[Unmapped, ...], int
     member = raw["country"].map(codes)
     missing = raw[member.isna()].groupby(["country", "country_code"]).size().reset_index(name="rows")
     unmapped = tuple(
-        Unmapped(str(row["country"]), str(row["country_code"]), int(row["rows"])) for _, row in missing.iterrows()
+        Unmapped(str(r["country"]), str(r["country_code"]), int(r["rows"])) for _, r in missing.iterrows()
     )
     votes = pd.DataFrame(
         {
