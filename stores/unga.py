@@ -73,7 +73,7 @@ class Assembly:
         return [_record(int(row["rcid"]), row, by_call.get(int(row["rcid"]), {})) for row in rows]
 
 
-def _record(rcid: int, row: dict[str, Any], votes: dict[str, str]) -> Record:
+def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
     counts = Counter(votes.values())
     issues = [ISSUES[code] for code in ISSUES if row[code]]
     text = row["descr"] or row["short"] or f"Roll call {rcid}"
