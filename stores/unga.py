@@ -51,7 +51,7 @@ class Unmapped:
     rows: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: baselines cache their features per Assembly
 class Assembly:
     """The loaded Assembly: one row per roll call, one row per recorded vote, and what was dropped."""
 
