@@ -80,13 +80,14 @@ def test_labels_columns_and_counts(recent: Assembly) -> None:
 
 
 def test_same_title_is_the_states_latest_earlier_vote_on_that_title(recent: Assembly) -> None:
-    predictions = assembly_predictions(assembly=recent, years=(YEAR, YEAR), methods=("same_title", "majority"))
+    found = assembly_predictions(assembly=recent, years=(YEAR, YEAR), methods=("same_title", "majority"))
     votes = recent.votes.merge(recent.roll_calls[["title"]], left_on="rcid", right_index=True)
-    sample = predictions[predictions["baseline"] == "same_title"].sample(400, random_state=1)
-    majority = predictions[predictions["baseline"] == "majority"].set_index(["item_id", "member"])["predicted"]
+    sample = found[found["baseline"] == "same_title"].sample(400, random_state=1)
+    majority = found[found["baseline"] == "majority"].set_index(["item_id", "member"])["predicted"]
     for row in sample.itertuples():
         title = recent.roll_calls.loc[row.item_id, "title"]
-        earlier = votes[(votes["title"] == title) & (votes["member"] == row.member) & (votes["date"] < row.date)]
+        mine = votes[(votes["title"] == title) & (votes["member"] == row.member)]
+        earlier = mine[mine["date"] < row.date]
         if title and len(earlier):
             expected = VOTE_CODES[earlier.sort_values(["date", "rcid"])["vote"].iloc[-1]]
         else:
