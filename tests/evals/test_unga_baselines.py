@@ -55,9 +55,10 @@ def test_the_future_permuted_or_dropped_changes_no_prediction(recent: Assembly, 
     left = before[on_cutoff].set_index(keys)["predicted"].sort_index()
     right = after[after["date"] == cutoff].set_index(keys)["predicted"].sort_index()
     pd.testing.assert_series_equal(left, right)
-    truth_changed = before[on_cutoff].set_index(keys)["truth"].sort_index() != after[
-        after["date"] == cutoff
-    ].set_index(keys)["truth"].sort_index()
+    truth_changed = (
+        before[on_cutoff].set_index(keys)["truth"].sort_index()
+        != after[after["date"] == cutoff].set_index(keys)["truth"].sort_index()
+    )
     assert truth_changed.any()  # the target's own votes were scrambled too, and nothing followed them
 
 
