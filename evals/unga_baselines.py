@@ -34,7 +34,7 @@ METHODS = ("always_yes", *ALL)
 COLUMNS = ["baseline", "item_id", "date", "member", "truth", "predicted"]
 WINDOW = 5  # years of training data before the predicted year
 MAX_ROWS = 60_000  # a fixed-seed subset of the window's votes fits a year's model in seconds
-CALIBRATION = 3  # earlier years whose out-of-time predictions choose the class weights
+CALIBRATION = 3  # earlier years whose out-of-time predictions choose the class weights (reweight=True)
 WEIGHTS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
 PARAMS = {"max_iter": 80, "learning_rate": 0.15, "max_leaf_nodes": 15, "l2_regularization": 1.0}
 FIRST_YEAR = 1946
@@ -101,12 +101,12 @@ def choose_weights(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return chosen
 
 
-def _model(x: pd.DataFrame, meta: pd.DataFrame, years: range, *, window: int) -> np.ndarray:
+def _model(x: pd.DataFrame, meta: pd.DataFrame, years: range, *, window: int, reweight: bool) -> np.ndarray:
     """Leave-future-out predictions (vote codes) for the rows of ``years``; -1 for rows of other years."""
     predicted = np.full(len(meta), -1, dtype=np.int8)
     proba = np.zeros((len(meta), 3))
     fitted: list[int] = []
-    for year in range(years.start - CALIBRATION, years.stop):
+    for year in range(years.start - (CALIBRATION if reweight else 0), years.stop):
         train = ((meta["year"] >= year - window) & (meta["year"] < year)).to_numpy()
         if train.sum() > MAX_ROWS:  # the subset depends on the year and the window only, never on the future
             chosen = np.random.default_rng(year).choice(np.flatnonzero(train), MAX_ROWS, replace=False)
@@ -121,9 +121,9 @@ def _model(x: pd.DataFrame, meta: pd.DataFrame, years: range, *, window: int) ->
         fitted.append(year)
         if year in years:
             earlier = meta["year"].isin([y for y in fitted if year - CALIBRATION <= y < year]).to_numpy()
-            weights = (
-                choose_weights(proba[earlier], meta["truth"].to_numpy()[earlier]) if earlier.any() else 1.0
-            )
+            weights = np.ones(3)
+            if reweight and earlier.any():
+                weights = choose_weights(proba[earlier], meta["truth"].to_numpy()[earlier])
             predicted[test] = (proba[test] * weights).argmax(axis=1) + 1
     return predicted
 
@@ -134,6 +134,7 @@ def assembly_predictions(
     methods: Sequence[str] = ALL,
     members: Sequence[str] | None = None,
     window: int = WINDOW,
+    reweight: bool = False,
     assembly: Assembly | None = None,
 ) -> pd.DataFrame:
     """Every baseline's prediction of every recorded vote in ``years`` (inclusive; None: all years), a row per
@@ -166,7 +167,8 @@ def assembly_predictions(
     frames = []
     for method in methods:
         if method == "model":
-            codes = _model(x[keep], meta[keep].reset_index(drop=True), range(first, last + 1), window=window)
+            mine = meta[keep].reset_index(drop=True)
+            codes = _model(x[keep], mine, range(first, last + 1), window=window, reweight=reweight)
             codes = codes[meta["year"][keep].between(first, last).to_numpy()]
         else:
             codes = _rule(method, x[target])
