@@ -42,9 +42,11 @@ def _future_scrambled(assembly: Assembly, cutoff: pd.Timestamp, *, last_year: in
     return Assembly(roll_calls=calls, votes=votes, unmapped=assembly.unmapped, not_votes=assembly.not_votes)
 
 
-@pytest.mark.parametrize("which", ["first", "middle"])
-def test_the_future_permuted_or_dropped_changes_no_prediction(recent: Assembly, which: str) -> None:
-    options = {"years": (YEAR, YEAR), "methods": ALL, "members": STATES, "window": 2}
+@pytest.mark.parametrize(("which", "reweight"), [("first", False), ("middle", False), ("middle", True)])
+def test_the_future_permuted_or_dropped_changes_no_prediction(
+    recent: Assembly, which: str, reweight: bool
+) -> None:
+    options = {"years": (YEAR, YEAR), "methods": ALL, "members": STATES, "window": 2, "reweight": reweight}
     before = assembly_predictions(assembly=recent, **options)
     dates = sorted(before["date"].unique())
     cutoff = pd.Timestamp(dates[0] if which == "first" else dates[len(dates) // 2])
