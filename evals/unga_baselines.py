@@ -178,19 +178,20 @@ def assembly_predictions(
     return out.assign(truth=out["truth"].map(labels), predicted=out["predicted"].map(labels))[COLUMNS]
 
 
-def assembly_scores(predictions: pd.DataFrame) -> pd.DataFrame:
-    """Per baseline: votes scored, accuracy, weighted F1 and the F1 of each class (sklearn)."""
+def assembly_scores(predictions: pd.DataFrame, *, by: Sequence[str] = ("baseline",)) -> pd.DataFrame:
+    """Per baseline (or per ``by``, e.g. ``("baseline", "member")``): votes scored, accuracy, weighted F1 and
+    each class's F1 (sklearn)."""
     rows = []
-    for baseline, group in predictions.groupby("baseline", sort=False):
-        f1 = f1_score(group["truth"], group["predicted"], labels=list(VOTES), average=None, zero_division=0)
+    for key, group in predictions.groupby(list(by), sort=False):
+        truth, predicted = group["truth"], group["predicted"]
+        labels = list(VOTES)
+        f1 = f1_score(truth, predicted, labels=labels, average=None, zero_division=0)
         rows.append(
             {
-                "baseline": baseline,
+                **dict(zip(by, key, strict=True)),
                 "votes": len(group),
-                "accuracy": accuracy_score(group["truth"], group["predicted"]),
-                "weighted_f1": f1_score(
-                    group["truth"], group["predicted"], labels=list(VOTES), average="weighted"
-                ),
+                "accuracy": accuracy_score(truth, predicted),
+                "weighted_f1": f1_score(truth, predicted, labels=labels, average="weighted", zero_division=0),
                 **{f"f1_{label}": score for label, score in zip(VOTES, f1, strict=True)},
             }
         )

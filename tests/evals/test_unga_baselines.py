@@ -80,6 +80,11 @@ def test_labels_columns_and_counts(recent: Assembly) -> None:
     assert list(scores["baseline"]) == list(ALL)
     assert ((scores["accuracy"] >= 0) & (scores["accuracy"] <= 1)).all()
     assert (scores["votes"] == len(votes)).all()
+    per_member = assembly_scores(predictions, by=("baseline", "member"))
+    assert len(per_member) == len(ALL) * len(STATES)
+    usa = predictions[(predictions["baseline"] == "model") & (predictions["member"] == "USA")]
+    row = per_member[(per_member["baseline"] == "model") & (per_member["member"] == "USA")].iloc[0]
+    assert row["accuracy"] == (usa["truth"] == usa["predicted"]).mean()
 
 
 def test_same_title_is_the_states_latest_earlier_vote_on_that_title(recent: Assembly) -> None:
