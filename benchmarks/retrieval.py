@@ -195,7 +195,7 @@ def run(quick: bool = False) -> Section:
         "loading included; the '+' figure is the growth after the pool was loaded). Hybrid reuses the "
         "dense collection built just before it for the same pool, so its build time is BM25 plus opening "
         "that collection. UNGA items: kind 'draft', adopted alternating by rcid parity, region None, "
-        "context = descr, topic = short; keyword fields built directly (nations + keyword-pool phrases). "
+        "context = descr, title = short; keyword fields built directly (nations + keyword-pool phrases). "
         "The 100k pool repeats UNGA with new ids, dates shifted ±2 years and 15% word dropout. "
         "UNGA items have no region, so at the paper's threshold (3) keyword finds no precedent there: "
         "the index still gathers every candidate sharing a nation or keyword, which is what is timed. "

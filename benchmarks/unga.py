@@ -1,51 +1,30 @@
-"""UNGA roll calls as retrieval pools: the 6,202 real items, and a 100k pool of perturbed copies.
+"""UNGA roll calls as retrieval pools: the 6,203 real items, and a 100k pool of perturbed copies.
 
-The retrievers take :class:`Record` objects, so each roll call becomes a non-UNSC "draft": the
-description is its context, ``short`` its topic, no region and no votes; ``adopted`` alternates
-by ``rcid`` so both pool parts are filled. The keyword strategy's augmented fields are built
+The roll calls come from :mod:`stores.unga` (the one reader), as Records with ``body="unga"``: the
+description is the context, ``short`` the title, no region; ``adopted`` alternates by ``rcid`` so
+both pool parts are filled. The keyword strategy's augmented fields are built
 directly (nations from the country library, keywords from the paper's pool), as the offline
 augmenter would, without its corpus-wide n-gram mining (too slow at 100k, and not under test).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import random
 
 from stores.augment import Augmented, keyword_pool, target_nations
-from stores.bundled import DataFile, data_file
 from stores.keywords import phrases_in
-from stores.records import Context, Record, Tally
-
-
-def unga_file() -> DataFile:
-    return data_file("unga/unga_voeten_un_roll_calls.csv.gz")
+from stores.records import Context, Record
+from stores.unga import load_assembly
 
 
 def load_unga(limit: int | None = None) -> list[Record]:
-    """The roll calls as Records (dated, with the description as context), in file order."""
-    records: list[Record] = []
-    with unga_file().open_text(newline="") as handle:
-        for row in csv.DictReader(handle):
-            if limit is not None and len(records) >= limit:
-                break
-            rcid = int(float(row["rcid"]))
-            descr = (row.get("descr") or "").strip() or (row.get("short") or "roll call").strip()
-            records.append(
-                Record(
-                    id=f"UNGA-{rcid}",
-                    kind="draft",
-                    adopted=rcid % 2 == 0,
-                    resolution=None,
-                    date=dt.date.fromisoformat(row["date"]),
-                    topic=(row.get("short") or "").strip() or None,
-                    tally=Tally(yes=0, no=0, abstain=0),
-                    votes={},
-                    context=Context(text=descr, source="unga-voeten"),
-                )
-            )
-    return records
+    """The roll calls as Records (:mod:`stores.unga`, date order), ``adopted`` alternating by ``rcid``."""
+    records = load_assembly().records()[:limit]
+    return [
+        record.model_copy(update={"adopted": int(record.id.removeprefix("UNGA-")) % 2 == 0})
+        for record in records
+    ]
 
 
 def augment(records: list[Record]) -> dict[str, Augmented]:
@@ -54,11 +33,11 @@ def augment(records: list[Record]) -> dict[str, Augmented]:
     fields: dict[str, Augmented] = {}
     for record in records:
         text = record.context.text if record.context else ""
-        haystack = f"{record.topic or ''}\n{text}"
+        haystack = f"{record.title or ''}\n{text}"
         fields[record.id] = Augmented(
             id=record.id,
             region=record.region,
-            target_nations=target_nations([record.topic, text]),
+            target_nations=target_nations([record.title, text]),
             keywords=phrases_in(haystack, pool)[:10],
         )
     return fields

@@ -140,6 +140,6 @@ def ground_truth(records: Iterable[Record]) -> dict[str, dict[str, int]]:
 
 def field_coverage(records: Sequence[Record]) -> dict[str, int]:
     """How many records have a non-empty value for each optional field."""
-    required = ("id", "kind", "adopted", "date", "tally", "votes")
+    required = ("id", "body", "kind", "paragraph", "adopted", "date", "tally", "votes")
     names = [name for name in Record.model_fields if name not in required]
     return {name: sum(1 for r in records if getattr(r, name) not in (None, "", [], {})) for name in names}

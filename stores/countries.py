@@ -27,6 +27,7 @@ ALIASES: dict[str, str] = {
     "czechoslovakia": "CSK",
     "democratic yemen": "YMD",
     "southern yemen": "YMD",
+    "yemen people's republic": "YMD",  # South Yemen (Voeten's name): not the Yemen of 1990 on
     "united arab republic": "EGY",
     "central african empire": "CAF",
     "federation of malaya": "MYS",
@@ -109,6 +110,17 @@ def to_iso3(name: str) -> str | None:
         if code:
             return code
     return None
+
+
+@cache
+def _iso_codes() -> frozenset[str]:
+    data = converter().data
+    return frozenset(data.loc[data["ISOnumeric"].notna(), "ISO3"]) | frozenset(EXTRA_NAMES)
+
+
+def is_iso3(code: str) -> bool:
+    """An ISO 3166 alpha-3 code, current or withdrawn (``YUG``); coco also knows some with none (Zanzibar)."""
+    return code in _iso_codes()
 
 
 @lru_cache(maxsize=1024)

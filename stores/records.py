@@ -54,12 +54,16 @@ class Statement(BaseModel):
 
 
 class Record(BaseModel):
-    """One item the Security Council voted on."""
+    """One item the Security Council (``body="unsc"``) or the General Assembly (``"unga"``) voted on.
+
+    An Assembly record keys ``votes`` by ISO3 code; ``paragraph`` marks a separate vote on part of a draft."""
 
     model_config = ConfigDict(extra="forbid", frozen=False)
 
     id: str
+    body: Literal["unsc", "unga"] = "unsc"
     kind: Literal["draft", "amendment"]
+    paragraph: bool = False
     adopted: bool
     resolution: str | None = None
     date: dt.date

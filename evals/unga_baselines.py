@@ -1,0 +1,198 @@
+"""General Assembly baselines: what the roll-call record alone predicts of each state's vote.
+
+Each uses only roll calls dated strictly before the target (:mod:`evals.unga_features`):
+- ``majority``: the state's most frequent earlier vote;
+- ``same_title``: its vote on the latest earlier roll call with the same title (resolutions recur
+  yearly), else ``majority``;
+- ``bloc``: its regional group's majority on that roll call, else on the most similar earlier one by
+  text, else ``majority``;
+- ``model``: gradient-boosted trees over those signals and more, trained leave-future-out: the model
+  for year Y is fitted on the ``window`` years before Y, and its class weights (the decision rule) are
+  chosen on the out-of-time predictions of the years before Y. No shuffling across time, no early
+  stopping on a random split; the hyper-parameters are fixed constants, chosen on 1995–2004.
+Labels are the paper's: favour, against, abstention.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.metrics import accuracy_score, f1_score
+
+from evals.unga_features import CODES, Matrix, features, matrix
+from stores.domain import VOTE_CODES, VOTES
+from stores.errors import InputError
+from stores.unga import Assembly, load_assembly
+
+ALL = ("majority", "same_title", "bloc", "model")
+METHODS = ("always_yes", *ALL)
+COLUMNS = ["baseline", "item_id", "date", "member", "truth", "predicted"]
+WINDOW = 5  # years of training data before the predicted year
+MAX_ROWS = 60_000  # a fixed-seed subset of the window's votes fits a year's model in seconds
+CALIBRATION = 3  # earlier years whose out-of-time predictions choose the class weights (reweight=True)
+WEIGHTS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
+PARAMS = {"max_iter": 80, "learning_rate": 0.15, "max_leaf_nodes": 15, "l2_regularization": 1.0}
+FIRST_YEAR = 1946
+
+
+@cache
+def _prepared(assembly: Assembly) -> tuple[Matrix, pd.DataFrame, pd.DataFrame]:
+    """The matrix, every recorded vote's (row, col, year, truth) and its features: built once per Assembly."""
+    m = matrix(assembly)
+    rows, cols = np.nonzero(m.votes)
+    texts = [d or s for d, s in zip(assembly.roll_calls["descr"], assembly.roll_calls["short"], strict=True)]
+    meta = pd.DataFrame(
+        {
+            "row": rows,
+            "col": cols,
+            "year": m.dates[rows].astype("datetime64[Y]").astype(int) + 1970,
+            "truth": m.votes[rows, cols],
+        }
+    )
+    return m, meta, features(m, texts, rows, cols)
+
+
+def _argmax(shares: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """The index (1-based vote code) of the largest share; ``fallback`` where all shares are zero."""
+    best = shares.argmax(axis=1) + 1
+    return np.where(shares.sum(axis=1) > 0, best, fallback)
+
+
+def _rule(method: str, x: pd.DataFrame) -> np.ndarray:
+    """A rule baseline's vote codes (1 Y, 2 N, 3 A) from the feature table."""
+
+    def block(name: str) -> np.ndarray:
+        return x[[f"{name}_{c}" for c in CODES]].to_numpy()
+
+    if method == "always_yes":
+        return np.ones(len(x), dtype=np.int8)
+    majority = _argmax(block("history_own"), np.ones(len(x), dtype=np.int8))
+    if method == "majority":
+        return majority
+    if method == "same_title":
+        return _argmax(block("title_own"), majority)
+    if method == "bloc":
+        return _argmax(block("title_bloc"), _argmax(block("near1_bloc"), majority))
+    raise InputError(f"unknown Assembly baseline {method!r}: choose from {', '.join(METHODS)}")
+
+
+def _fit_proba(x: pd.DataFrame, y: np.ndarray, target: pd.DataFrame) -> np.ndarray:
+    """Class probabilities (columns Y, N, A) for ``target`` from a model fitted on ``x``, ``y``."""
+    model = HistGradientBoostingClassifier(**PARAMS, early_stopping=False, random_state=0)
+    model.fit(x, y)
+    proba = np.zeros((len(target), 3))
+    proba[:, model.classes_ - 1] = model.predict_proba(target)
+    return proba
+
+
+def choose_weights(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Class weights (favour fixed at 1) maximising macro F1 of ``argmax(proba * w)`` on earlier years."""
+    best, chosen = -1.0, np.ones(3)
+    for w_no, w_abstain in itertools.product(WEIGHTS, WEIGHTS):
+        weights = np.array([1.0, w_no, w_abstain])
+        score = f1_score(truth, (proba * weights).argmax(axis=1) + 1, labels=[1, 2, 3], average="macro")
+        if score > best + 1e-9:
+            best, chosen = score, weights
+    return chosen
+
+
+def _model(x: pd.DataFrame, meta: pd.DataFrame, years: range, *, window: int, reweight: bool) -> np.ndarray:
+    """Leave-future-out predictions (vote codes) for the rows of ``years``; -1 for rows of other years."""
+    predicted = np.full(len(meta), -1, dtype=np.int8)
+    proba = np.zeros((len(meta), 3))
+    fitted: list[int] = []
+    for year in range(years.start - (CALIBRATION if reweight else 0), years.stop):
+        train = ((meta["year"] >= year - window) & (meta["year"] < year)).to_numpy()
+        if train.sum() > MAX_ROWS:  # the subset depends on the year and the window only, never on the future
+            chosen = np.random.default_rng(year).choice(np.flatnonzero(train), MAX_ROWS, replace=False)
+            train = np.isin(np.arange(len(train)), chosen)
+        test = (meta["year"] == year).to_numpy()
+        if not test.any():
+            continue
+        if len(np.unique(meta["truth"].to_numpy()[train])) < 2:  # nothing to learn from yet
+            proba[test, _rule("same_title", x[test]) - 1] = 1.0
+        else:
+            proba[test] = _fit_proba(x[train], meta["truth"].to_numpy()[train], x[test])
+        fitted.append(year)
+        if year in years:
+            earlier = meta["year"].isin([y for y in fitted if year - CALIBRATION <= y < year]).to_numpy()
+            weights = np.ones(3)
+            if reweight and earlier.any():
+                weights = choose_weights(proba[earlier], meta["truth"].to_numpy()[earlier])
+            predicted[test] = (proba[test] * weights).argmax(axis=1) + 1
+    return predicted
+
+
+def assembly_predictions(
+    *,
+    years: tuple[int, int] | None = (2005, 2019),
+    methods: Sequence[str] = ALL,
+    members: Sequence[str] | None = None,
+    window: int = WINDOW,
+    reweight: bool = False,
+    assembly: Assembly | None = None,
+) -> pd.DataFrame:
+    """Every baseline's prediction of every recorded vote in ``years`` (inclusive; None: all years), a row per
+    (baseline, roll call, state): ``baseline, item_id`` (rcid), ``date, member`` (ISO3), ``truth, predicted``.
+    ``members`` limits targets and training rows to those states; ``assembly`` replaces the shipped one."""
+    unknown = [method for method in methods if method not in METHODS]
+    if unknown:
+        raise InputError(
+            f"unknown Assembly baseline(s) {', '.join(unknown)}: choose from {', '.join(METHODS)}"
+        )
+    first, last = years if years is not None else (FIRST_YEAR, 2100)
+    if first > last:
+        raise InputError(f"empty year window {first}-{last}: the first year must not be after the last")
+    m, meta, x = _prepared(assembly or load_assembly())
+    keep = np.ones(len(meta), dtype=bool)
+    if members is not None:
+        missing = sorted(set(members) - set(m.members))
+        if missing:
+            raise InputError(f"unknown state code(s) {', '.join(missing)}: not in the Assembly's roll calls")
+        keep = np.isin(m.members[meta["col"]], list(members))
+    target = keep & meta["year"].between(first, last).to_numpy()
+    base = pd.DataFrame(
+        {
+            "item_id": m.rcids[meta["row"][target]],
+            "date": pd.to_datetime(m.dates[meta["row"][target]]),
+            "member": m.members[meta["col"][target]],
+            "truth": meta["truth"][target].to_numpy(),
+        }
+    )
+    frames = []
+    for method in methods:
+        if method == "model":
+            mine = meta[keep].reset_index(drop=True)
+            codes = _model(x[keep], mine, range(first, last + 1), window=window, reweight=reweight)
+            codes = codes[meta["year"][keep].between(first, last).to_numpy()]
+        else:
+            codes = _rule(method, x[target])
+        frames.append(base.assign(baseline=method, predicted=codes))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+    labels = {i + 1: VOTE_CODES[c] for i, c in enumerate(CODES)}
+    return out.assign(truth=out["truth"].map(labels), predicted=out["predicted"].map(labels))[COLUMNS]
+
+
+def assembly_scores(predictions: pd.DataFrame, *, by: Sequence[str] = ("baseline",)) -> pd.DataFrame:
+    """Per baseline (or per ``by``, e.g. ``("baseline", "member")``): votes scored, accuracy, weighted F1 and
+    each class's F1 (sklearn)."""
+    rows = []
+    for key, group in predictions.groupby(list(by), sort=False):
+        truth, predicted = group["truth"], group["predicted"]
+        labels = list(VOTES)
+        f1 = f1_score(truth, predicted, labels=labels, average=None, zero_division=0)
+        rows.append(
+            {
+                **dict(zip(by, key, strict=True)),
+                "votes": len(group),
+                "accuracy": accuracy_score(truth, predicted),
+                "weighted_f1": f1_score(truth, predicted, labels=labels, average="weighted", zero_division=0),
+                **{f"f1_{label}": score for label, score in zip(VOTES, f1, strict=True)},
+            }
+        )
+    return pd.DataFrame(rows)

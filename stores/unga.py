@@ -1,0 +1,216 @@
+"""The UN General Assembly roll calls (Voeten, CC0) as a second body beside the Security Council.
+
+One reader for the three shipped files (``unga/``: roll calls, votes, issue codes). Votes come back as a
+long table (``rcid, date, member, vote``: what baselines want) and as :class:`Record` objects with
+``body="unga"`` (what studies and retrievers want). A state's vote is ``Y``/``N``/``A`` keyed by its ISO3
+code; any other code (absent, not voting) is not a vote and is dropped and counted. State names go through
+:mod:`stores.countries`; a name it cannot place is dropped and named in :attr:`Assembly.unmapped`, never
+guessed. Old rows are upper case: :func:`sentence_case` rewrites them with the casing the file's own
+mixed-case rows use for each word, so acronyms and names (``UK``, ``UNRWA``, ``Israel``) stay right.
+Loading everything takes a few seconds; the result is cached per data folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pandas as pd
+
+from stores.bundled import data_file
+from stores.countries import is_iso3, nations_in_text, to_iso3
+from stores.records import Context, Record, Tally
+
+ROLL_CALLS = "unga/unga_voeten_un_roll_calls.csv.gz"
+VOTES_FILE = "unga/unga_voeten_un_votes.csv.gz"
+ISSUES_FILE = "unga/unga_voeten_un_roll_call_issues.csv.gz"
+ISSUES = {
+    "me": "Middle East (Palestinian conflict)",
+    "nu": "Nuclear weapons and nuclear material",
+    "di": "Arms control and disarmament",
+    "hr": "Human rights",
+    "co": "Colonialism",
+    "ec": "Economic development",
+}
+VOTE_WORDS = {"yes": "Y", "no": "N", "abstain": "A"}
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]")
+_TOKEN = re.compile(r"(?P<symbol>\b[A-Z]+(?:/[A-Z0-9.-]+)+)|" + _WORD.pattern)
+# Acronyms of the early sessions that the file's mixed-case rows never spell out.
+ACRONYMS = ("ussr", "uk", "us", "usa", "un", "uar", "ecosoc", "unesco", "unicef", "unrwa", "iaea", "npt")
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """A state name the country library cannot place, and how many vote rows it had."""
+
+    country: str
+    country_code: str
+    rows: int
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: baselines cache their features per Assembly
+class Assembly:
+    """The loaded Assembly: one row per roll call, one row per recorded vote, and what was dropped."""
+
+    roll_calls: pd.DataFrame  # index rcid: date, session, unres, flags, short, descr, title, issues
+    votes: pd.DataFrame  # rcid, date, member (ISO3), vote (Y/N/A); sorted by date, rcid, member
+    unmapped: tuple[Unmapped, ...]
+    not_votes: int  # rows whose vote was not yes/no/abstain (absent, not voting)
+
+    def records(self, years: tuple[int, int] | None = None) -> list[Record]:
+        """Each roll call as a :class:`Record` (``body="unga"``) in date order, optionally in ``years``."""
+        calls = self.roll_calls
+        if years is not None:
+            calls = calls[calls["date"].dt.year.between(*years)]
+        votes = self.votes[self.votes["rcid"].isin(calls.index)]
+        by_call: dict[int, dict[str, str]] = defaultdict(dict)
+        for rcid, member, vote in zip(votes["rcid"].to_numpy(), votes["member"], votes["vote"], strict=True):
+            by_call[int(rcid)][member] = vote
+        rows = calls.reset_index().to_dict("records")
+        return [_record(int(row["rcid"]), row, by_call.get(int(row["rcid"]), {})) for row in rows]
+
+
+def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
+    counts = Counter(votes.values())
+    issues = [ISSUES[code] for code in ISSUES if row[code]]
+    text = row["descr"] or row["short"] or f"Roll call {rcid}"
+    notes = ["adopted is inferred from the tally (more yes than no); the roll-call file does not record it"]
+    return Record.model_construct(  # the loader checked every field; validation would cost seconds
+        id=f"UNGA-{rcid}",
+        body="unga",
+        kind="amendment" if row["amend"] else "draft",
+        paragraph=bool(row["para"]),
+        adopted=counts["Y"] > counts["N"],
+        resolution=row["unres"] or None,
+        date=row["date"].date(),
+        meeting=None,
+        agenda_item=None,
+        category=None,
+        region=None,
+        topic="; ".join(issues) or None,
+        sponsors=[],
+        title=row["short"] or None,
+        tally=Tally(yes=counts["Y"], no=counts["N"], abstain=counts["A"]),
+        votes=votes,
+        vetoed_by=[],
+        context=Context(text=text, source="unga-voeten"),
+        draft_text=None,
+        press_excerpt=None,
+        statements=[],
+        notes=notes,
+    )
+
+
+def _read(name: str, **options: object) -> pd.DataFrame:
+    with data_file(name).open_text(newline="") as handle:
+        return pd.read_csv(handle, keep_default_na=False, **options)  # type: ignore[call-overload]
+
+
+def case_map(texts: list[str]) -> dict[str, str]:
+    """Each word's usual casing in the mixed-case ``texts`` (not counting sentence starts): an acronym
+    (``UNRWA``), or a name capitalised in at least 80% of three or more uses (``Israel``); else absent."""
+    forms: dict[str, Counter[str]] = defaultdict(Counter)
+    for text in texts:
+        if text.upper() == text:
+            continue
+        for match in _WORD.finditer(text):
+            before = text[: match.start()].rstrip()
+            if before and before[-1] not in ".;:!?":
+                forms[match.group(0).lower()][match.group(0)] += 1
+    cases = {word: word.upper() for word in ACRONYMS}
+    for word, counter in forms.items():
+        form, count = counter.most_common(1)[0]
+        acronym = form.isupper() and len(form) > 1 and count >= 2
+        if form != word and (acronym or (count >= 3 and count >= 0.8 * counter.total())):
+            cases[word] = form
+    return cases
+
+
+def sentence_case(text: str, cases: dict[str, str]) -> str:
+    """An all-upper-case ``text`` in sentence case, each word as ``cases`` writes it and document symbols
+    (``A/C.3/19``) kept; text that is not all upper case is returned unchanged."""
+    if not text or text.upper() != text or not any(c.isalpha() for c in text):
+        return text
+
+    def word(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if match.group("symbol"):
+            return token
+        lower = token.lower()
+        if lower in cases:
+            return cases[lower]
+        return token.title() if len(token) > 3 and nations_in_text(token.title()) else lower  # Tunisia
+
+    lowered = _TOKEN.sub(word, text)
+    return lowered[:1].upper() + lowered[1:]
+
+
+def title_key(text: str) -> str:
+    """What makes two roll calls "the same title": lower case, the catalogue's suffix and punctuation gone."""
+    text = re.split(r"\s*:\s*(?:draft\s+)?resolution\s*/", text.lower())[0]
+    return " ".join(re.findall(r"[a-z0-9]+", text))
+
+
+def _roll_calls() -> pd.DataFrame:
+    calls = _read(ROLL_CALLS, dtype=str)
+    calls["rcid"] = calls["rcid"].astype(float).astype(int)
+    calls["date"] = pd.to_datetime(calls["date"], format="%Y-%m-%d")
+    calls["session"] = pd.to_numeric(calls["session"], errors="coerce").astype("Int64")
+    for flag in ("amend", "para", "importantvote"):
+        calls[flag] = pd.to_numeric(calls[flag], errors="coerce").fillna(0).astype(bool)
+    cases = case_map([*calls["short"], *calls["descr"]])
+    for column in ("short", "descr"):
+        calls[column] = [sentence_case(" ".join(text.split()), cases) for text in calls[column]]
+    calls["unres"] = calls["unres"].str.strip()
+    calls["title"] = [title_key(d or s) for d, s in zip(calls["descr"], calls["short"], strict=True)]
+    issues = _read(ISSUES_FILE, dtype=str)
+    issues["rcid"] = issues["rcid"].astype(float).astype(int)
+    for code in ISSUES:
+        calls[code] = calls["rcid"].isin(issues.loc[issues["short_name"] == code, "rcid"])
+    return calls.set_index("rcid").sort_values(["date", "rcid"], kind="stable")
+
+
+def _votes(calls: pd.DataFrame) -> tuple[pd.DataFrame, tuple[Unmapped, ...], int]:
+    raw = _read(VOTES_FILE, dtype=str)
+    vote = raw["vote"].str.strip().str.lower().map(VOTE_WORDS)
+    not_votes = int(vote.isna().sum())
+    raw = raw.assign(vote=vote).dropna(subset=["vote"])
+    names = raw[["country", "country_code"]].drop_duplicates()
+    codes = {name: code if (code := to_iso3(name)) and is_iso3(code) else None for name in names["country"]}
+    member = raw["country"].map(codes)
+    missing = raw[member.isna()].groupby(["country", "country_code"]).size().reset_index(name="rows")
+    unmapped = tuple(
+        Unmapped(str(r["country"]), str(r["country_code"]), int(r["rows"])) for _, r in missing.iterrows()
+    )
+    votes = pd.DataFrame(
+        {
+            "rcid": raw["rcid"].astype(float).astype(int),
+            "member": member,
+            "vote": raw["vote"],
+        }
+    ).dropna(subset=["member"])
+    votes["date"] = votes["rcid"].map(calls["date"])
+    votes = votes.sort_values(["date", "rcid", "member"], kind="stable").reset_index(drop=True)
+    return votes[["rcid", "date", "member", "vote"]], unmapped, not_votes
+
+
+@cache
+def _load(roll_calls: str, votes: str, issues: str) -> Assembly:
+    del votes, issues  # the cache key: which copies were read
+    calls = _roll_calls()
+    table, unmapped, not_votes = _votes(calls)
+    return Assembly(roll_calls=calls, votes=table, unmapped=unmapped, not_votes=not_votes)
+
+
+def load_assembly() -> Assembly:
+    """The Assembly from the data copy in use (packaged, or ``NATIONBIAS_DATA`` / ``--data``); cached."""
+    return _load(*(data_file(name).stored for name in (ROLL_CALLS, VOTES_FILE, ISSUES_FILE)))
+
+
+def assembly_votes(years: tuple[int, int] | None = None) -> pd.DataFrame:
+    """The long vote table (``rcid, date, member, vote``), optionally within ``years`` (inclusive)."""
+    votes = load_assembly().votes
+    return votes if years is None else votes[votes["date"].dt.year.between(*years)].reset_index(drop=True)
