@@ -9,10 +9,8 @@ from __future__ import annotations
 import sys
 import time
 
-from evals.unga_baselines import METHODS, assembly_predictions, assembly_scores
+from evals.unga_baselines import METHODS, UNSIM, assembly_predictions, assembly_scores
 
-# UNSim (Voeten ideal points) on 181,043 votes of sessions 60–74, as issue 16 quotes it.
-UNSIM = {"accuracy": 0.682, "f1_favour": 0.818, "f1_against": 0.172, "f1_abstention": 0.138}
 TARGET = {"accuracy": 0.90, "f1_against": 0.60, "f1_abstention": 0.50}
 
 

@@ -90,10 +90,18 @@ def unsc_explanations(years: Years) -> list[dict[str, Any]]:
 
 
 # The bodies with baselines: one line adds a body (its function returns PREDICTION_COLUMNS).
-BODIES: dict[str, Callable[[Years], pd.DataFrame]] = {"unsc": unsc_predictions}
+def unga_predictions(years: Years) -> pd.DataFrame:
+    """Every Assembly baseline's prediction of every recorded vote in ``years`` (default: UNSim's
+    window, 2005–2019; the learned model refits every year, so the whole record takes minutes)."""
+    from evals.unga_baselines import METHODS, UNSIM_YEARS, assembly_predictions
+
+    frame = assembly_predictions(years=years or UNSIM_YEARS, methods=METHODS)
+    return frame.assign(date=frame["date"].dt.strftime("%Y-%m-%d"))
+
+
+BODIES: dict[str, Callable[[Years], pd.DataFrame]] = {"unsc": unsc_predictions, "unga": unga_predictions}
 # The bodies whose learned baseline explains its predictions (--explain).
 EXPLAINERS: dict[str, Callable[[Years], list[dict[str, Any]]]] = {"unsc": unsc_explanations}
-KNOWN_BODIES = ("unsc", "unga")
 
 
 def parse_years(text: str | None) -> Years:
@@ -122,10 +130,19 @@ def _metrics(confusion: np.ndarray) -> dict[str, float]:
     }
 
 
+ALL_MEMBERS = "all"  # the member column of a baseline's pooled row
+
+
 def score_table(predictions: pd.DataFrame, *, n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """One row per baseline × member: n, each metric and its 95% interval (items resampled)."""
+    """One row per baseline × member, then one per baseline over every member (``member`` "all"): n,
+    each metric and its 95% interval (items resampled, every member's vote on an item together)."""
+    pooled = predictions.assign(member=ALL_MEMBERS)
     rows = []
-    for (baseline, member), group in predictions.groupby(["baseline", "member"], sort=False):
+    groups = [
+        *predictions.groupby(["baseline", "member"], sort=False),
+        *pooled.groupby(["baseline", "member"], sort=False),
+    ]
+    for (baseline, member), group in groups:
         _, per_item = per_item_confusion(
             group, item_col="item_id", truth_col="truth", pred_col="predicted", labels=VOTES
         )
@@ -142,18 +159,31 @@ def score_table(predictions: pd.DataFrame, *, n_resamples: int = 2000, seed: int
 
 
 def _print_table(table: pd.DataFrame, body: str) -> None:
+    """Every row for the Council; for the Assembly (193 states) the pooled rows, the states in the CSV."""
+    many = table["member"].nunique() > 16
+    if many:
+        table = table[table["member"] == ALL_MEMBERS]
     shown = Table("baseline", "member", "n", *METRICS, title=f"{body}: non-LLM baselines (95% bootstrap CI)")
     for row in table.itertuples(index=False):
         cells = [f"{getattr(row, m):.3f} [{getattr(row, m + '_low'):.2f},{getattr(row, m + '_high'):.2f}]"
                  for m in METRICS]  # fmt: skip
         shown.add_row(str(row.baseline), str(row.member), str(row.n), *cells)
     console.print(shown)
-    means = table.groupby("baseline", sort=False)["weighted_f1"].mean()
+    if many:
+        from evals.unga_baselines import UNSIM
+
+        console.print("UNSim (published, 2005–2019): " + ", ".join(f"{k} {v:.3f}" for k, v in UNSIM.items())
+                      + "; per state: --format csv")  # fmt: skip
+        return
+    members = table[table["member"] != ALL_MEMBERS]
+    means = members.groupby("baseline", sort=False)["weighted_f1"].mean()
     console.print("mean weighted F1 over members: " + ", ".join(f"{b} {v:.3f}" for b, v in means.items()))
 
 
-BodyOpt = Annotated[str, typer.Option("--body", help="unsc (the Council); unga once it is registered.")]
-YearsOpt = Annotated[str | None, typer.Option("--years", help="A year or a range, e.g. 2013-2024.")]
+BodyOpt = Annotated[str, typer.Option("--body", help="unsc (the Council) or unga (the General Assembly).")]
+YearsOpt = Annotated[
+    str | None, typer.Option("--years", help="A year or a range, e.g. 2013-2024 (unga default: 2005-2019).")
+]
 FormatOpt = Annotated[str, typer.Option("--format", help="table (default) or csv (to stdout).")]
 PredictionsOpt = Annotated[
     Path | None, typer.Option("--predictions", help="Also write every prediction to this CSV file.")
@@ -182,9 +212,6 @@ def register(app: typer.Typer) -> None:
         """Every non-LLM baseline × member: accuracy, weighted F1, F1 per vote, with 95% bootstrap CIs."""
         name = body.strip().lower()
         if name not in BODIES:
-            if name in KNOWN_BODIES:
-                raise UsageError(f"--body {name}: baselines for this body are not available yet "
-                                 f"(available: {', '.join(BODIES)})")  # fmt: skip
             raise UsageError(f"--body: unknown body {body!r}; valid: {', '.join(BODIES)}")
         if fmt not in ("table", "csv"):
             raise UsageError(f"--format takes table or csv, got {fmt!r}")

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from evals.baselines import METHODS
 from evals.cli import app
-from evals.cli_baselines import BODIES, parse_years
+from evals.cli_baselines import ALL_MEMBERS, BODIES, parse_years
+from evals.unga_baselines import METHODS as UNGA_METHODS
 from stores.domain import P5, VOTES
 
 runner = CliRunner()
@@ -51,8 +52,11 @@ def test_csv_has_one_row_per_baseline_and_member(csv_run) -> None:  # type: igno
     table, _ = csv_run
     required = ["baseline", "member", "accuracy", "weighted_f1", *(f"f1_{v}" for v in VOTES)]
     assert set(required) <= set(table.columns)
-    assert len(table) == len(METHODS) * len(P5)
-    assert set(zip(table["baseline"], table["member"], strict=True)) == {(b, m) for b in METHODS for m in P5}
+    assert len(table) == len(METHODS) * (len(P5) + 1)
+    members = {*P5, ALL_MEMBERS}
+    assert set(zip(table["baseline"], table["member"], strict=True)) == {
+        (b, m) for b in METHODS for m in members
+    }
     for metric in ("accuracy", "weighted_f1"):
         low, point, high = table[f"{metric}_low"], table[metric], table[f"{metric}_high"]
         assert ((low <= point + 1e-9) & (point <= high + 1e-9)).all()
@@ -72,6 +76,9 @@ def test_predictions_file_scores_the_same(corpus, csv_run) -> None:  # type: ign
     indexed = table.set_index(["baseline", "member"])["accuracy"]
     for key, value in hits.items():
         assert indexed[key] == pytest.approx(value, abs=1e-4)
+    pooled = correct.groupby(predictions["baseline"]).mean()  # the "all" row pools every member's votes
+    for baseline, value in pooled.items():
+        assert indexed[(baseline, ALL_MEMBERS)] == pytest.approx(value, abs=1e-4)
 
 
 def test_table_names_every_baseline(corpus) -> None:  # type: ignore[no-untyped-def]
@@ -89,10 +96,29 @@ def test_bad_years_is_a_clear_error(years: str) -> None:
     assert "--years" in result.stderr
 
 
-def test_unga_is_not_available_yet_and_unknown_bodies_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(BODIES, "unga", raising=False)  # as before the Assembly registers itself
-    result = runner.invoke(app, ["baselines", "--body", "unga", *FAST])
-    assert result.exit_code == 2 and "not available yet" in result.stderr
+def test_the_assembly_body_scores_every_state_and_rescores_from_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "unga.csv"
+    result = runner.invoke(
+        app, ["baselines", "--body", "unga", "--years", "2019", "--format", "csv", "--predictions", str(path),
+              *FAST],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    table, predictions = pd.read_csv(io.StringIO(result.stdout)), pd.read_csv(path)
+    assert set(predictions["baseline"]) == set(UNGA_METHODS)
+    assert predictions["date"].str.startswith("2019-").all() and predictions["member"].str.len().eq(3).all()
+    assert predictions["member"].nunique() > 180 and set(predictions["predicted"]) <= set(VOTES)
+    correct = (predictions["predicted"] == predictions["truth"]).groupby(predictions["baseline"]).mean()
+    pooled = table[table["member"] == ALL_MEMBERS].set_index("baseline")["accuracy"]
+    for baseline, value in correct.items():
+        assert pooled[baseline] == pytest.approx(value, abs=1e-4)
+    shown = runner.invoke(
+        app, ["baselines", "--body", "unga", "--years", "2019", *FAST], env={"COLUMNS": "200"}
+    )
+    assert shown.exit_code == 0 and "UNSim" in shown.stdout and "per state: --format csv" in shown.stdout
+
+
+def test_unknown_bodies_are_named() -> None:
+    assert set(BODIES) == {"unsc", "unga"}
     result = runner.invoke(app, ["baselines", "--body", "mars", *FAST])
     assert result.exit_code == 2 and "--body" in result.stderr and "mars" in result.stderr
 
