@@ -129,3 +129,20 @@ def test_unknown_method_or_persona_is_rejected(corpus) -> None:
         baseline_predictions(corpus, method="coin")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown persona"):
         baseline_predictions(corpus, method="majority", personas=["DEU"])
+
+
+def test_the_report_says_how_far_the_learned_baseline_is_from_the_papers_best() -> None:
+    from evals.bias_tests.vote_report import learned_vs_paper
+
+    frame = pd.DataFrame(
+        {
+            "baseline": ["learned", "learned", "sponsor"],
+            "persona": ["USA", "CHN", "USA"],
+            "weighted_f1": [0.5, 0.7, 0.9],
+        }
+    )
+    note = learned_vs_paper(frame)
+    # The paper's Table 2: DeepSeek-R1 is the best base model, 0.658 over the P5 (0.73 0.59 0.61 0.69 0.67).
+    assert note is not None and "0.600 over 2 members" in note
+    assert "deepseek-r1, scored 0.658" in note and "0.058 below it" in note
+    assert learned_vs_paper(frame[frame["baseline"] == "sponsor"]) is None
