@@ -220,10 +220,20 @@ def _table4(ctx: Context) -> None:
     if not ctx.of("debias"):
         return
     table = T.ablation_table([(r.config, r.samples) for r in runs])
+    baselines = _normalise_baselines(ctx.baselines)
+    if baselines is not None:  # the bar beside the cells: each baseline's mean over the same personas
+        means = baselines.groupby("baseline", sort=False)["weighted_f1"].mean()
+        rows = pd.DataFrame(
+            {"model": [f"baseline: {b}" for b in means.index], "mean_weighted_f1": means.values}
+        )
+        table = pd.concat(
+            [table, rows.assign(k=0, reflexion=False, retriever="none", n_runs=0)], ignore_index=True
+        )
     ctx.page.table(
         table,
         table_id="table4-ablation",
-        caption="Table 4 analogue — mean weighted F1 per cell (every question; invalid rate beside)",
+        caption="Table 4 analogue — mean weighted F1 per cell (every question; invalid rate beside), and the"
+        " non-LLM baselines on the same drafts",
     )
     for model in sorted({r.model for r in runs}):
         paper = published_ablation_for(model)

@@ -245,7 +245,14 @@ def test_report_scores_count_invalid_answers_and_judge_chi2_at_its_dof(demo_repo
     assert missed == pd.read_csv(out / "invalid-vote1.csv")["invalid"].sum()
     table3 = pd.read_csv(out / "table3-deb1.csv")
     assert {"base_invalid_rate", "debiased_invalid_rate", "delta_valid_only"} <= set(table3.columns)
-    assert "mean_invalid_rate" in pd.read_csv(out / "table4-ablation.csv").columns
+    table4 = pd.read_csv(out / "table4-ablation.csv")
+    assert "mean_invalid_rate" in table4.columns
+    bars = table4.set_index("model")[
+        "mean_weighted_f1"
+    ]  # the fixture's baselines: 0.5 and 0.4 for each nation
+    assert bars["baseline: majority"] == pytest.approx(0.5) and bars["baseline: precedent"] == pytest.approx(
+        0.4
+    )
     assert "invalid_rate" in pd.read_csv(out / "irres-qa1.csv").columns
     votes = pd.read_csv(out / "agreement-vote1.csv")
     assert (votes["dof"] == 4).all() and votes["critical"].round(3).eq(9.488).all()  # 3 runs × 3 votes
