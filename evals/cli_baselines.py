@@ -193,6 +193,23 @@ ExplainOpt = Annotated[
     typer.Option("--explain", help="Write the learned model's precedents and contributions (JSON lines)."),
 ]
 ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples per interval.")]
+GroupsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--groups", help="Score groups and their gap to the rest: regions, p5, or a CSV (code,group)."
+    ),
+]
+
+
+def _print_groups(table: pd.DataFrame, body: str) -> None:
+    shown = Table("baseline", "group", "members", "votes", "accuracy", "rest", "gap [95% CI]",
+                  title=f"{body}: each group against the rest (paired bootstrap over items)")  # fmt: skip
+    for r in table.itertuples(index=False):
+        gap = f"{r.accuracy_gap:+.3f} [{r.accuracy_gap_low:+.3f},{r.accuracy_gap_high:+.3f}]"
+        shown.add_row(str(r.baseline), str(r.group), str(r.members), str(r.votes), f"{r.accuracy:.3f}",
+                      f"{r.accuracy_rest:.3f}", gap)  # fmt: skip
+    console.print(shown)
+    console.print("weighted F1 and its gap: --format csv")
 
 
 def register(app: typer.Typer) -> None:
@@ -207,6 +224,7 @@ def register(app: typer.Typer) -> None:
         predictions: PredictionsOpt = None,
         explain: ExplainOpt = None,
         resamples: ResamplesOpt = 2000,
+        groups: GroupsOpt = None,
         data: DataOpt = None,
     ) -> None:
         """Every non-LLM baseline × member: accuracy, weighted F1, F1 per vote, with 95% bootstrap CIs."""
@@ -229,6 +247,15 @@ def register(app: typer.Typer) -> None:
         if explain is not None:
             lines = (json.dumps(entry, ensure_ascii=False) for entry in EXPLAINERS[name](window))
             explain.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        if groups is not None:
+            from evals.groups import group_gaps, load_groups
+
+            by_group = group_gaps(frame, load_groups(groups, frame["member"].unique()), n_resamples=resamples)
+            if fmt == "csv":
+                by_group.to_csv(sys.stdout, index=False, float_format="%.4f")
+            else:
+                _print_groups(by_group, name)
+            return
         table = score_table(frame, n_resamples=resamples)
         if fmt == "csv":
             table.to_csv(sys.stdout, index=False, float_format="%.4f")
