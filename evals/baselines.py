@@ -1,7 +1,8 @@
 """Non-LLM baselines for the vote simulation: the scores an LLM persona must beat.
 
-Each predicts a P5 member's vote on every non-adopted draft from information dated strictly before
-the draft's vote: the member's earlier votes, the sponsors, and retrieved earlier precedents.
+Each predicts a member's vote (the P5, or any elected seat) on every non-adopted draft from information
+dated strictly before the draft's vote: the member's earlier votes, the sponsors, and retrieved earlier
+precedents.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sklearn.metrics import f1_score
 
 from retrievers import Precedent, Retriever, get_retriever
 from stores.corpus import Corpus, p5_vote
-from stores.domain import P5, P5_NAMES, VOTE_CODES, VOTES
+from stores.domain import P5, P5_BY_NAME, P5_NAMES, VOTE_CODES, VOTES
 from stores.errors import InputError
 from stores.records import Record
 
@@ -43,8 +44,15 @@ def sponsor_names(record: Record) -> frozenset[str]:
 
 
 def _label(record: Record, persona: str) -> str | None:
-    vote = p5_vote(record, persona)
+    """The member's recorded vote as a label: a P5 code, or an elected member by its corpus name."""
+    vote = p5_vote(record, persona) if persona in P5_NAMES else record.votes.get(persona)
     return VOTE_CODES[vote] if vote else None
+
+
+def council_members(corpus: Corpus) -> list[str]:
+    """Every member that voted on a non-adopted draft: the P5 codes, then the elected seats by name."""
+    elected = {name for draft in corpus.drafts for name in draft.votes if name not in P5_BY_NAME}
+    return [*P5, *sorted(elected)]
 
 
 def _earlier(drafts: Sequence[Record], target: Record) -> list[Record]:
@@ -73,7 +81,7 @@ def precedent_vote(corpus: Corpus, target: Record, persona: str, found: Sequence
 def sponsor_vote(corpus: Corpus, target: Record, persona: str, found: Sequence[Precedent]) -> str:
     """Favour one's own draft; else vote as on the latest earlier draft sharing a sponsor; else precedent."""
     sponsors = sponsor_names(target)
-    if P5_NAMES[persona] in sponsors:
+    if P5_NAMES.get(persona, persona) in sponsors:
         return "favour"
     for record in sorted(_earlier(corpus.drafts, target), key=lambda r: (r.date, r.id), reverse=True):
         if sponsors & sponsor_names(record) and (label := _label(record, persona)):
@@ -87,9 +95,11 @@ def baseline_predictions(
     """One row per (non-adopted draft, persona that voted): columns item, persona, truth, pred."""
     if method not in METHODS:
         raise InputError(f"unknown baseline {method!r}; valid: {', '.join(METHODS)}")
-    unknown = [p for p in personas if p not in P5_NAMES]
+    unknown = [p for p in personas if p not in P5_NAMES and p not in council_members(corpus)]
     if unknown:
-        raise InputError(f"unknown persona code(s) {unknown}; valid: {', '.join(P5)}")
+        raise InputError(
+            f"unknown persona(s) {unknown}: P5 codes ({', '.join(P5)}) or the names of elected members"
+        )
     chosen = retriever or get_retriever("keyword", threshold=0)
     if method == "learned":
         from evals.precedent_model import model_predictions  # it builds on the rules of this module

@@ -150,7 +150,7 @@ def ablate(*, model: str, cells: list[Cell], **options: Any) -> list[str]:
 
 def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     """The HTML report, with the non-LLM baselines scored on the drafts the vote runs covered."""
-    from evals.baselines import baseline_f1
+    from evals.baselines import baseline_f1, council_members
     from evals.report import write_report
     from evals.results import RESULT_TABLES
     from stores.corpus import load_corpus
@@ -162,8 +162,10 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     scored = {name for name, tables in RESULT_TABLES.items() if "weighted_f1" in tables}  # beside baselines
     vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in scored]
     baselines = None
-    if vote_runs:
-        items = set(store.samples_frame(vote_runs[0])["item"])
-        baselines = baseline_f1(load_corpus(), items=items)
+    if vote_runs:  # on the drafts and members (the P5, or every seat) the first vote run covered
+        frame = store.samples_frame(vote_runs[0])
+        corpus = load_corpus()
+        personas = [p for p in council_members(corpus) if p in set(frame["persona"])]
+        baselines = baseline_f1(corpus, items=set(frame["item"]), personas=personas)
     out = out or home() / "reports" / f"{time.strftime('%Y%m%d-%H%M%S')}-{run_ids[0][:40]}"
     return write_report(run_ids, out_dir=out, store=store, baselines=baselines)

@@ -10,13 +10,15 @@ from evals.baselines import (
     METHODS,
     baseline_f1,
     baseline_predictions,
+    council_members,
     majority_vote,
     sponsor_names,
 )
 from retrievers import get_retriever
 from stores.augment import augmented_for
 from stores.corpus import Corpus
-from stores.domain import P5
+from stores.domain import P5, P5_BY_NAME, VOTE_CODES
+from stores.errors import InputError
 
 LABELS = {"favour", "against", "abstention"}
 
@@ -146,3 +148,31 @@ def test_the_report_says_how_far_the_learned_baseline_is_from_the_papers_best() 
     assert note is not None and "0.600 over 2 members" in note
     assert "deepseek-r1, scored 0.658" in note and "0.058 below it" in note
     assert learned_vs_paper(frame[frame["baseline"] == "sponsor"]) is None
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_elected_seats_are_predicted_from_earlier_drafts_only(corpus, keyword, method) -> None:
+    """Every seat, not only the P5: each elected member on the drafts it voted on, the future unseen."""
+    members = council_members(corpus)
+    seated = {name for draft in corpus.drafts for name in draft.votes}
+    assert members[:5] == list(P5) and set(members[5:]) == seated - {
+        name for name in seated if name in P5_BY_NAME
+    }
+    cutoff = corpus.drafts[len(corpus.drafts) // 2].date
+    before = {name for d in corpus.drafts if d.date <= cutoff for name in d.votes}
+    after = {name for d in corpus.drafts if d.date > cutoff for name in d.votes}
+    elected = [m for m in members[5:] if m in before and m in after][:4]  # seated across the cutoff
+    assert len(elected) == 4
+    frame = baseline_predictions(corpus, personas=elected, method=method, retriever=keyword)
+    for member in elected:  # one row per draft the member voted on, its truth as the record has it
+        rows = frame[frame["persona"] == member]
+        voted = [d for d in corpus.drafts if member in d.votes]
+        assert list(rows["item"]) == [d.id for d in voted]
+        assert list(rows["truth"]) == [VOTE_CODES[d.votes[member]] for d in voted]
+    past = Corpus(records=[r for r in corpus.records if r.date <= cutoff])
+    truncated = baseline_predictions(past, personas=elected, method=method, retriever=keyword)
+    dates = {r.id: r.date for r in corpus.drafts}
+    expected = frame[frame["item"].map(dates) <= cutoff].reset_index(drop=True)
+    pd.testing.assert_frame_equal(truncated.reset_index(drop=True), expected)
+    with pytest.raises(InputError, match="Atlantis"):
+        baseline_predictions(corpus, personas=["Atlantis"], method=method, retriever=keyword)
