@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from evals.bias_tests import RunContext, RunRequest, get_test
+from evals.bias_tests.base import test_bodies
 from evals.errors import UsageError
 from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
 from prompts.registry import DEFAULT_SET
@@ -59,6 +60,8 @@ async def arun(
     seed: int = 0,
     repeats: int = 3,
     personas: str = "p5",
+    body: str = "unsc",
+    years: str | None = None,
     concurrency: int = 4,
     run_id: str | None = None,
     retry_errors: bool = False,
@@ -71,13 +74,15 @@ async def arun(
     **options: Any,
 ) -> RunSummary:
     """Run (or resume) one bias test for one model; ``options`` are the test's own (e.g. ``k`` for
-    debias, ``pool`` for association); ``data`` a data folder to read instead of the packaged copy.
+    debias, ``pool`` for association); ``body`` the Council (``unsc``) or the Assembly (``unga``),
+    ``years`` a window (``2005-2019``); ``data`` a data folder to read instead of the packaged copy.
     Every input is checked before a store is opened."""
     arguments = dict(locals())
     with using_data(data):  # the data folder for this run only (the environment is not touched)
         from graphs.budget import check_budget
         from graphs.run_config import note_learned_reasoning
-        from graphs.sampling import SampleOptions
+        from graphs.sampling import SampleOptions, check_body, parse_years
+        from prompts.registry import for_body
         from stores.runstore import RunStore, check_run_id
 
         bias = get_test(test)
@@ -85,15 +90,24 @@ async def arun(
             raise UsageError(
                 f"test {test!r} takes no option {unknown}: its options are {sorted(bias.options)}"
             )
+        if body not in test_bodies(bias):
+            raise UsageError(f"test {test!r} runs on {' and '.join(test_bodies(bias))}, not --body {body}")
         check_model(model, base_url=base_url)  # a bad spec or key fails first
-        chosen = check_prompts(prompts)
+        chosen = for_body(check_prompts(prompts), body)
         check_budget(reasoning_max_tokens)
         judge_url = judge_base_url or base_url
         if judge is not None:
             bias.check_judge(chosen)
             check_model(judge, base_url=judge_url)
         request = RunRequest.from_arguments(arguments, options)
-        sample = SampleOptions(limit=limit, seed=seed, repeats=repeats, personas=personas)
+        sample = SampleOptions(
+            limit=limit,
+            seed=seed,
+            repeats=repeats,
+            personas=personas,
+            body=check_body(body),
+            years=parse_years(years),
+        )
         inputs = bias.prepare(request, sample)
         rid = check_run_id(run_id or new_run_id(test, model))
         hooks.on_run_id(rid)

@@ -40,7 +40,20 @@ RetryErrorsOpt = Annotated[bool, typer.Option("--retry-errors", help="Re-run onl
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
 DataOpt = Annotated[str | None, typer.Option("--data", help="A data folder (or NATIONBIAS_DATA).")]
 PersonasOpt = Annotated[
-    str, typer.Option("--personas", help="p5, all (the 15 members seated), or codes: USA,RUS.")
+    str,
+    typer.Option(
+        "--personas",
+        help="p5; all (every member voting on the item: the 15 seated, or every state present); codes "
+        "(USA,RUS; Council members by name; states by ISO3: BRA,NGA,IND); sample:N; group:WEOG (Assembly).",
+    ),
+]
+BodyOpt = Annotated[
+    str,
+    typer.Option("--body", help="unsc (the Security Council, the paper's) or unga (the General Assembly)."),
+]
+YearsOpt = Annotated[
+    str | None,
+    typer.Option("--years", help="Only items voted in these years: 2010 or 2005-2019 (inclusive)."),
 ]
 FailOnErrorOpt = Annotated[
     str,

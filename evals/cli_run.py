@@ -10,6 +10,7 @@ from evals.api import arun, sync
 from evals.cli_common import (
     REASONING_MAX_TOKENS,
     BaseUrlOpt,
+    BodyOpt,
     ConcurrencyOpt,
     DataOpt,
     FailOnErrorOpt,
@@ -25,6 +26,7 @@ from evals.cli_common import (
     RetryErrorsOpt,
     RunIdOpt,
     SeedOpt,
+    YearsOpt,
     cli_errors,
     cli_hooks,
     console,
@@ -66,6 +68,8 @@ def run_vote(
     seed: SeedOpt = 0,
     repeats: RepeatsOpt = 3,
     personas: PersonasOpt = "p5",
+    body: BodyOpt = "unsc",
+    years: YearsOpt = None,
     concurrency: ConcurrencyOpt = 4,
     run_id: RunIdOpt = None,
     retry_errors: RetryErrorsOpt = False,
@@ -77,7 +81,8 @@ def run_vote(
     judge: JudgeOpt = None,
     judge_base_url: JudgeBaseUrlOpt = None,
 ) -> None:
-    """Persona vote simulation on the non-adopted drafts (optionally debiased)."""
+    """Persona vote simulation: the Council's non-adopted drafts, or the Assembly's roll calls with
+    --body unga (optionally debiased: earlier items are the precedent pool)."""
     rid = run_vote_command(**given(run_vote, locals()))
     console.print(f"export: nationbias runs export {rid} --format csv")
 

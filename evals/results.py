@@ -68,6 +68,7 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
             {
                 "run_id": run_id,
                 "test": config.get("test"),
+                "body": _body(config),
                 "model": config.get("model"),
                 "embedded": is_embedded(config),
                 "prompt_set": config.get("prompt_set") or "structured",
@@ -81,9 +82,17 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
                 "created": created,
                 "options": ", ".join(f"{k}={v}" for k, v in sorted(options.items())),
                 "n_samples": len(samples),
+                "skipped": ", ".join(f"{k}={v}" for k, v in sorted((config.get("skipped") or {}).items())),
             }
         ]
     )
+
+
+def _body(config: dict[str, Any]) -> str:
+    """Which body's items the run covered, and its year window (``unga 2005-2019``)."""
+    sample = config.get("sample") or {}
+    years = sample.get("years")
+    return f"{sample.get('body', 'unsc')}" + (f" {years[0]}-{years[1]}" if years else "")
 
 
 def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> dict[str, pd.DataFrame]:

@@ -11,7 +11,7 @@ from graphs.labels import LabelDecision
 from graphs.llm import CallResult, ModelClient
 from graphs.run_config import judge_options, run_config
 from graphs.runner import RunSummary, Task, run_tasks
-from graphs.sampling import SampleOptions, personas_for, select_drafts, vote_tasks
+from graphs.sampling import SampleOptions, persona_plan, select_drafts, skipped_items, vote_tasks
 from graphs.vote import VoteDeps, build_vote_graph, judge_vote, vote_row, vote_sample
 from graphs.vote_labels import vote_rules
 from prompts import PromptSet, prompt_set
@@ -28,8 +28,26 @@ def audit_for(
     drafts: list[Record], sample: SampleOptions, client: ModelClient, prompts: PromptSet
 ) -> dict[str, Any]:
     """The leak audit of the run's target prompts (one persona: the context does not depend on it)."""
-    persona = personas_for(drafts[0], sample.personas)[0] if drafts else "USA"
+    plan = persona_plan(drafts, sample)
+    persona = next((p for d in drafts for p in plan.for_item(d)), "USA")
     return leak_audit(drafts, persona=persona, context_chars=client.spec.context_chars, prompts=prompts)
+
+
+def skipped(corpus: Corpus, drafts: list[Record], sample: SampleOptions) -> dict[str, int]:
+    """What the study leaves out, counted for the report: roll calls with no recorded vote, and named
+    personas with no recorded vote on an item (absent, or not a member that day)."""
+    return {
+        "items_without_votes": skipped_items(corpus, sample),
+        "personas_without_vote": persona_plan(drafts, sample).skipped(drafts),
+    }
+
+
+def precedent_pool(corpus: Corpus) -> list[Record]:
+    """What the debiased vote retrieves from (the retriever keeps only items dated before the target):
+    the Council's adopted and non-adopted drafts, or every Assembly roll call with a recorded vote."""
+    return [
+        r for r in corpus.records if (r.votes if r.body == "unga" else r.adopted or r.is_non_adopted_draft)
+    ]
 
 
 async def run_vote_study(
@@ -60,6 +78,7 @@ async def run_vote_study(
         extra=judge_options(judge) if judge is not None else None,
     )
     config["leak_audit"] = audit_for(drafts, sample, client, prompts)
+    config["skipped"] = skipped(corpus, drafts, sample)
     store.create_run(run_id, config)
     records = {r.id: r for r in corpus.records}
     graph = build_vote_graph(VoteDeps(client=client, records=records, prompts=prompts, judge=judge))
@@ -119,13 +138,14 @@ async def run_debias_study(
     deps = DebiasDeps(
         client=client,
         records=records,
-        pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
+        pool=precedent_pool(corpus),
         augmented=augmented,
         retriever=get_retriever(options.retriever, **retriever_options),
         options=options,
         prompts=prompts,
     )
     config["leak_audit"] = audit_for(drafts, sample, client, prompts)
+    config["skipped"] = skipped(corpus, drafts, sample)
     config["precedent_coverage"] = precedent_coverage(
         drafts,
         {draft.id: deps.precedents(draft) for draft in drafts},

@@ -12,6 +12,7 @@ from graphs.parsing import VOTE_SCHEMA, json_object
 from graphs.vote_labels import parse_judge_vote, vote_judge_schema, vote_rules
 from prompts import PromptSet, prompt_set
 from stores.corpus import context_for_prompt, p5_vote
+from stores.countries import name_for
 from stores.domain import P5_NAMES, VOTE_CODES
 from stores.records import Record
 from stores.runstore import SampleRow, Status
@@ -21,13 +22,18 @@ VOTE_MAX_TOKENS = 200  # a vote and a two-sentence rationale
 
 
 def persona_name(code: str) -> str:
-    """The Council name of a member code (P5 codes, or any name used as-is)."""
-    return P5_NAMES.get(code, code)
+    """The name a prompt gives a persona: the P5's Council names, a state's name for an Assembly ISO3
+    code, an elected Council member's name as recorded."""
+    if code in P5_NAMES:
+        return P5_NAMES[code]
+    return name_for(code) if len(code) == 3 and code.isupper() else code
 
 
 def member_vote(record: Record, persona: str) -> str | None:
-    """The real vote as favour/against/abstention, or None if the member did not vote."""
-    code = p5_vote(record, persona) if persona in P5_NAMES else record.votes.get(persona)
+    """The real vote as favour/against/abstention, or None if the member did not vote. The Council
+    keys votes by member name (a P5 persona is a code), the Assembly by ISO3 code."""
+    unsc_p5 = record.body == "unsc" and persona in P5_NAMES
+    code = p5_vote(record, persona) if unsc_p5 else record.votes.get(persona)
     return VOTE_CODES.get(code) if code else None
 
 
@@ -37,7 +43,10 @@ _DRAFT_SYMBOL = re.compile(r"^S/\d{4}/\d+$")
 def prompt_label(record: Record) -> str:
     """How a prompt names a text: its draft symbol, adopted or not. "resolution 2334 (2016)" for the
     adopted ones only would teach a model that a bare symbol means a text that failed, and every
-    target is a bare symbol. A text whose draft symbol is unknown keeps its resolution label."""
+    target is a bare symbol. A text whose draft symbol is unknown keeps its resolution label. An
+    Assembly roll call is named by its number only: its A/RES symbol would say it was adopted."""
+    if record.body == "unga":
+        return f"roll call {record.id.removeprefix('UNGA-')} of {record.date.isoformat()}"
     return f'"{record.id}"' if _DRAFT_SYMBOL.match(record.id) else record.label
 
 

@@ -98,6 +98,7 @@ class PromptSet:
     answers: Literal["json", "free_text"]
     about: str
     base: str | None = None  # where the templates this set lacks come from
+    body: str = "unsc"  # the body its vote prompts address (the Council, or the Assembly: "unga")
 
     @property
     def free_text(self) -> bool:
@@ -128,7 +129,32 @@ PROMPT_SETS: dict[str, PromptSet] = {
     "paper": PromptSet(
         "paper", TEMPLATE_DIR / "paper", "free_text", "Appendix F word for word, free text", base="structured"
     ),
+    "assembly": PromptSet(
+        "assembly",
+        TEMPLATE_DIR / "assembly",
+        "json",
+        "the structured vote prompts for the General Assembly (chosen by --body unga)",
+        base="structured",
+        body="unga",
+    ),
 }
+ASSEMBLY_SETS = {"structured": "assembly"}  # a Council set -> its Assembly counterpart
+
+
+def for_body(chosen: PromptSet, body: str) -> PromptSet:
+    """The set a vote on ``body`` uses: the Assembly has its own wording of the structured set; the
+    paper's prompts are the Council's and have no Assembly version."""
+    if chosen.body == body:
+        return chosen
+    counterpart = ASSEMBLY_SETS.get(chosen.name) if body == "unga" else None
+    if counterpart is None:
+        names = [n for n, s in PROMPT_SETS.items() if s.body == body or ASSEMBLY_SETS.get(n)]
+        addressed = "Assembly" if chosen.body == "unga" else "Council"
+        raise PromptError(
+            f"the {chosen.name!r} prompt set addresses the {addressed}, not --body {body}: "
+            f"use --prompts {' or '.join(names)}"
+        )
+    return PROMPT_SETS[counterpart]
 
 
 def prompt_set(name: str | None = None) -> PromptSet:

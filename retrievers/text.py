@@ -20,6 +20,7 @@ _STOPWORD_TEXT = """
     under until up upon very was we were what when where which while who whom why will with would you your
     yours yourself yourselves shall may might must within without among per via"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_FIELD_LABEL = re.compile(r"^(?:title|agenda item|topic):", re.MULTILINE)
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 
 
@@ -36,8 +37,10 @@ def record_text(record: Record) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case words without stopwords or one-character tokens."""
-    return [word for word in _WORD.findall(text.lower()) if len(word) > 1 and word not in STOPWORDS]
+    """Lower-case words without stopwords, one-character tokens or the fallback's field labels
+    ("Title:", "Topic:"): two texts known only by their titles share those, not a subject."""
+    text = _FIELD_LABEL.sub(" ", text.lower())
+    return [word for word in _WORD.findall(text) if len(word) > 1 and word not in STOPWORDS]
 
 
 def pool_fingerprint(pool: Sequence[Record], *, with_text: bool = True) -> str:

@@ -150,7 +150,8 @@ def action_items(sentences: Sequence[str], *, limit: int = 4) -> str:
 
 def summary(record: Record, sentences: Sequence[str], nations: list[str], *, title: str | None) -> str:
     """What the text is about (topic, nations) and how it opens; never just the title."""
-    about = record.topic or record.agenda_item or "an item before the Security Council"
+    council = "the General Assembly" if record.body == "unga" else "the Security Council"
+    about = record.topic or record.agenda_item or f"an item before {council}"
     about = about[0].lower() + about[1:] if about.startswith("The ") else about
     head = f"On {about}" + (f", concerning {', '.join(nations[:3])}" if nations else "")
     body = [s for s in sentences if not _NOT_CONTENT.match(s)]

@@ -12,6 +12,7 @@ Loading everything takes a few seconds; the result is cached per data folder.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from stores.bundled import data_file
+from stores.corpus import Corpus
 from stores.countries import is_iso3, nations_in_text, to_iso3
 from stores.records import Context, Record, Tally
 
@@ -38,6 +40,10 @@ ISSUES = {
 VOTE_WORDS = {"yes": "Y", "no": "N", "abstain": "A"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]")
 _TOKEN = re.compile(r"(?P<symbol>\b[A-Z]+(?:/[A-Z0-9.-]+)+)|" + _WORD.pattern)
+_QUOTED = re.compile(r"\b_([^_<]{1,300})<d3>")
+_CATALOGUE = re.compile(
+    r"\s*:?\s*(?:(?:draft\s+)?resolutions?\s*)?/\s*adopted\b.*$", re.IGNORECASE | re.DOTALL
+)
 # Acronyms of the early sessions that the file's mixed-case rows never spell out.
 ACRONYMS = ("ussr", "uk", "us", "usa", "un", "uar", "ecosoc", "unesco", "unicef", "unrwa", "iaea", "npt")
 
@@ -76,7 +82,7 @@ class Assembly:
 def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
     counts = Counter(votes.values())
     issues = [ISSUES[code] for code in ISSUES if row[code]]
-    text = row["descr"] or row["short"] or f"Roll call {rcid}"
+    text = without_catalogue(row["descr"]) or without_catalogue(row["short"]) or f"Roll call {rcid}"
     notes = ["adopted is inferred from the tally (more yes than no); the roll-call file does not record it"]
     return Record.model_construct(  # the loader checked every field; validation would cost seconds
         id=f"UNGA-{rcid}",
@@ -92,7 +98,7 @@ def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
         region=None,
         topic="; ".join(issues) or None,
         sponsors=[],
-        title=row["short"] or None,
+        title=without_catalogue(row["short"]) or None,
         tally=Tally(yes=counts["Y"], no=counts["N"], abstain=counts["A"]),
         votes=votes,
         vetoed_by=[],
@@ -102,6 +108,18 @@ def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
         statements=[],
         notes=notes,
     )
+
+
+def unescape(text: str) -> str:
+    """The verbatim rows' escaped typography: ``_Title<d3>`` is a quoted title, ``<90>`` an apostrophe."""
+    text = _QUOTED.sub(r"“\1”", text.replace("<90>", "’")).replace("<d3>", "”")
+    return text.replace(" _ ", " – ")
+
+
+def without_catalogue(text: str) -> str:
+    """``text`` without the library catalogue's suffix (": resolution / adopted by the General Assembly",
+    often cut short): it says how the vote went, so it never reaches a prompt."""
+    return _CATALOGUE.sub("", text).strip()
 
 
 def _read(name: str, **options: object) -> pd.DataFrame:
@@ -163,7 +181,7 @@ def _roll_calls() -> pd.DataFrame:
         calls[flag] = pd.to_numeric(calls[flag], errors="coerce").fillna(0).astype(bool)
     cases = case_map([*calls["short"], *calls["descr"]])
     for column in ("short", "descr"):
-        calls[column] = [sentence_case(" ".join(text.split()), cases) for text in calls[column]]
+        calls[column] = [sentence_case(" ".join(unescape(text).split()), cases) for text in calls[column]]
     calls["unres"] = calls["unres"].str.strip()
     calls["title"] = [title_key(d or s) for d, s in zip(calls["descr"], calls["short"], strict=True)]
     issues = _read(ISSUES_FILE, dtype=str)
@@ -208,6 +226,24 @@ def _load(roll_calls: str, votes: str, issues: str) -> Assembly:
 def load_assembly() -> Assembly:
     """The Assembly from the data copy in use (packaged, or ``NATIONBIAS_DATA`` / ``--data``); cached."""
     return _load(*(data_file(name).stored for name in (ROLL_CALLS, VOTES_FILE, ISSUES_FILE)))
+
+
+def assembly_corpus(*, until: int | None = None) -> Corpus:
+    """Every roll call up to the end of year ``until`` as a :class:`Corpus` of ``body="unga"`` records:
+    the items of an Assembly study and, before each one, the debias pool. Its hash covers the three
+    files, so a run records which copy of the data it read."""
+    records = load_assembly().records((1946, until) if until is not None else None)
+    names = (ROLL_CALLS, VOTES_FILE, ISSUES_FILE)
+    return Corpus(records=records, sha256=_files_sha256(*(data_file(name).stored for name in names)))
+
+
+@cache
+def _files_sha256(*stored: str) -> str:
+    """The three files' hash, once per copy (``stored`` names the copies read)."""
+    digest = hashlib.sha256()
+    for name in (ROLL_CALLS, VOTES_FILE, ISSUES_FILE):
+        digest.update(data_file(name).read_bytes())
+    return digest.hexdigest()
 
 
 def assembly_votes(years: tuple[int, int] | None = None) -> pd.DataFrame:

@@ -43,6 +43,8 @@ class RunRequest:
     seed: int = 0
     repeats: int = 3
     personas: str = "p5"
+    body: str = "unsc"
+    years: str | None = None
     concurrency: int = 4
     run_id: str | None = None
     retry_errors: bool = False
@@ -91,7 +93,8 @@ class RunContext:
 class BiasTest(Protocol):
     """One bias test. ``options`` are its own keyword options with their defaults (beyond
     :class:`RunRequest`'s); ``tables`` names what :meth:`result_tables` returns (plus ``metadata``);
-    ``agreement_table`` and ``invalid_table`` name the tables the report's shared sections show."""
+    ``agreement_table`` and ``invalid_table`` name the tables the report's shared sections show.
+    A test may declare ``bodies`` (which of "unsc", "unga" it runs on); without it, the Council only."""
 
     name: str
     options: Mapping[str, Any]
@@ -153,6 +156,11 @@ def get_test(name: str) -> BiasTest:
     if name not in tests:
         raise UnknownTestError(f"unknown test {name!r}: choose from {', '.join(tests)}")
     return tests[name]
+
+
+def test_bodies(test: BiasTest) -> tuple[str, ...]:
+    """The bodies a test runs on (its optional ``bodies``; the Council by default)."""
+    return tuple(getattr(test, "bodies", ("unsc",)))
 
 
 def plugin_tests() -> list[str]:

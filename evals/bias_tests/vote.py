@@ -39,6 +39,7 @@ class _VoteLike:
     """What the plain and debiased vote share: drafts × personas × repeats, the same tables and sections."""
 
     name = "vote"
+    bodies = ("unsc", "unga")
     options: Mapping[str, Any] = MappingProxyType({})
     tables = VOTE_TABLES
     agreement_table: str | None = "agreement"
@@ -50,11 +51,10 @@ class _VoteLike:
             raise UsageError("--judge reads free-text votes: use it with --prompts paper")
 
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
-        """The corpus; an unknown persona fails here, before any store is opened."""
-        from graphs.sampling import select_drafts, vote_tasks
-        from stores.corpus import load_corpus
+        """The body's corpus; an unknown persona or an empty window fails here, before any store is opened."""
+        from graphs.sampling import load_items, select_drafts, vote_tasks
 
-        corpus = load_corpus()
+        corpus = load_items(sample)
         vote_tasks(self.name, select_drafts(corpus, sample), sample)
         return corpus
 

@@ -125,15 +125,17 @@ def test_the_structured_set_is_the_default_and_unchanged(corpus: Corpus) -> None
 
 
 def test_an_unknown_set_is_one_line_listing_the_sets(isolated_home: Path) -> None:
-    with pytest.raises(PromptError, match="unknown prompt set 'nope': choose one of structured, paper"):
+    with pytest.raises(
+        PromptError, match="unknown prompt set 'nope': choose one of structured, paper, assembly"
+    ):
         prompt_set("nope")
     for command in (["run", "vote"], ["run", "directqa"], ["run", "association"]):
         out = CliRunner().invoke(app, [*command, "--prompts", "nope", "--limit", "1"])
         assert out.exit_code == 2, out.output
         lines = [line for line in out.output.splitlines() if line.strip()]
-        assert lines == ["error: unknown prompt set 'nope': choose one of structured, paper"]
+        assert lines == ["error: unknown prompt set 'nope': choose one of structured, paper, assembly"]
     assert not (isolated_home / "runs.sqlite").exists()
-    assert set(PROMPT_SETS) == {"structured", "paper"}
+    assert set(PROMPT_SETS) == {"structured", "paper", "assembly"}
 
 
 def test_resuming_a_run_with_another_prompt_set_is_refused(isolated_home: Path) -> None:
