@@ -40,6 +40,8 @@ VOTE_COLOURS = {
 }
 SHORT_VOTES = ["fav.", "ag.", "abst."]
 SHORT_PREDICTED = [*SHORT_VOTES, "inv.", "err."]
+MANY = 15  # more personas than this (the Council's seats): one panel per group, narrow labelled bars
+MAX_WIDTH = 16.0  # inches: a figure for 193 states still fits a page
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
 
@@ -51,6 +53,19 @@ def _grid(n: int, *, cols: int = 4, size: tuple[float, float] = (3.4, 2.6)) -> t
     for ax in flat[n:]:
         ax.set_visible(False)
     return fig, flat[:n]
+
+
+def _width(n: int, *, per: float = 1.6, least: float = 6.0) -> float:
+    return min(MAX_WIDTH, max(least, per * n))
+
+
+def _persona_ticks(ax: plt.Axes, x: np.ndarray, personas: list[str]) -> None:
+    """One tick per persona; at the Assembly's scale they turn vertical and small, so all stay legible."""
+    if len(personas) > MANY:
+        ax.set_xticks(x, personas, rotation=90, fontsize=max(4.0, min(8.0, 900 / len(personas))))
+        ax.set_xlim(-0.6, len(personas) - 0.4)
+    else:
+        ax.set_xticks(x, personas)
 
 
 def _finish(fig: Figure, path: Path, *, title: str, embedded: bool) -> Path:
@@ -110,7 +125,7 @@ def ats_figure(ats: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> 
 def vote_distribution_figure(counts: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
     """Table 1 as stacked bars: vote shares per persona, ground truth beside the simulation."""
     personas = persona_order(counts["persona"].unique())
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(personas)), 4.6))
+    fig, ax = plt.subplots(figsize=(_width(len(personas)), 4.6))
     x = np.arange(len(personas))
     for offset, column, label in ((-0.2, "ground_truth_share", "truth"), (0.2, "share", "model")):
         bottom = np.zeros(len(personas))
@@ -119,25 +134,33 @@ def vote_distribution_figure(counts: pd.DataFrame, path: Path, *, model: str, em
             ax.bar(x + offset, sub.to_numpy(), 0.36, bottom=bottom, color=VOTE_COLOURS[vote],
                    edgecolor="black", linewidth=0.4, label=vote if offset > 0 else None)  # fmt: skip
             bottom += sub.to_numpy()
-        for xi in x:
+        for xi in x if len(personas) <= MANY else ():  # at scale: left bar truth, right bar model (title)
             ax.text(xi + offset, 1.01, label, ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(x, personas)
+    _persona_ticks(ax, x, personas)
     ax.set_ylim(0, 1.12)
     ax.set_ylabel("share of drafts (mean over repeats)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), title="vote")
-    return _finish(fig, path, title=f"Simulated votes vs ground truth — {model}", embedded=embedded)
+    order = " (left bar truth, right bar model)" if len(personas) > MANY else ""
+    return _finish(fig, path, title=f"Simulated votes vs ground truth{order} — {model}", embedded=embedded)
 
 
 def confusion_figure(confusion: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
-    """One truth × predicted heatmap per persona (counts pooled over repeats; misses as columns)."""
+    """One truth × predicted heatmap per persona (counts pooled over repeats; misses as columns).
+
+    Past ``MANY`` personas, one heatmap per UN regional group (its members' counts pooled): 193
+    panels cannot be read, and the per-persona counts stay in the table beside the figure.
+    """
     personas = persona_order(confusion["persona"].unique()) or ["(none)"]
-    fig, axes = _grid(len(personas), cols=5, size=(3.8, 2.6))
-    for ax, persona in zip(axes, personas, strict=False):
-        sub = confusion[confusion["persona"].eq(persona)]
-        matrix = sub.pivot(index="truth", columns="predicted", values="count").reindex(
-            index=list(VOTES), columns=[*VOTES, *MISSES]
-        )
-        values = matrix.fillna(0).to_numpy()
+    panels = {p: confusion[confusion["persona"].eq(p)] for p in personas}
+    if len(personas) > MANY:
+        from stores.regions import regional_group
+
+        group = confusion["persona"].map(lambda p: regional_group(str(p)) or "other")
+        panels = {f"{g} ({sub['persona'].nunique()} states)": sub for g, sub in confusion.groupby(group)}
+    fig, axes = _grid(len(panels), cols=5, size=(3.8, 2.6))
+    for ax, (name, sub) in zip(axes, panels.items(), strict=False):
+        matrix = sub.groupby(["truth", "predicted"])["count"].sum().unstack()
+        values = matrix.reindex(index=list(VOTES), columns=[*VOTES, *MISSES]).fillna(0).to_numpy()
         ax.imshow(values, cmap="cividis")
         top = values.max() if values.size else 0
         for (i, j), v in np.ndenumerate(values):
@@ -146,7 +169,7 @@ def confusion_figure(confusion: pd.DataFrame, path: Path, *, model: str, embedde
         ax.set_yticks(range(3), SHORT_VOTES, fontsize=8)
         ax.set_xlabel("simulated")
         ax.set_ylabel("truth")
-        ax.set_title(persona, fontsize=10)
+        ax.set_title(name, fontsize=10)
     return _finish(fig, path, title=f"Confusion matrices — {model}", embedded=embedded)
 
 
@@ -159,7 +182,7 @@ def weighted_f1_figure(
     """
     personas = persona_order(frame["persona"].unique())
     series = list(dict.fromkeys(frame["series"]))
-    fig, ax = plt.subplots(figsize=(max(7.5, 1.6 * len(personas)), 5.2))
+    fig, ax = plt.subplots(figsize=(_width(len(personas), least=7.5), 5.2))
     x = np.arange(len(personas))
     width = 0.8 / max(len(series), 1)
     for i, name in enumerate(series):
@@ -168,15 +191,17 @@ def weighted_f1_figure(
         err = np.vstack(
             [(sub["point"] - sub["low"]).clip(lower=0), (sub["high"] - sub["point"]).clip(lower=0)]
         )
-        ax.bar(pos, sub["point"], width, yerr=np.nan_to_num(err), capsize=3, label=str(name),
+        ax.bar(pos, sub["point"], width, yerr=np.nan_to_num(err), capsize=3 if len(personas) <= MANY else 0,
+               label=str(name),
                color=SERIES_COLOURS[i % len(SERIES_COLOURS)], edgecolor="black", linewidth=0.4)  # fmt: skip
     if baselines is not None and len(baselines):
         markers = ("_", "x", "+", "1", "*")
         for i, (name, sub) in enumerate(baselines.groupby("baseline", sort=True)):
             values = sub.set_index("persona")["weighted_f1"].reindex(personas)
-            ax.scatter(x, values, marker=markers[i % len(markers)], s=140, color="black", linewidths=2,
-                       zorder=5, label=f"baseline: {name!s}")  # fmt: skip
-    ax.set_xticks(x, personas)
+            ax.scatter(x, values, marker=markers[i % len(markers)], s=140 if len(personas) <= MANY else 12,
+                       color="black", linewidths=2 if len(personas) <= MANY else 0.8, zorder=5,
+                       label=f"baseline: {name!s}")  # fmt: skip
+    _persona_ticks(ax, x, personas)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("weighted F1 (95% bootstrap CI)")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=8, frameon=False)

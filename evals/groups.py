@@ -8,14 +8,14 @@ item's votes stay together, so the gap's interval reflects that the groups vote 
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from evals.metrics import weighted_f1_from_confusion
-from evals.stats import bootstrap_ci, per_item_confusion
+from evals.metrics import MISSES, weighted_f1_from_confusions
+from evals.stats import bootstrap_cis, per_item_confusion
 from stores.domain import P5, VOTES
 from stores.errors import InputError
 
@@ -60,20 +60,30 @@ def _read_csv(path: Path, wanted: set[str]) -> dict[str, str]:
 
 
 def _aligned(frame: pd.DataFrame, items: list[object]) -> np.ndarray:
-    """Per-item truth × prediction counts of ``frame`` on ``items`` (zeros where it has no vote)."""
-    out = np.zeros((len(items), len(VOTES), len(VOTES)))
+    """Per-item truth × prediction counts of ``frame`` on ``items`` (zeros where it has no vote); a model's
+    invalid or errored answer is a miss column: it counts in the support, never as a vote."""
+    out = np.zeros((len(items), len(VOTES), len(VOTES) + len(MISSES)))
     if len(frame):
         found, counts = per_item_confusion(
-            frame, item_col="item_id", truth_col="truth", pred_col="predicted", labels=VOTES
+            frame, item_col="item_id", truth_col="truth", pred_col="predicted", labels=VOTES, misses=MISSES
         )
         position = {item: i for i, item in enumerate(items)}
         out[[position[i] for i in found]] = counts
     return out
 
 
-def _accuracy(confusion: np.ndarray) -> float:
-    total = confusion.sum()
-    return float(np.trace(confusion) / total) if total else float("nan")
+def _accuracies(confusions: np.ndarray) -> np.ndarray:
+    """Accuracy over the last two axes of a stack of confusion matrices (NaN where empty)."""
+    total = confusions.sum(axis=(-2, -1))
+    hits = np.trace(confusions, axis1=-2, axis2=-1)
+    return np.divide(hits, total, out=np.full_like(hits, np.nan, dtype=float), where=total > 0)
+
+
+def _scores(pairs: np.ndarray) -> np.ndarray:
+    """(B, 4): accuracy and weighted F1 of the group and of the rest, per batch of (items, 2, K, K)."""
+    both = pairs.sum(axis=1)
+    accuracy, f1 = _accuracies(both), weighted_f1_from_confusions(both)
+    return np.column_stack([accuracy[:, 0], accuracy[:, 1], f1[:, 0], f1[:, 1]])
 
 
 def group_gaps(
@@ -92,17 +102,17 @@ def group_gaps(
             if inside.empty:
                 continue
             pair = np.stack([_aligned(inside, items), _aligned(frame[~labels.eq(group)], items)], axis=1)
+            total = _scores(pair[None])[0]
             row: dict[str, object] = {"baseline": baseline, "group": group, "votes": len(inside),
                                       "members": inside["member"].nunique()}  # fmt: skip
-            for name, metric in (("accuracy", _accuracy), ("weighted_f1", weighted_f1_from_confusion)):
-                total = pair.sum(axis=0)
-                row[name], row[f"{name}_{REST}"] = metric(total[0]), metric(total[1])
 
-                def gap(sample: np.ndarray, metric: Callable[[np.ndarray], float] = metric) -> float:
-                    both = sample.sum(axis=0)
-                    return float(metric(both[0]) - metric(both[1]))
+            def gaps(batch: np.ndarray) -> np.ndarray:
+                scores = _scores(batch)
+                return np.column_stack([scores[:, 0] - scores[:, 1], scores[:, 2] - scores[:, 3]])
 
-                ci = bootstrap_ci(pair, gap, n_resamples=n_resamples, seed=seed)
+            cis = bootstrap_cis(pair, gaps, n_resamples=n_resamples, seed=seed)
+            for j, (name, ci) in enumerate(zip(("accuracy", "weighted_f1"), cis, strict=True)):
+                row |= {name: total[2 * j], f"{name}_{REST}": total[2 * j + 1]}
                 row |= {f"{name}_gap": ci.point, f"{name}_gap_low": ci.low, f"{name}_gap_high": ci.high}
             rows.append(row)
     return pd.DataFrame(rows)

@@ -50,19 +50,23 @@ def weighted_f1_from_confusion(matrix: np.ndarray) -> float:
     Rows are the K true classes; the first K columns are the same classes predicted, any further
     columns (invalid, error) are misses: they count in a row's support, never as a prediction.
     """
-    cm = np.asarray(matrix, dtype=float)
-    k = cm.shape[0]
-    if cm.ndim != 2 or cm.shape[1] < k:
+    return float(weighted_f1_from_confusions(np.asarray(matrix, dtype=float)))
+
+
+def weighted_f1_from_confusions(matrices: np.ndarray) -> np.ndarray:
+    """:func:`weighted_f1_from_confusion` over the last two axes of a stack (…, K, K + misses), at once:
+    a whole batch of bootstrap resamples in one numpy expression. NaN where a matrix is empty."""
+    cm = np.asarray(matrices, dtype=float)
+    if cm.ndim < 2 or cm.shape[-1] < cm.shape[-2]:
         raise ValueError(f"weighted_f1_from_confusion needs a K × (K + misses) matrix, got {cm.shape}")
-    support = cm.sum(axis=1)
-    total = support.sum()
-    if total == 0:
-        return float("nan")
-    tp = np.diag(cm[:, :k])
-    predicted = cm[:, :k].sum(axis=0)
-    denom = support + predicted
+    k = cm.shape[-2]
+    support = cm.sum(axis=-1)
+    total = support.sum(axis=-1)
+    tp = np.diagonal(cm[..., :k], axis1=-2, axis2=-1)
+    denom = support + cm[..., :k].sum(axis=-2)
     f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
-    return float((f1 * support).sum() / total)
+    weighted = (f1 * support).sum(axis=-1)
+    return np.divide(weighted, total, out=np.full_like(weighted, np.nan), where=total > 0)
 
 
 def irres_score(labels: Sequence[str]) -> dict[str, float]:

@@ -11,7 +11,7 @@ import pandas as pd
 from evals import explicit_tables as X
 from evals import tables as T
 from evals.metrics import NEUTRAL
-from evals.stats import bootstrap_ci, per_item_confusion, weighted_f1_ci
+from evals.stats import bootstrap_ci, bootstrap_cis, per_item_confusion, weighted_f1_ci
 from stores.domain import P5
 
 if TYPE_CHECKING:
@@ -123,12 +123,13 @@ def vote_share_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int =
     for persona in T.persona_order(votes["persona"].unique()):
         sub = votes[votes["persona"].eq(persona)]
         counts = pd.crosstab(sub["item"], sub["answer"]).reindex(columns=labels, fill_value=0).to_numpy(float)
-        for j, vote in enumerate(labels):
 
-            def share(c: np.ndarray, j: int = j) -> float:
-                return float(c[:, j].sum() / c.sum())
+        def shares(batch: np.ndarray) -> np.ndarray:  # (B, items, labels) -> (B, labels)
+            totals = batch.sum(axis=1)
+            return totals / totals.sum(axis=1, keepdims=True)
 
-            ci = bootstrap_ci(counts, share, n_resamples=n_resamples, seed=seed)
+        cis = bootstrap_cis(counts, shares, n_resamples=n_resamples, seed=seed)
+        for vote, ci in zip(labels, cis, strict=True):
             rows.append({"persona": persona, "vote": vote, "share": ci.point, "low": ci.low, "high": ci.high})
     return pd.DataFrame(rows, columns=["persona", "vote", "share", "low", "high"])
 

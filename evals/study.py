@@ -162,10 +162,17 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     scored = {name for name, tables in RESULT_TABLES.items() if "weighted_f1" in tables}  # beside baselines
     vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in scored]
     baselines = None
-    if vote_runs:  # on the drafts and members (the P5, or every seat) the first vote run covered
+    if vote_runs:  # on the items and members (the P5, every seat, every state) the first vote run covered
         frame = store.samples_frame(vote_runs[0])
-        corpus = load_corpus()
-        personas = [p for p in council_members(corpus) if p in set(frame["persona"])]
-        baselines = baseline_f1(corpus, items=set(frame["item"]), personas=personas)
+        if configs[vote_runs[0]].get("sample", {}).get("body") == "unga":
+            from evals.tables import persona_order
+            from evals.unga_baselines import assembly_baseline_f1
+
+            personas = persona_order(frame["persona"].unique())
+            baselines = assembly_baseline_f1(items=sorted(set(frame["item"])), personas=personas)
+        else:
+            corpus = load_corpus()
+            personas = [p for p in council_members(corpus) if p in set(frame["persona"])]
+            baselines = baseline_f1(corpus, items=set(frame["item"]), personas=personas)
     out = out or home() / "reports" / f"{time.strftime('%Y%m%d-%H%M%S')}-{run_ids[0][:40]}"
     return write_report(run_ids, out_dir=out, store=store, baselines=baselines)

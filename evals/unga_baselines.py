@@ -16,7 +16,7 @@ Labels are the paper's: favour, against, abstention.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cache
 
 import numpy as np
@@ -24,6 +24,7 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import accuracy_score, f1_score
 
+from evals.metrics import weighted_f1_from_confusions
 from evals.unga_features import CODES, Matrix, features, matrix
 from stores.domain import VOTE_CODES, VOTES
 from stores.errors import InputError
@@ -105,12 +106,16 @@ def choose_weights(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return chosen
 
 
-def _model(x: pd.DataFrame, meta: pd.DataFrame, years: range, *, window: int, reweight: bool) -> np.ndarray:
-    """Leave-future-out predictions (vote codes) for the rows of ``years``; -1 for rows of other years."""
+def _model(
+    x: pd.DataFrame, meta: pd.DataFrame, years: Collection[int], *, window: int, reweight: bool
+) -> np.ndarray:
+    """Leave-future-out predictions (vote codes) for the rows of ``years``; -1 for rows of other years.
+    One model per target year (and per calibration year before it): years not asked for cost nothing."""
     predicted = np.full(len(meta), -1, dtype=np.int8)
     proba = np.zeros((len(meta), 3))
     fitted: list[int] = []
-    for year in range(years.start - (CALIBRATION if reweight else 0), years.stop):
+    before = range(CALIBRATION + 1) if reweight else range(1)
+    for year in sorted({target - back for target in years for back in before}):
         train = ((meta["year"] >= year - window) & (meta["year"] < year)).to_numpy()
         if train.sum() > MAX_ROWS:  # the subset depends on the year and the window only, never on the future
             chosen = np.random.default_rng(year).choice(np.flatnonzero(train), MAX_ROWS, replace=False)
@@ -140,10 +145,12 @@ def assembly_predictions(
     window: int = WINDOW,
     reweight: bool = False,
     assembly: Assembly | None = None,
+    within: Collection[int] | None = None,
 ) -> pd.DataFrame:
     """Every baseline's prediction of every recorded vote in ``years`` (inclusive; None: all years), a row per
     (baseline, roll call, state): ``baseline, item_id`` (rcid), ``date, member`` (ISO3), ``truth, predicted``.
-    ``members`` limits targets and training rows to those states; ``assembly`` replaces the shipped one."""
+    ``members`` limits targets and training rows to those states; ``assembly`` replaces the shipped one;
+    ``within`` keeps only target years in that set (a run's roll calls: no model fitted for other years)."""
     unknown = [method for method in methods if method not in METHODS]
     if unknown:
         raise InputError(
@@ -159,7 +166,10 @@ def assembly_predictions(
         if missing:
             raise InputError(f"unknown state code(s) {', '.join(missing)}: not in the Assembly's roll calls")
         keep = np.isin(m.members[meta["col"]], list(members))
-    target = keep & meta["year"].between(first, last).to_numpy()
+    target_years = meta["year"].between(first, last) & (
+        meta["year"].isin(within) if within is not None else True
+    )
+    target = keep & target_years.to_numpy()
     base = pd.DataFrame(
         {
             "item_id": m.rcids[meta["row"][target]],
@@ -172,8 +182,11 @@ def assembly_predictions(
     for method in methods:
         if method == "model":
             mine = meta[keep].reset_index(drop=True)
-            codes = _model(x[keep], mine, range(first, last + 1), window=window, reweight=reweight)
-            codes = codes[meta["year"][keep].between(first, last).to_numpy()]
+            wanted = set(range(first, last + 1)) & (
+                set(within) if within is not None else set(range(first, last + 1))
+            )
+            codes = _model(x[keep], mine, wanted, window=window, reweight=reweight)
+            codes = codes[target_years[keep].to_numpy()]
         else:
             codes = _rule(method, x[target])
         frames.append(base.assign(baseline=method, predicted=codes))
@@ -200,3 +213,36 @@ def assembly_scores(predictions: pd.DataFrame, *, by: Sequence[str] = ("baseline
             }
         )
     return pd.DataFrame(rows)
+
+
+def assembly_baseline_f1(
+    *, items: Sequence[str], personas: Sequence[str], assembly: Assembly | None = None
+) -> pd.DataFrame:
+    """Weighted F1 per persona (rows) and Assembly baseline (columns), on the roll calls a run covered.
+
+    ``items`` are a run's ids (``UNGA-<rcid>``); each baseline is computed leave-future-out over the
+    years they span, then scored on exactly those roll calls and states: the bar beside the model's.
+    """
+    rcids = {int(item.removeprefix("UNGA-")) for item in items if item.startswith("UNGA-")}
+    if not rcids:
+        raise InputError("Assembly baselines: the run has no roll call (ids like UNGA-5221)")
+    assembly = assembly or load_assembly()
+    years = assembly.roll_calls.loc[sorted(rcids), "date"].dt.year
+    voters = set(assembly.votes["member"])
+    predictions = assembly_predictions(
+        years=(int(years.min()), int(years.max())),
+        members=[p for p in personas if p in voters],
+        assembly=assembly,
+        within=set(years),
+    )
+    scored = predictions[predictions["item_id"].isin(rcids)]
+    axes = [list(personas), list(ALL), list(VOTES), list(VOTES)]
+    codes = [
+        pd.Categorical(scored[column], categories=values).codes
+        for column, values in zip(("member", "baseline", "truth", "predicted"), axes, strict=True)
+    ]
+    cube = np.zeros([len(values) for values in axes])
+    np.add.at(cube, tuple(codes), 1)  # every state × baseline confusion in one pass, not an sklearn call each
+    table = pd.DataFrame(weighted_f1_from_confusions(cube), index=list(personas), columns=list(ALL))
+    table.index.name, table.columns.name = "persona", None
+    return table

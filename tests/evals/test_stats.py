@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from evals.metrics import weighted_f1
+from evals.metrics import weighted_f1, weighted_f1_from_confusion, weighted_f1_from_confusions
 from evals.stats import (
     CHI2_MAX_3,
     CHI2_MAX_5,
@@ -16,6 +16,7 @@ from evals.stats import (
     KAPPA_MIN,
     agreement_table,
     bootstrap_ci,
+    bootstrap_cis,
     counts_by_run,
     fleiss_kappa,
     friedman,
@@ -142,3 +143,33 @@ def test_weighted_f1_ci_and_paired_delta() -> None:
     assert same == (0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="aligned"):
         paired_bootstrap_delta(cb, cd[:-1])
+
+
+def test_the_vectorised_bootstrap_gives_the_loops_intervals() -> None:
+    """One vectorised pass per persona equals one Python bootstrap per statistic, resample for resample."""
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 4, size=(60, 5)).astype(float)
+
+    def shares(batch: np.ndarray) -> np.ndarray:
+        totals = batch.sum(axis=1)
+        return totals / totals.sum(axis=1, keepdims=True)
+
+    vectorised = bootstrap_cis(counts, shares, n_resamples=500, seed=7)
+    for j, ci in enumerate(vectorised):
+        loop = bootstrap_ci(counts, lambda c, j=j: c[:, j].sum() / c.sum(), n_resamples=500, seed=7)
+        assert ci == pytest.approx(loop)
+    assert bootstrap_cis(counts[:1], shares) == [(p, p, p) for p in counts[0] / counts[0].sum()]
+
+
+def test_batched_weighted_f1_is_sklearns_per_matrix() -> None:
+    rng = np.random.default_rng(4)
+    frames = [_drafts(rng, 30, accuracy) for accuracy in (0.2, 0.6, 0.95)]
+    stack = []
+    for frame in frames:
+        _, cube = per_item_confusion(frame, item_col="item", truth_col="truth", pred_col="vote", labels=VOTES)
+        stack.append(cube.sum(axis=0))
+    batched = weighted_f1_from_confusions(np.stack(stack))
+    expected = [weighted_f1(f["truth"].tolist(), f["vote"].tolist()) for f in frames]
+    assert batched == pytest.approx(expected)
+    assert [weighted_f1_from_confusion(m) for m in stack] == pytest.approx(expected)
+    assert np.isnan(weighted_f1_from_confusions(np.zeros((2, 3, 5)))).all()

@@ -8,9 +8,11 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import f1_score
 
-from evals.unga_baselines import ALL, COLUMNS, assembly_predictions, assembly_scores
+from evals.unga_baselines import ALL, COLUMNS, assembly_baseline_f1, assembly_predictions, assembly_scores
 from stores.domain import VOTE_CODES
+from stores.domain import VOTES as VOTES_LABELS
 from stores.errors import InputError
 from stores.unga import Assembly, load_assembly
 
@@ -110,3 +112,26 @@ def test_bad_input_is_named() -> None:
         assembly_predictions(years=(2019, 2005))
     with pytest.raises(InputError, match="XXX"):
         assembly_predictions(years=(2010, 2010), methods=("majority",), members=("USA", "XXX"))
+
+
+def test_the_reports_baseline_table_is_sklearns_score_on_the_runs_roll_calls(recent: Assembly) -> None:
+    """A run's items and states only: each cell is sklearn's weighted F1 of that baseline's predictions."""
+    calls = recent.roll_calls[recent.roll_calls["date"].dt.year.isin([2011, 2012])].index[::7]
+    items = [f"UNGA-{rcid}" for rcid in calls]
+    personas = ["USA", "CUB", "NGA", "XXX"]  # XXX never voted: a row of NaN, not an error
+    table = assembly_baseline_f1(items=items, personas=personas, assembly=recent)
+    assert list(table.columns) == list(ALL) and list(table.index) == personas
+    assert table.loc["XXX"].isna().all()
+    full = assembly_predictions(years=(2011, 2012), members=personas[:3], assembly=recent)
+    for member in personas[:3]:
+        for baseline in ALL:
+            rows = full[
+                full["member"].eq(member) & full["baseline"].eq(baseline) & full["item_id"].isin(calls)
+            ]
+            labels = list(VOTES_LABELS)
+            expected = f1_score(
+                rows["truth"], rows["predicted"], average="weighted", labels=labels, zero_division=0
+            )
+            assert table.loc[member, baseline] == pytest.approx(expected)
+    with pytest.raises(InputError, match="no roll call"):
+        assembly_baseline_f1(items=["S/2020/1"], personas=personas, assembly=recent)
