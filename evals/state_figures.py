@@ -142,26 +142,24 @@ def state_agreement_figure(votes: pd.DataFrame, path: Path, *, model: str, embed
     return _finish(fig, path, title=f"Voting blocs: state × state agreement — {model}", embedded=embedded)
 
 
-def _issues_of(items: pd.Series, issues: pd.DataFrame) -> pd.Series:
-    """item → list of issue names ("other" when none), checking each item is a known roll call."""
+def _issue_flags(items: np.ndarray, issues: pd.DataFrame) -> tuple[list[str], np.ndarray]:
+    """The issue names (then "other", "all") and a unique-item × issue boolean matrix; each item must be a
+    roll call "UNGA-<rcid>" that ``issues`` knows."""
     from stores.unga import ISSUES
 
     codes = [c for c in ISSUES if c in issues.columns]
-    unique = pd.unique(items.astype(str))
-    matches = [_ITEM.fullmatch(item) for item in unique]
-    bad = [item for item, m in zip(unique, matches, strict=True) if m is None]
+    matches = [_ITEM.fullmatch(str(item)) for item in items]
+    bad = [item for item, m in zip(items, matches, strict=True) if m is None]
     if bad:
         raise InputError(f"item {bad[0]!r} is not an Assembly roll call: expected UNGA-<rcid>")
     rcids = pd.Index([int(m.group(1)) for m in matches if m is not None])
-    unknown = unique[~rcids.isin(issues.index)]
+    unknown = items[~rcids.isin(issues.index)]
     if len(unknown):
         raise InputError(f"item {unknown[0]!r} is not in the Assembly's roll calls ({len(unknown)} such)")
-    flags = issues.loc[rcids, codes].to_numpy(dtype=bool)
-    named = {
-        item: [ISSUES[c] for c, on in zip(codes, row, strict=True) if on] or [OTHER]
-        for item, row in zip(unique, flags, strict=True)
-    }
-    return items.astype(str).map(named)
+    flags = issues.loc[rcids, codes].to_numpy(dtype=bool).reshape(len(items), len(codes))
+    other = ~flags.any(axis=1, keepdims=True)
+    matrix = np.hstack([flags, other, np.ones_like(other)])
+    return [*(ISSUES[c] for c in codes), OTHER, ALL], matrix
 
 
 def group_issue_agreement(votes: pd.DataFrame, *, issues: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -170,44 +168,51 @@ def group_issue_agreement(votes: pd.DataFrame, *, issues: pd.DataFrame | None = 
     Misses stay in the denominator as wrong; samples without a known truth are dropped. Groups are the
     regional groups plus "P5" (its members also count in their regional group); an item counts under each
     of its issues, under "other" when it has none, and always under "all". ``issues`` (index rcid, boolean
-    issue columns) defaults to the shipped Assembly's roll calls.
+    issue columns) defaults to the shipped Assembly's roll calls. Rows only for cells with votes.
     """
     _check(votes)
     if issues is None:
         from stores.unga import load_assembly
 
         issues = load_assembly().roll_calls
-    named = _issues_of(votes["item"], issues)
-    known = votes["truth"].isin(VOTES)
-    frame = pd.DataFrame(
+    item_codes, items = pd.factorize(votes["item"].astype(str).to_numpy())
+    issue_names, item_flags = _issue_flags(np.asarray(items, dtype=object), issues)
+    person_codes, personas = pd.factorize(votes["persona"].astype(str).to_numpy())
+    group_names = [*GROUPS, "P5", NO_GROUP]
+    member = np.array([[_group(p) == g or (g == "P5" and p in P5) for g in group_names] for p in personas])
+    known = votes["truth"].isin(VOTES).to_numpy()
+    right = (votes["answer"] == votes["truth"]).to_numpy(dtype=float)[known]
+    by_group = member.reshape(len(personas), len(group_names))[person_codes[known]].astype(float)
+    by_issue = item_flags[item_codes[known]].astype(float)
+    counts = by_group.T @ by_issue  # group × issue: samples
+    hits = by_group.T @ (by_issue * right[:, None])
+    g, i = np.nonzero(counts)
+    return pd.DataFrame(
         {
-            "persona": votes["persona"].astype(str),
-            "issue": named.map(lambda names: [*names, ALL]),
-            "right": (votes["answer"] == votes["truth"]).astype(float),
+            "group": [group_names[k] for k in g],
+            "issue": [issue_names[k] for k in i],
+            "votes": counts[g, i].astype(int),
+            "agreement": hits[g, i] / counts[g, i],
         }
-    )[known]
-    frame["group"] = frame["persona"].map(lambda c: [_group(c), *(["P5"] if c in P5 else [])])
-    long = frame.explode("group").explode("issue")
-    grouped = long.groupby(["group", "issue"], sort=False)["right"]
-    table = grouped.agg(votes="size", agreement="mean").reset_index()
-    group_rank = {g: i for i, g in enumerate((*GROUPS, "P5", NO_GROUP))}
-    issue_rank = {n: i for i, n in enumerate((*_issue_names(), OTHER, ALL))}
-    table = table.assign(_g=table["group"].map(group_rank), _i=table["issue"].map(issue_rank))
-    table = table.sort_values(["_g", "_i"]).drop(columns=["_g", "_i"]).reset_index(drop=True)
-    return table.astype({"votes": int, "agreement": float})
+    )
 
 
-def _issue_names() -> list[str]:
+def _issue_rank(name: str) -> int:
     from stores.unga import ISSUES
 
-    return list(ISSUES.values())
+    return [*ISSUES.values(), OTHER, ALL].index(name)
 
 
 def group_issue_figure(votes: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
     """Group × issue heatmap of how often the model's vote is the real one, with n in each cell."""
     table = group_issue_agreement(votes)
+    if table.empty:
+        fig, ax = plt.subplots(figsize=(6, 2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no sample with a known real vote", ha="center", va="center")
+        return _finish(fig, path, title=f"Agreement with the real vote — {model}", embedded=embedded)
     groups = list(dict.fromkeys(table["group"]))
-    issues = list(dict.fromkeys(sorted(table["issue"], key=[*_issue_names(), OTHER, ALL].index)))
+    issues = list(dict.fromkeys(table["issue"].sort_values(key=lambda s: s.map(_issue_rank))))
     share = table.pivot(index="group", columns="issue", values="agreement").reindex(groups, columns=issues)
     n = table.pivot(index="group", columns="issue", values="votes").reindex(groups, columns=issues).to_numpy()
     width = min(12.0, 3.0 + 1.2 * len(issues))
