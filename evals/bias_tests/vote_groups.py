@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evals import state_figures as S
 from evals import tables as T
 from evals.figures import MANY
 from evals.groups import group_gaps, load_groups
@@ -59,6 +60,27 @@ def _shown(gaps: pd.DataFrame) -> pd.DataFrame:
 def groups_section(ctx: Context) -> None:
     runs = [r for r in ctx.of(*VOTE_TESTS) if r.samples["persona"].nunique() > MANY]
     for run in runs:
+        votes = T.vote_frame(run.samples)
+        path = S.state_agreement_figure(
+            votes, ctx.page.out_dir / f"states-{run.slug}.png", model=run.model, embedded=run.embedded
+        )
+        ctx.page.figure(
+            path, alt=f"State × state agreement, the model's votes beside the real ones, {run.label}"
+        )
+        if run.config.get("sample", {}).get("body") == "unga":
+            issues = S.group_issue_agreement(votes)
+            path = S.group_issue_figure(
+                votes,
+                ctx.page.out_dir / f"group-issue-{run.slug}.png",
+                model=run.model,
+                embedded=run.embedded,
+            )
+            ctx.page.figure(path, alt=f"Agreement with the real vote per group and issue, {run.label}")
+            ctx.page.table(
+                issues,
+                table_id=f"group-issue-{run.slug}",
+                caption=f"Agreement per group and issue: {run.label}",
+            )
         gaps = run_gaps(run, n_resamples=ctx.n_resamples, seed=ctx.seed)
         if gaps.empty:
             continue

@@ -1,0 +1,80 @@
+"""The report of an Assembly vote run with many states: the groups section, its figures, its numbers.
+
+Real roll calls and real votes (the shipped Assembly) are the truth; the "model" copies the truth for
+WEOG states and answers at random (or invalidly) for the others, so the WEOG gap is positive by
+construction. The section's figures are checked against sklearn on the same frame, not against itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score
+
+from evals.report import write_report
+from stores.domain import VOTES
+from stores.regions import regional_group
+from stores.runstore import RunStore, SampleRow
+from stores.unga import assembly_votes
+
+LABELS = {"Y": "favour", "N": "against", "A": "abstention"}
+
+
+def _truths() -> pd.DataFrame:
+    votes = assembly_votes((2012, 2012))
+    calls = sorted(votes["rcid"].unique())[:12]
+    states = sorted(votes["member"].unique())[::8]  # ~24 states across every group
+    return votes[votes["rcid"].isin(calls) & votes["member"].isin(states)]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    tmp = tmp_path_factory.mktemp("groups")
+    store = RunStore(tmp / "runs.sqlite")
+    config = {"test": "vote", "model": "openai:gpt-4o-mini", "embedded": False, "seed": 0, "options": {}}
+    store.create_run("ga", {**config, "prompt_versions": {}, "sample": {"body": "unga", "personas": "all"}})
+    rng = np.random.default_rng(0)
+    rows = []
+    for rcid, member, vote in zip(*(_truths()[c] for c in ("rcid", "member", "vote")), strict=True):
+        truth = LABELS[vote]
+        weog = regional_group(member) == "WEOG"
+        answer = truth if weog else (None if rng.random() < 0.2 else VOTES[rng.integers(3)])
+        status = "ok" if answer else "invalid"
+        row = SampleRow(test="vote", item=f"UNGA-{rcid}", persona=member, repeat=0, messages=[], status=status,
+                        raw="x", parse_error=None if answer else "no vote",
+                        parsed={"vote": answer} if answer else None, extra={"truth": truth})  # fmt: skip
+        store.write("ga", row)
+        rows.append({"member": member, "truth": truth, "answer": answer or "invalid"})
+    out = write_report(["ga"], out_dir=tmp / "out", store=store, n_resamples=200)
+    return out, pd.DataFrame(rows)
+
+
+def test_the_groups_section_and_its_figures(report: tuple[Path, pd.DataFrame]) -> None:
+    html, frame = report
+    text = html.read_text(encoding="utf-8")
+    assert 'id="groups"' in text and "Groups of states" in text
+    for png in ("states-ga.png", "group-issue-ga.png", "confusion-ga.png"):
+        assert (html.parent / png).stat().st_size > 10_000, png
+        assert f'src="{png}"' in text
+    assert frame["member"].nunique() > 15  # past the Council's seats: group panels, not one per state
+
+
+def test_group_gaps_are_sklearns_scores_of_each_group_against_the_rest(
+    report: tuple[Path, pd.DataFrame],
+) -> None:
+    html, frame = report
+    gaps = pd.read_csv(html.parent / "groups-ga-all.csv").set_index("group")
+    group = frame["member"].map(lambda m: regional_group(m) or "none")
+    for name in ("WEOG", "African"):
+        inside, rest = frame[group.eq(name)], frame[~group.eq(name)]
+        expected = accuracy_score(inside["truth"], inside["answer"]) - accuracy_score(
+            rest["truth"], rest["answer"]
+        )
+        assert gaps.loc[name, "accuracy_gap"] == pytest.approx(expected)
+        assert gaps.loc[name, "members"] == inside["member"].nunique()
+    assert gaps.loc["WEOG", "accuracy"] == 1.0  # copied the truth
+    assert gaps.loc["WEOG", "accuracy_gap_low"] > 0  # and the interval says so
+    assert "P5" in gaps.index or not frame["member"].isin(["USA", "GBR", "FRA", "RUS", "CHN"]).any()
