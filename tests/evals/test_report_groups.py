@@ -43,8 +43,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame
         weog = regional_group(member) == "WEOG"
         answer = truth if weog else (None if rng.random() < 0.2 else VOTES[rng.integers(3)])
         status = "ok" if answer else "invalid"
-        row = SampleRow(test="vote", item=f"UNGA-{rcid}", persona=member, repeat=0, messages=[], status=status,
-                        raw="x", parse_error=None if answer else "no vote",
+        row = SampleRow(test="vote", item=f"UNGA-{rcid}", persona=member, repeat=0, messages=[],
+                        status=status, raw="x", parse_error=None if answer else "no vote",
                         parsed={"vote": answer} if answer else None, extra={"truth": truth})  # fmt: skip
         store.write("ga", row)
         rows.append({"member": member, "truth": truth, "answer": answer or "invalid"})
