@@ -8,22 +8,19 @@ the CSV files) is computed here the same way for every body, so anyone can resco
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import pandas as pd
 import typer
 from rich.table import Table
 
-from evals.cli_common import DataOpt, UsageError, cli_errors, console
-from evals.metrics import weighted_f1_from_confusion
-from evals.stats import bootstrap_ci, per_item_confusion
-from stores.domain import VOTES
+from evals.cli_common import BodyOpt, DataOpt, UsageError, cli_errors, console
+from evals.scores import ALL_MEMBERS, METRICS, score_table
+from graphs.sampling import parse_years
 
 if TYPE_CHECKING:
     from retrievers import Retriever
@@ -31,7 +28,6 @@ if TYPE_CHECKING:
 
 Years = tuple[int, int] | None
 PREDICTION_COLUMNS = ("baseline", "item_id", "date", "member", "truth", "predicted")
-METRICS = ("accuracy", "weighted_f1", *(f"f1_{vote}" for vote in VOTES))
 
 
 @dataclass
@@ -104,60 +100,6 @@ BODIES: dict[str, Callable[[Years], pd.DataFrame]] = {"unsc": unsc_predictions, 
 EXPLAINERS: dict[str, Callable[[Years], list[dict[str, Any]]]] = {"unsc": unsc_explanations}
 
 
-def parse_years(text: str | None) -> Years:
-    """``2013-2024`` or ``2019`` → (first, last) year; anything else is a usage error naming --years."""
-    if text is None or not text.strip():
-        return None
-    match = re.fullmatch(r"\s*(\d{4})\s*(?:[-–:]\s*(\d{4}))?\s*", text)
-    if not match:
-        raise UsageError(f"--years takes a year or a range such as 2013-2024, got {text!r}")
-    first, last = int(match.group(1)), int(match.group(2) or match.group(1))
-    if first > last:
-        raise UsageError(f"--years: the range {text!r} ends before it starts")
-    return first, last
-
-
-def _metrics(confusion: np.ndarray) -> dict[str, float]:
-    """Accuracy, weighted F1 and each vote's F1 from a K × K confusion matrix (truth × predicted)."""
-    total = confusion.sum()
-    tp = np.diag(confusion)
-    denom = confusion.sum(axis=1) + confusion.sum(axis=0)
-    f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp, dtype=float), where=denom > 0)
-    return {
-        "accuracy": float(tp.sum() / total) if total else float("nan"),
-        "weighted_f1": weighted_f1_from_confusion(confusion),
-        **{f"f1_{vote}": float(f1[i]) for i, vote in enumerate(VOTES)},
-    }
-
-
-ALL_MEMBERS = "all"  # the member column of a baseline's pooled row
-
-
-def score_table(predictions: pd.DataFrame, *, n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """One row per baseline × member, then one per baseline over every member (``member`` "all"): n,
-    each metric and its 95% interval (items resampled, every member's vote on an item together)."""
-    pooled = predictions.assign(member=ALL_MEMBERS)
-    rows = []
-    groups = [
-        *predictions.groupby(["baseline", "member"], sort=False),
-        *pooled.groupby(["baseline", "member"], sort=False),
-    ]
-    for (baseline, member), group in groups:
-        _, per_item = per_item_confusion(
-            group, item_col="item_id", truth_col="truth", pred_col="predicted", labels=VOTES
-        )
-        row: dict[str, object] = {"baseline": baseline, "member": member, "n": len(group)}
-        for metric in METRICS:
-
-            def statistic(sample: np.ndarray, metric: str = metric) -> float:
-                return _metrics(sample.sum(axis=0))[metric]
-
-            ci = bootstrap_ci(per_item, statistic, n_resamples=n_resamples, seed=seed)
-            row |= {metric: ci.point, f"{metric}_low": ci.low, f"{metric}_high": ci.high}
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def _print_table(table: pd.DataFrame, body: str) -> None:
     """Every row for the Council; for the Assembly (193 states) the pooled rows, the states in the CSV."""
     many = table["member"].nunique() > 16
@@ -180,7 +122,6 @@ def _print_table(table: pd.DataFrame, body: str) -> None:
     console.print("mean weighted F1 over members: " + ", ".join(f"{b} {v:.3f}" for b, v in means.items()))
 
 
-BodyOpt = Annotated[str, typer.Option("--body", help="unsc (the Council) or unga (the General Assembly).")]
 YearsOpt = Annotated[
     str | None, typer.Option("--years", help="A year or a range, e.g. 2013-2024 (unga default: 2005-2019).")
 ]

@@ -215,18 +215,19 @@ def assembly_scores(predictions: pd.DataFrame, *, by: Sequence[str] = ("baseline
     return pd.DataFrame(rows)
 
 
-def assembly_baseline_f1(
+def run_predictions(
     *, items: Sequence[str], personas: Sequence[str], assembly: Assembly | None = None
 ) -> pd.DataFrame:
-    """Weighted F1 per persona (rows) and Assembly baseline (columns), on the roll calls a run covered.
+    """Every Assembly baseline's predictions on the roll calls (``UNGA-<rcid>``) and states a run covered:
+    each computed leave-future-out over the years they span (a model fitted only for those years)."""
+    return _run_predictions(tuple(sorted(set(items))), tuple(personas), assembly or load_assembly())
 
-    ``items`` are a run's ids (``UNGA-<rcid>``); each baseline is computed leave-future-out over the
-    years they span, then scored on exactly those roll calls and states: the bar beside the model's.
-    """
+
+@cache  # the report's baseline table and its anchor section read the same predictions
+def _run_predictions(items: tuple[str, ...], personas: tuple[str, ...], assembly: Assembly) -> pd.DataFrame:
     rcids = {int(item.removeprefix("UNGA-")) for item in items if item.startswith("UNGA-")}
     if not rcids:
         raise InputError("Assembly baselines: the run has no roll call (ids like UNGA-5221)")
-    assembly = assembly or load_assembly()
     years = assembly.roll_calls.loc[sorted(rcids), "date"].dt.year
     voters = set(assembly.votes["member"])
     predictions = assembly_predictions(
@@ -235,7 +236,15 @@ def assembly_baseline_f1(
         assembly=assembly,
         within=set(years),
     )
-    scored = predictions[predictions["item_id"].isin(rcids)]
+    return predictions[predictions["item_id"].isin(rcids)].reset_index(drop=True)
+
+
+def assembly_baseline_f1(
+    *, items: Sequence[str], personas: Sequence[str], assembly: Assembly | None = None
+) -> pd.DataFrame:
+    """Weighted F1 per persona (rows) and Assembly baseline (columns), on the roll calls a run covered:
+    the bar beside the model's in the report's Table 2."""
+    scored = run_predictions(items=items, personas=personas, assembly=assembly)
     axes = [list(personas), list(ALL), list(VOTES), list(VOTES)]
     codes = [
         pd.Categorical(scored[column], categories=values).codes

@@ -46,7 +46,7 @@ def parse_years(text: str | None) -> tuple[int, int] | None:
     """``2005-2019`` or ``2010`` (inclusive) as a pair; None for no window."""
     if text is None or not str(text).strip():
         return None
-    parts = [p.strip() for p in str(text).split("-")]
+    parts = [p.strip() for p in str(text).replace("–", "-").split("-")]
     if len(parts) > 2 or not all(p.isdigit() and len(p) == 4 for p in parts):
         raise InputError(f"--years {text!r}: give a year (2010) or an inclusive range (2005-2019)")
     first, last = int(parts[0]), int(parts[-1])

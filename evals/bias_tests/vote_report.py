@@ -9,6 +9,7 @@ import pandas as pd
 from evals import figures as F
 from evals import results as R
 from evals import tables as T
+from evals.bias_tests.vote_assembly import assembly_section
 from evals.bias_tests.vote_groups import groups_section
 from evals.paper import paper_model_name, published_ablation, published_vote_counts, published_weighted_f1
 from evals.report_context import Context, Run, with_ci
@@ -270,4 +271,14 @@ def _table5(ctx: Context) -> None:
         ctx.page.close("table5", "Table 5 — vote distributions across runs")
 
 
-VOTE_SECTIONS = (_table1, _table2, _confusion, groups_section, _table3, _table4, _table5, leak_section)
+VOTE_SECTIONS = (
+    _table1,
+    _table2,
+    _confusion,
+    assembly_section,
+    groups_section,
+    _table3,
+    _table4,
+    _table5,
+    leak_section,
+)

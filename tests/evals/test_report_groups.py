@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import accuracy_score
+from sklearn.metrics import accuracy_score, f1_score
 
 from evals.report import write_report
 from stores.domain import VOTES
@@ -78,3 +78,24 @@ def test_group_gaps_are_sklearns_scores_of_each_group_against_the_rest(
     assert gaps.loc["WEOG", "accuracy"] == 1.0  # copied the truth
     assert gaps.loc["WEOG", "accuracy_gap_low"] > 0  # and the interval says so
     assert "P5" in gaps.index or not frame["member"].isin(["USA", "GBR", "FRA", "RUS", "CHN"]).any()
+
+
+def test_the_assembly_section_scores_every_vote_and_shows_the_bar(report: tuple[Path, pd.DataFrame]) -> None:
+    html, frame = report
+    states = pd.read_csv(html.parent / "assembly-states-ga-all.csv").set_index("member")
+    per_class = f1_score(frame["truth"], frame["answer"], labels=list(VOTES), average=None, zero_division=0)
+    assert states.loc["all", "n"] == len(frame)  # every question, the invalid ones too
+    assert states.loc["all", "accuracy"] == pytest.approx(accuracy_score(frame["truth"], frame["answer"]))
+    assert states.loc["all", ["f1_favour", "f1_against", "f1_abstention"]].tolist() == pytest.approx(
+        per_class
+    )
+    anchor = pd.read_csv(html.parent / "assembly-anchor-ga-all.csv").set_index("baseline")
+    assert {"majority", "same_title", "bloc", "model"} <= set(anchor.index)
+    assert (
+        anchor.drop(index=[i for i in anchor.index if "UNSim" in i])["n"] == len(frame)
+    ).all()  # same votes
+    unsim = anchor.loc[[i for i in anchor.index if "UNSim" in i]].iloc[0]
+    assert (unsim["accuracy"], unsim["f1_against"]) == (0.682, 0.172)
+    blocs = pd.read_csv(html.parent / "assembly-blocs-ga-all.csv").set_index("member")
+    assert blocs.loc["WEOG", "accuracy"] == 1.0
+    assert 'id="assembly"' in html.read_text(encoding="utf-8")
