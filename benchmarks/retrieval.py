@@ -115,13 +115,11 @@ def child(strategy: str, pool_name: str, queries: int, quick: bool, chroma: str)
     started = time.perf_counter()
     if naive:
         pass
-    elif strategy in ("keyword", "bm25"):
+    elif strategy in ("keyword", "bm25", "dense"):
         retriever.index(pool)
-    elif strategy == "dense":
-        retriever.collection(pool)
     else:
         retriever.bm25.index(pool)
-        retriever.dense.collection(pool)
+        retriever.dense.index(pool)
     build_s = time.perf_counter() - started
     # Targets from the later half of the pool (by date), so each query has earlier items to rank.
     ordered = sorted(pool, key=lambda r: (r.date, r.id))

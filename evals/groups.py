@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evals.bootstrap import bootstrap_cis, per_item_confusion
 from evals.metrics import MISSES, weighted_f1_from_confusions
-from evals.stats import bootstrap_cis, per_item_confusion
 from stores.domain import P5, VOTES
 from stores.errors import InputError
 

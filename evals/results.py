@@ -10,8 +10,8 @@ import pandas as pd
 
 from evals import explicit_tables as X
 from evals import tables as T
+from evals.bootstrap import bootstrap_ci, bootstrap_cis, per_item_confusion, weighted_f1_ci
 from evals.metrics import NEUTRAL
-from evals.stats import bootstrap_ci, bootstrap_cis, per_item_confusion, weighted_f1_ci
 from stores.domain import P5
 
 if TYPE_CHECKING:

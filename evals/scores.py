@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evals.bootstrap import bootstrap_cis, per_item_confusion
 from evals.metrics import MISSES, weighted_f1_from_confusions
-from evals.stats import bootstrap_cis, per_item_confusion
 from stores.domain import VOTES
 
 METRICS = ("accuracy", "weighted_f1", *(f"f1_{vote}" for vote in VOTES))

@@ -243,7 +243,24 @@ def rules_then_judge_graph(
     has_judge: bool,
     label_node: str = "label",
 ) -> Any:
-    """answer → label → [judge, only when the rules cannot decide and a judge is given] (DirectQA, AT)."""
+    """answer → label → [judge, only when the rules cannot decide and a judge is given] (DirectQA, AT).
+
+    Without a judge the two steps are one node: the label is a pure function of the answer, and each
+    superstep costs LangGraph ~0.25 ms of CPU per sample, which at an Assembly study's 10⁵–10⁶ samples
+    is the difference between keeping a c=256 endpoint busy and not (benchmarks/assembly_scale.py).
+    """
+    if not has_judge:
+
+        async def answer_then_label(current: Any) -> Any:
+            update = await answer(current)
+            return {**update, **(await label({**current, **update}))}
+
+        node: Callable[..., Awaitable[Any]] = answer_then_label
+        plain = StateGraph(state)
+        plain.add_node("answer", node)
+        plain.add_edge(START, "answer")
+        plain.add_edge("answer", END)
+        return plain.compile()
 
     async def route(current: Any) -> str:  # async: LangGraph runs a sync router in a worker thread
         rules = current.get("rules")

@@ -95,6 +95,16 @@ def select_top(scored: Sequence[Scored], k: int) -> list[Scored]:
     return sorted(scored, key=tie_break_key)[:k]
 
 
+def precedents_from(best: dict[PoolName, list[Scored]]) -> list[Precedent]:
+    """Each part's ranking (best first, already leakage-filtered) as precedents merged by date."""
+    precedents = [
+        Precedent(item.record, item.score, item.reason, part, rank)
+        for part, ranking in best.items()
+        for rank, item in enumerate(ranking, start=1)
+    ]
+    return sorted(precedents, key=lambda p: (p.record.date, p.record.id))
+
+
 def retrieve_per_part(target: Record, pool: Sequence[Record], k: int, rank: PartRanker) -> list[Precedent]:
     """Apply ``rank`` to each pool part's earlier items; keep top ``k`` of each; merge by date ascending."""
     check_k(k)

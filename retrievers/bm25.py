@@ -19,7 +19,16 @@ import numpy as np
 from rank_bm25 import BM25Plus
 from scipy.sparse import csr_matrix
 
-from retrievers.base import PoolName, Precedent, Scored, check_k, pool_shape, select_top, split_pool
+from retrievers.base import (
+    PoolName,
+    Precedent,
+    Scored,
+    check_k,
+    pool_shape,
+    precedents_from,
+    select_top,
+    split_pool,
+)
 from retrievers.text import record_text, tokenize
 from stores.records import Record
 
@@ -138,12 +147,7 @@ class BM25Retriever:
         return best
 
     def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
-        precedents = [
-            Precedent(item.record, item.score, item.reason, part, rank)
-            for part, ranking in self.best(target, pool, k).items()
-            for rank, item in enumerate(ranking, start=1)
-        ]
-        return sorted(precedents, key=lambda p: (p.record.date, p.record.id))
+        return precedents_from(self.best(target, pool, k))
 
     @staticmethod
     def _explain(

@@ -1,7 +1,8 @@
 """Hybrid retrieval: reciprocal-rank fusion of BM25+ and dense rankings, per pool part.
 
 RRF needs no score calibration between the two (BM25 is unbounded, cosine is in [-1, 1]): an item's
-fused score is the sum over rankings of ``1 / (k_rrf + rank)``.
+fused score is the sum over rankings of ``1 / (k_rrf + rank)``. Both rankings already keep only items
+dated before the target (each strategy applies the leakage rule on its arrays), so their fusion does too.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from retrievers.base import PoolName, Precedent, Scored, retrieve_per_part, select_top
+from retrievers.base import POOL_NAMES, Precedent, Scored, check_k, precedents_from, select_top
 from retrievers.bm25 import BM25Retriever
 from retrievers.dense import DenseRetriever
 from stores.errors import InputError
@@ -55,11 +56,15 @@ class HybridRetriever:
         ]
 
     def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
+        check_k(k)
+        if k == 0:
+            return []
         depth = max(k, self.depth)
-        lexical = self.bm25.best(target, pool, depth)  # per part: what ranking its candidates keeps
-
-        def rank(part: PoolName, candidates: list[Record]) -> list[Scored]:
-            semantic = select_top(self.dense.rank(target, pool, part, candidates, depth), depth)
-            return self.fuse({"bm25": lexical.get(part, []), "dense": semantic})
-
-        return retrieve_per_part(target, pool, k, rank)
+        lexical = self.bm25.best(target, pool, depth)
+        semantic = self.dense.best(target, pool, depth)
+        best = {
+            part: select_top(fused, k)
+            for part in POOL_NAMES
+            if (fused := self.fuse({"bm25": lexical.get(part, []), "dense": semantic.get(part, [])}))
+        }
+        return precedents_from(best)

@@ -28,8 +28,8 @@ from sklearn.metrics import f1_score
 from evals import explicit_tables as X
 from evals import results as R
 from evals import tables as T
+from evals.bootstrap import paired_bootstrap_delta, per_item_confusion
 from evals.metrics import confusion, irres_score, weighted_f1, weighted_f1_from_confusion
-from evals.stats import paired_bootstrap_delta, per_item_confusion
 from tests.support.samples import frame, sample
 
 VOTES = ["favour", "against", "abstention"]

@@ -8,6 +8,13 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from evals.bootstrap import (
+    bootstrap_ci,
+    bootstrap_cis,
+    paired_bootstrap_delta,
+    per_item_confusion,
+    weighted_f1_ci,
+)
 from evals.metrics import weighted_f1, weighted_f1_from_confusion, weighted_f1_from_confusions
 from evals.stats import (
     CHI2_MAX_3,
@@ -15,15 +22,10 @@ from evals.stats import (
     FRIEDMAN_MAX,
     KAPPA_MIN,
     agreement_table,
-    bootstrap_ci,
-    bootstrap_cis,
     counts_by_run,
     fleiss_kappa,
     friedman,
     multi_chi2,
-    paired_bootstrap_delta,
-    per_item_confusion,
-    weighted_f1_ci,
 )
 
 VOTES = ["favour", "against", "abstention"]

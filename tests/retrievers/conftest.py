@@ -65,7 +65,7 @@ def strategies(corpus: Any, session_chroma: Path) -> dict[str, Retriever]:
     dense = DenseRetriever(path=session_chroma, embedder=OnnxMiniLM(max_tokens=32))
     keyword = KeywordRetriever(threshold=0)  # threshold 0 returns more, so the property is tested harder
     bm25.index(pool)
-    dense.collection(pool)
+    dense.index(pool)
     keyword.retrieve(corpus.drafts[-1], pool, 1)
     return {
         "keyword": keyword,

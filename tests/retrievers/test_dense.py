@@ -77,3 +77,21 @@ def test_a_target_outside_the_pool_is_embedded_for_the_query(tmp_path, small_poo
     before = retriever.embedder.documents_embedded
     retriever.retrieve(small_pool[-1], small_pool[:-1], 1)
     assert retriever.embedder.documents_embedded == before + 1
+
+
+def test_exact_search_finds_what_chromadb_finds_with_its_date_filter(strategies, corpus) -> None:
+    """The reference is chromadb's own query with the leakage rule as its metadata pre-filter."""
+    dense = strategies["dense"]
+    collection = dense.collection(corpus.records)
+    for target in corpus.drafts[-40::8]:
+        ours = dense.best(target, corpus.records, 5)
+        for part in ("adopted", "non-adopted"):
+            where = {"$and": [{"date_ord": {"$lt": target.date.toordinal()}}, {"pool": part}]}
+            (vector,) = collection.get(ids=[target.id], include=["embeddings"])["embeddings"]
+            theirs = collection.query(
+                query_embeddings=[vector], n_results=5, where=where, include=["distances"]
+            )
+            expected = [round(1 - d, 4) for d in theirs["distances"][0]]
+            got = [round(item.score, 4) for item in ours.get(part, [])]
+            assert got == pytest.approx(expected, abs=2e-4), (target.id, part)
+            assert all(item.record.date < target.date for item in ours.get(part, []))
