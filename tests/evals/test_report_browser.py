@@ -101,14 +101,27 @@ def test_study_report_renders_every_table_and_image(fault_server, tmp_path: Path
             "table",
             "els => els.map(e => ({id: e.id, rows: e.rows.length, h: e.getBoundingClientRect().height,"
             " csv: e.querySelector('caption a') ?"
-            " e.querySelector('caption a').getAttribute('href') : null}))",
+            " e.querySelector('caption a').getAttribute('href') : null,"
+            " folded: !!e.closest('details:not([open])')}))",
         )
+        page.locator("details.why-item > summary").first.click()  # open a draft, then its first member
+        why = page.locator("details.why").first
+        why.locator("summary").first.click()
+        why_text = why.inner_text()
+        opened = [
+            (box or {}).get("height", 0)
+            for box in (why.bounding_box(), why.locator("summary").first.bounding_box())
+        ]
         banner = page.get_by_text("proves the pipeline, not a finding").count()
         browser.close()
 
     assert {i["src"] for i in images} == pngs, "every figure on disk is on the page"
     assert all(i["w"] > 0 and i["alt"] for i in images), [i for i in images if not i["w"]]
-    assert tables and all(t["rows"] > 1 and t["h"] > 0 for t in tables), [t for t in tables if t["rows"] <= 1]
+    assert tables and all(t["rows"] > 1 and (t["h"] > 0 or t["folded"]) for t in tables), [
+        t for t in tables if t["rows"] <= 1 or not (t["h"] or t["folded"])
+    ]
+    assert "the precedent model predicted" in why_text and opened[0] > 2 * opened[1] > 0, opened  # it opened
+    assert "Σ weight × value" in why_text or "Fallback, no contributions" in why_text, why_text
     linked = {t["csv"] for t in tables if t["csv"]}
     assert linked <= csvs and len(linked) >= len(csvs) - 1, csvs - linked
     for table in ("table1", "table2", "table3", "table4", "irres", "ats", "agreement", "invalid"):
