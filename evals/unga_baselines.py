@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Collection, Sequence
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,8 @@ from evals.metrics import weighted_f1_from_confusions
 from evals.unga_features import CODES, Matrix, features, matrix
 from stores.domain import VOTE_CODES, VOTES
 from stores.errors import InputError
-from stores.unga import Assembly, load_assembly
+from stores.frames import cached_frame, source_digest
+from stores.unga import Assembly, assembly_sha256, load_assembly
 
 # UNSim (a public Assembly vote simulator on Voeten ideal points), 181,043 votes of sessions 60–74
 # (2005–2019), as issue 16 quotes it: the published anchor the Assembly baselines are read beside.
@@ -38,6 +40,8 @@ ALL = ("majority", "same_title", "bloc", "model")
 METHODS = ("always_yes", *ALL)
 COLUMNS = ["baseline", "item_id", "date", "member", "truth", "predicted"]
 WINDOW = 5  # years of training data before the predicted year
+# what a stored table of predictions depends on besides its inputs (stores/frames.py)
+_SOURCE = source_digest(Path(__file__).with_name(name) for name in ("unga_baselines.py", "unga_features.py"))
 MAX_ROWS = 60_000  # a fixed-seed subset of the window's votes fits a year's model in seconds
 CALIBRATION = 3  # earlier years whose out-of-time predictions choose the class weights (reweight=True)
 WEIGHTS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
@@ -220,7 +224,12 @@ def run_predictions(
 ) -> pd.DataFrame:
     """Every Assembly baseline's predictions on the roll calls (``UNGA-<rcid>``) and states a run covered:
     each computed leave-future-out over the years they span (a model fitted only for those years)."""
-    return _run_predictions(tuple(sorted(set(items))), tuple(personas), assembly or load_assembly())
+    if assembly is not None:  # a caller's own data: computed, not stored
+        return _run_predictions(tuple(sorted(set(items))), tuple(sorted(set(personas))), assembly)
+    voters = set(load_assembly().votes["member"])
+    key = (tuple(sorted(set(items))), tuple(sorted(set(personas) & voters)))
+    stored = {"data": assembly_sha256(), "items": key[0], "personas": key[1], "code": _SOURCE}
+    return cached_frame("unga-run-baselines", stored, lambda: _run_predictions(*key, load_assembly()))
 
 
 @cache  # the report's baseline table and its anchor section read the same predictions

@@ -233,8 +233,12 @@ def assembly_corpus(*, until: int | None = None) -> Corpus:
     the items of an Assembly study and, before each one, the debias pool. Its hash covers the three
     files, so a run records which copy of the data it read."""
     records = load_assembly().records((1946, until) if until is not None else None)
-    names = (ROLL_CALLS, VOTES_FILE, ISSUES_FILE)
-    return Corpus(records=records, sha256=_files_sha256(*(data_file(name).stored for name in names)))
+    return Corpus(records=records, sha256=assembly_sha256())
+
+
+def assembly_sha256() -> str:
+    """The hash of the Assembly data copy in use (its three files)."""
+    return _files_sha256(*(data_file(name).stored for name in (ROLL_CALLS, VOTES_FILE, ISSUES_FILE)))
 
 
 @cache

@@ -135,3 +135,20 @@ def test_the_reports_baseline_table_is_sklearns_score_on_the_runs_roll_calls(rec
             assert table.loc[member, baseline] == pytest.approx(expected)
     with pytest.raises(InputError, match="no roll call"):
         assembly_baseline_f1(items=["S/2020/1"], personas=personas, assembly=recent)
+
+
+def test_a_runs_baselines_are_stored_once_and_read_back_in_a_later_process(tmp_path, monkeypatch) -> None:
+    import evals.unga_baselines as U
+
+    monkeypatch.setenv("NATIONBIAS_HOME", str(tmp_path))
+    items = [f"UNGA-{rcid}" for rcid in load_assembly().roll_calls.query("date.dt.year == 2010").index[:3]]
+    first = U.run_predictions(items=items, personas=["USA", "BRA", "XXX"])
+    U._run_predictions.cache_clear()  # as a new process would start
+
+    def refit(*args: object, **kwargs: object) -> pd.DataFrame:
+        raise AssertionError("refitted although the predictions are stored")
+
+    monkeypatch.setattr(U, "assembly_predictions", refit)
+    again = U.run_predictions(items=list(reversed(items)), personas=["BRA", "USA"])  # same run, other order
+    pd.testing.assert_frame_equal(first, again)
+    assert set(first["member"]) == {"USA", "BRA"} and set(first["baseline"]) == set(ALL)
