@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import accuracy_score, f1_score
+from threadpoolctl import threadpool_limits
 
 from evals.metrics import weighted_f1_from_confusions
 from evals.unga_features import CODES, Matrix, features, matrix
@@ -93,9 +94,12 @@ def _rule(method: str, x: pd.DataFrame) -> np.ndarray:
 def _fit_proba(x: pd.DataFrame, y: np.ndarray, target: pd.DataFrame) -> np.ndarray:
     """Class probabilities (columns Y, N, A) for ``target`` from a model fitted on ``x``, ``y``."""
     model = HistGradientBoostingClassifier(**PARAMS, early_stopping=False, random_state=0)
-    model.fit(x, y)
     proba = np.zeros((len(target), 3))
-    proba[:, model.classes_ - 1] = model.predict_proba(target)
+    # One OpenMP thread: on 2 shared cores, threads that spin waiting for each other cost several times
+    # the fit's own CPU whenever anything else runs (the Council model does the same).
+    with threadpool_limits(limits=1):
+        model.fit(x, y)
+        proba[:, model.classes_ - 1] = model.predict_proba(target)
     return proba
 
 
