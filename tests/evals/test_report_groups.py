@@ -96,6 +96,9 @@ def test_the_assembly_section_scores_every_vote_and_shows_the_bar(report: tuple[
     ).all()  # same votes
     unsim = anchor.loc[[i for i in anchor.index if "UNSim" in i]].iloc[0]
     assert (unsim["accuracy"], unsim["f1_against"]) == (0.682, 0.172)
+    model = anchor.loc["model"]
+    page = html.read_text(encoding="utf-8")
+    assert f"accuracy {model['accuracy']:.3f} (" in page and f"F1 on no {model['f1_against']:.3f} (" in page
     blocs = pd.read_csv(html.parent / "assembly-blocs-ga-all.csv").set_index("member")
     assert blocs.loc["WEOG", "accuracy"] == 1.0
     assert 'id="assembly"' in html.read_text(encoding="utf-8")
