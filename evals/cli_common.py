@@ -13,6 +13,7 @@ from rich.console import Console
 from evals.cli_outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
 from evals.errors import UsageError
 from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
+from prompts.registry import DEFAULT_SET
 from stores.bundled import using_data
 from stores.domain import EMBEDDED_NOTICE
 from stores.errors import InputError
@@ -86,6 +87,70 @@ ReasoningMaxTokensOpt = Annotated[
 ]
 
 
+def _shared(*rows: tuple[str, Any, Any]) -> dict[str, inspect.Parameter]:
+    kind = inspect.Parameter.KEYWORD_ONLY
+    return {name: inspect.Parameter(name, kind, annotation=opt, default=value) for name, opt, value in rows}
+
+
+# Each option several commands take, with its default: declared here once, attached by `shared_options`.
+SHARED = _shared(
+    ("model", ModelOpt, "local:smollm2"),
+    ("judge", JudgeOpt, None),
+    ("base_url", BaseUrlOpt, None),
+    ("judge_base_url", JudgeBaseUrlOpt, None),
+    ("limit", LimitOpt, None),
+    ("seed", SeedOpt, 0),
+    ("repeats", RepeatsOpt, 3),
+    ("personas", PersonasOpt, "p5"),
+    ("body", BodyOpt, "unsc"),
+    ("years", YearsOpt, None),
+    ("concurrency", ConcurrencyOpt, 4),
+    ("run_id", RunIdOpt, None),
+    ("retry_errors", RetryErrorsOpt, False),
+    ("no_cache", NoCacheOpt, False),
+    ("fail_on_error", FailOnErrorOpt, "0"),
+    ("data", DataOpt, None),
+    ("prompts", PromptsOpt, DEFAULT_SET),
+    ("reasoning_max_tokens", ReasoningMaxTokensOpt, REASONING_MAX_TOKENS),
+)
+MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under test and its judge
+SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
+RUN = ("concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts")
+TEST_RUN = (*SAMPLE, *RUN, "reasoning_max_tokens")  # a test's run, after MODELS (and its own options)
+
+
+def shared_options(*layout: str, **defaults: Any) -> Callable[[F], F]:
+    """Give a command the :data:`SHARED` options named in ``layout``, in that order (its ``--help``
+    order): typer reads the command's ``__signature__``; the command takes them as ``**options``.
+
+    ``layout`` names the command's own parameters too, where they stand among the shared ones; a
+    name the command declares itself stays its own (a ``--limit`` with its own help). ``defaults``
+    are this command's defaults for shared options (``prompts="structured"``).
+    """
+
+    def attach(command: F) -> F:
+        own = {
+            name: param
+            for name, param in inspect.signature(command, eval_str=True).parameters.items()
+            if param.kind is not inspect.Parameter.VAR_KEYWORD
+        }
+        unplaced = set(own) - set(layout)
+        unknown = set(layout) - set(own) - set(SHARED)
+        stray = set(defaults) - (set(layout) - set(own))
+        if unplaced or unknown or stray or len(set(layout)) != len(layout):
+            raise TypeError(
+                f"{command.__name__}: its layout leaves out {sorted(unplaced)}, names unknown "
+                f"{sorted(unknown)} or repeats a name; defaults it does not share: {sorted(stray)}"
+            )
+        params = [own[name] if name in own else SHARED[name] for name in layout]
+        params = [p.replace(default=defaults[p.name]) if p.name in defaults else p for p in params]
+        keyword = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params]
+        command.__signature__ = inspect.Signature(keyword)  # type: ignore[attr-defined]
+        return command
+
+    return attach
+
+
 def _known_errors() -> tuple[type[BaseException], ...]:
     """The project's own errors a user can fix: every other exception is a bug and keeps its traceback."""
     from stores.sqlite import StoreCorruptError
@@ -128,8 +193,9 @@ def cli_errors(func: F) -> F:
 def given(
     command: Callable[..., Any], values: dict[str, Any], *, drop: tuple[str, ...] = ()
 ) -> dict[str, Any]:
-    """A command's options as the user gave them (its parameters, read from its ``locals()``), for the
-    library call; ``--fail-on-error`` and ``--data`` belong to :func:`cli_errors`, applied around it."""
+    """A command's options as the user gave them (its parameters, read from ``locals() | options``:
+    its own and the shared ones), for the library call; ``--fail-on-error`` and ``--data`` belong to
+    :func:`cli_errors`, applied around it."""
     skip = {"fail_on_error", "data", *drop}
     return {k: values[k] for k in inspect.signature(command).parameters if k not in skip and k in values}
 
@@ -145,6 +211,17 @@ def cli_hooks() -> Any:
         on_summary=lambda summary, embedded: print_summary(summary, embedded=embedded),
         running=frozen_gc,
     )
+
+
+def run_bias_test(test: str, **options: Any) -> str:
+    """One bias test through the library, shown as the command line shows a run; returns the run id."""
+    from evals.api import arun, sync
+
+    return sync(arun(test, hooks=cli_hooks(), **options)).run_id
+
+
+def print_export(run_id: str) -> None:
+    console.print(f"export: nationbias runs export {run_id} --format csv")
 
 
 def print_summary(summary: Any, *, embedded: bool) -> None:

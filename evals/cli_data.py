@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from evals.cli_common import BaseUrlOpt, DataOpt, cli_errors, console, err_console, make_client
+from evals.cli_common import BaseUrlOpt, DataOpt, NoCacheOpt, cli_errors, console, err_console, make_client
 from stores.domain import KEYWORD_THRESHOLD
 from stores.errors import InputError
 
@@ -164,9 +164,7 @@ def audit(
 def augment(
     model: Annotated[str, typer.Option("--model", "-m", help="A model spec, or 'offline' (deterministic).")],
     base_url: BaseUrlOpt = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
-    ] = False,
+    no_cache: NoCacheOpt = False,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Model calls in flight.")] = 4,
     limit: Annotated[
         int | None, typer.Option("--limit", help="Augment at most N records not done yet (a trial run).")

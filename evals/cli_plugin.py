@@ -10,31 +10,16 @@ from typing import Annotated, Any
 
 import typer
 
-from evals.api import arun, sync
 from evals.cli_common import (
-    REASONING_MAX_TOKENS,
-    BaseUrlOpt,
-    ConcurrencyOpt,
-    DataOpt,
-    FailOnErrorOpt,
-    JudgeBaseUrlOpt,
-    JudgeOpt,
-    LimitOpt,
-    ModelOpt,
-    NoCacheOpt,
-    PromptsOpt,
-    ReasoningMaxTokensOpt,
-    RepeatsOpt,
-    RetryErrorsOpt,
-    RunIdOpt,
-    SeedOpt,
+    MODELS,
+    TEST_RUN,
     UsageError,
     cli_errors,
-    cli_hooks,
-    console,
     given,
+    print_export,
+    run_bias_test,
+    shared_options,
 )
-from prompts.registry import DEFAULT_SET
 
 OptionOpt = Annotated[
     list[str] | None, typer.Option("--option", help="The test's own option, key=value; repeatable.")
@@ -59,30 +44,13 @@ def parse_options(pairs: list[str], defaults: dict[str, Any]) -> dict[str, Any]:
 def command_for(name: str) -> Any:
     """The `run <name>` command of one registered test."""
 
-    def run_test(
-        model: ModelOpt = "local:smollm2",
-        judge: JudgeOpt = None,
-        base_url: BaseUrlOpt = None,
-        judge_base_url: JudgeBaseUrlOpt = None,
-        limit: LimitOpt = None,
-        seed: SeedOpt = 0,
-        repeats: RepeatsOpt = 3,
-        concurrency: ConcurrencyOpt = 4,
-        run_id: RunIdOpt = None,
-        retry_errors: RetryErrorsOpt = False,
-        no_cache: NoCacheOpt = False,
-        fail_on_error: FailOnErrorOpt = "0",
-        data: DataOpt = None,
-        prompts: PromptsOpt = DEFAULT_SET,
-        reasoning_max_tokens: ReasoningMaxTokensOpt = REASONING_MAX_TOKENS,
-        option: OptionOpt = None,
-    ) -> None:
+    @shared_options(*MODELS, *TEST_RUN, "option")
+    def run_test(option: OptionOpt = None, **options: Any) -> None:
         from evals.bias_tests import get_test
 
-        options = given(run_test, locals(), drop=("option",))
+        common = given(run_test, locals() | options, drop=("option",))
         own = parse_options(option or [], dict(get_test(name).options))
-        summary = sync(arun(name, hooks=cli_hooks(), **options, **own))
-        console.print(f"export: nationbias runs export {summary.run_id} --format csv")
+        print_export(run_bias_test(name, **common, **own))
 
     run_test.__doc__ = f"The {name!r} bias test (a plugin)."
     return cli_errors(run_test)

@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from evals.api import sync
 from evals.cli_common import (
     EMBEDDED_NOTICE,
-    REASONING_MAX_TOKENS,
-    BaseUrlOpt,
-    ConcurrencyOpt,
-    DataOpt,
-    FailOnErrorOpt,
-    LimitOpt,
-    NoCacheOpt,
-    PromptsOpt,
-    ReasoningMaxTokensOpt,
-    RepeatsOpt,
-    RetryErrorsOpt,
-    RunIdOpt,
-    SeedOpt,
+    RUN,
+    SAMPLE,
     UsageError,
     check_prompts,
     cli_errors,
@@ -31,6 +20,7 @@ from evals.cli_common import (
     given,
     make_client,
     new_run_id,
+    shared_options,
 )
 from evals.study import Cell, StudyPlan, astudy, write_study_report
 from evals.study import ablate as ablate_runs
@@ -112,33 +102,24 @@ def register(app: typer.Typer) -> None:
         epilog=GRID_HELP,
     )
     @cli_errors
+    @shared_options("ctx", "model", "base_url", *SAMPLE, *RUN, prompts="structured")
     def ablate(
         ctx: typer.Context,
         model: Annotated[str, typer.Option("--model", "-m", help="Model spec.")] = "local:smollm2",
-        base_url: BaseUrlOpt = None,
-        limit: LimitOpt = None,
-        seed: SeedOpt = 0,
-        repeats: RepeatsOpt = 3,
-        concurrency: ConcurrencyOpt = 4,
-        run_id: RunIdOpt = None,
-        retry_errors: RetryErrorsOpt = False,
-        no_cache: NoCacheOpt = False,
-        fail_on_error: FailOnErrorOpt = "0",
-        data: DataOpt = None,
-        prompts: PromptsOpt = "structured",
+        **options: Any,
     ) -> None:
         """Table 4: the debiased vote over k × reflexion × retriever, one run id per cell."""
-        options = given(ablate, locals(), drop=("ctx", "run_id"))  # the rest as given, for the library
+        common = given(ablate, locals() | options, drop=("ctx", "run_id"))  # the rest, for the library
         from evals.cli_outcome import offer_resume_id
         from evals.tables import ablation_table
         from stores.runstore import RunStore
 
         cells = grid_cells(parse_grid(list(ctx.args)))
-        check_prompts(prompts)
-        make_client(model, base_url=base_url, no_cache=no_cache)
-        prefix = run_id or new_run_id("ablate", model)
+        check_prompts(options["prompts"])
+        make_client(model, base_url=options["base_url"], no_cache=options["no_cache"])
+        prefix = options["run_id"] or new_run_id("ablate", model)
         offer_resume_id(prefix)
-        ids = ablate_runs(cells=cells, run_prefix=prefix, hooks=cli_hooks(), **options)
+        ids = ablate_runs(cells=cells, run_prefix=prefix, hooks=cli_hooks(), **common)
         store = RunStore()
         frame = ablation_table([(store.get_run(i), store.samples_frame(i)) for i in ids])
         frame.insert(0, "run_id", ids)
@@ -146,6 +127,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command("study")
     @cli_errors
+    @shared_options(
+        "model", "judge", "base_url", "limit", "repeats", "seed", *RUN, "reasoning_max_tokens",
+        prompts="structured",
+    )  # fmt: skip
     def study(
         model: Annotated[
             list[str], typer.Option("--model", "-m", help="Model spec; repeat for several models.")
@@ -153,43 +138,31 @@ def register(app: typer.Typer) -> None:
         judge: Annotated[
             str | None, typer.Option("--judge", help="Judge model for undecided labels.")
         ] = None,
-        base_url: BaseUrlOpt = None,
-        limit: LimitOpt = None,
-        repeats: RepeatsOpt = 3,
-        seed: SeedOpt = 0,
-        concurrency: ConcurrencyOpt = 4,
-        run_id: RunIdOpt = None,
         retry_errors: Annotated[bool, typer.Option("--retry-errors")] = False,
-        no_cache: NoCacheOpt = False,
-        fail_on_error: FailOnErrorOpt = "0",
-        data: DataOpt = None,
-        prompts: PromptsOpt = "structured",
-        reasoning_max_tokens: ReasoningMaxTokensOpt = REASONING_MAX_TOKENS,
+        **options: Any,
     ) -> None:
         """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report."""
         from evals.cli_outcome import offer_resume_id
         from graphs.budget import check_budget
 
-        check_prompts(prompts)
-        check_budget(reasoning_max_tokens)
+        check_prompts(options["prompts"])
+        check_budget(options["reasoning_max_tokens"])
+        base_url, no_cache, limit = options["base_url"], options["no_cache"], options["limit"]
         for spec in model:
             make_client(spec, base_url=base_url, no_cache=no_cache)  # every key checked before any work
         if judge:
             make_client(judge, base_url=base_url, no_cache=no_cache)
+        planned = ("repeats", "seed", "concurrency", "prompts", "reasoning_max_tokens")
         plan = StudyPlan(
             limits=dict.fromkeys(StudyPlan().limits, limit),
             debias_limit=limit,
-            repeats=repeats,
-            seed=seed,
-            concurrency=concurrency,
-            prompts=prompts,
-            reasoning_max_tokens=reasoning_max_tokens,
+            **{key: options[key] for key in planned},
         )
         hooks = cli_hooks()
         ids: list[str] = []
         names = [spec.split(":", 1)[-1] for spec in model]
         # Several models share one id (the given --run-id, or a new one): it resumes them all.
-        shared = run_id or (new_run_id("study", "-".join(names)) if len(model) > 1 else None)
+        shared = options["run_id"] or (new_run_id("study", "-".join(names)) if len(model) > 1 else None)
         for spec, name in zip(model, names, strict=True):
             prefix = f"{shared}-{name}" if shared and len(model) > 1 else shared
             prefix = slug(prefix or new_run_id("study", spec))
@@ -210,33 +183,33 @@ def register(app: typer.Typer) -> None:
 
     @app.command("demo")
     @cli_errors
+    @shared_options(
+        "drafts", "debias_drafts", "keywords", "repeats", "seed", "run_id", "data", "prompts",
+        repeats=2, prompts="structured",
+    )  # fmt: skip
     def demo(
         drafts: Annotated[int, typer.Option("--drafts", help="Drafts for the vote simulation.")] = 3,
         debias_drafts: Annotated[
             int, typer.Option("--debias-drafts", help="Drafts for debias/ablation.")
         ] = 1,
         keywords: Annotated[int, typer.Option("--keywords", help="Association Test keywords.")] = 3,
-        repeats: RepeatsOpt = 2,
-        seed: SeedOpt = 0,
-        run_id: RunIdOpt = None,
-        data: DataOpt = None,
-        prompts: PromptsOpt = "structured",
+        **options: Any,
     ) -> None:
         """The whole study on the embedded model, on a small subset (a few minutes on 2 cores)."""
         from evals.cli_outcome import offer_resume_id
 
-        check_prompts(prompts)
+        check_prompts(options["prompts"])
         console.print(f"[yellow]nationbias demo: {EMBEDDED_NOTICE}[/]")
         plan = StudyPlan(
             limits={"directqa": 1, "association": keywords, "vote": drafts},
             debias_limit=debias_drafts,
-            repeats=repeats,
-            seed=seed,
+            repeats=options["repeats"],
+            seed=options["seed"],
             concurrency=2,
-            prompts=prompts,
+            prompts=options["prompts"],
             cells=[Cell(1, True, "keyword"), Cell(1, False, "keyword")],
         )
-        prefix = slug(run_id or new_run_id("demo", "smollm2"))
+        prefix = slug(options["run_id"] or new_run_id("demo", "smollm2"))
         offer_resume_id(prefix)
         # The embedded model also judges what the labelling rules cannot decide: plumbing, not judgement.
         ids = sync(

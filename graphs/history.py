@@ -2,27 +2,45 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 NO_HISTORY = "(none: no earlier text passed the retriever's threshold)"
 
 
-def history_text(history: list[dict[str, Any]], *, reflexion: bool) -> str:
-    """The structured set's history block of the rehearsal and final prompts."""
+def _rendered(
+    history: list[dict[str, Any]],
+    *,
+    reflexion: bool,
+    heading: Callable[[dict[str, Any]], str],
+    action_items: str,
+) -> str:
+    """One block per rehearsal: ``heading``, summary, action items (named ``action_items``), the vote
+    beside the real one and, with reflexion, the reflection; the prompt sets differ only in the two."""
     if not history:
         return NO_HISTORY
     blocks = []
     for entry in history:
-        lines = [f"Rehearsal {entry['label']} ({entry['date']}, {entry['outcome']})"]
+        lines = [heading(entry)]
         if entry.get("summary"):
             lines.append(f"Summary : {entry['summary']}")
         if entry.get("action_items"):
-            lines.append(f"Action items : {entry['action_items']}")
+            lines.append(f"{action_items} : {entry['action_items']}")
         lines.append(f"My vote / Ground Truth: {entry['predicted']} / {entry['truth']}")
         if reflexion and entry.get("reflection"):
             lines.append(f"Reflection: {entry['reflection']}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def history_text(history: list[dict[str, Any]], *, reflexion: bool) -> str:
+    """The structured set's history block of the rehearsal and final prompts."""
+    return _rendered(
+        history,
+        reflexion=reflexion,
+        heading=lambda entry: f"Rehearsal {entry['label']} ({entry['date']}, {entry['outcome']})",
+        action_items="Action items",
+    )
 
 
 def history_block(history: list[dict[str, Any]], *, reflexion: bool) -> str:
@@ -38,17 +56,9 @@ def paper_history_text(history: list[dict[str, Any]], *, reflexion: bool) -> str
     The table prints no action items; Eq. 8 puts them in the history, so they are shown as
     Appendix C names the field ("Action Item").
     """
-    if not history:
-        return NO_HISTORY
-    blocks = []
-    for entry in history:
-        lines = [f"Rehearsal Resolution : {entry.get('symbol') or entry['label']}"]
-        if entry.get("summary"):
-            lines.append(f"Summary : {entry['summary']}")
-        if entry.get("action_items"):
-            lines.append(f"Action Item : {entry['action_items']}")
-        lines.append(f"My vote / Ground Truth: {entry['predicted']} / {entry['truth']}")
-        if reflexion and entry.get("reflection"):
-            lines.append(f"Reflection: {entry['reflection']}")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return _rendered(
+        history,
+        reflexion=reflexion,
+        heading=lambda entry: f"Rehearsal Resolution : {entry.get('symbol') or entry['label']}",
+        action_items="Action Item",
+    )
