@@ -71,7 +71,10 @@ def _surrogate_embedder(pool: list[Any], chroma: str) -> Any:
     rng = np.random.default_rng(0)
     by_text: dict[str, Any] = {}
     for record in pool:
-        vector = vectors[record.id.rsplit("-p", 1)[0]] + rng.normal(0, SURROGATE_NOISE, 384)
+        source_id = record.id.rsplit("-p", 1)[0]
+        if source_id not in vectors:  # an amendment: in neither pool part, so never indexed
+            continue
+        vector = vectors[source_id] + rng.normal(0, SURROGATE_NOISE, 384)
         by_text[record_text(record)] = (vector / np.linalg.norm(vector)).astype(np.float32)
 
     class LookupMiniLM(OnnxMiniLM):

@@ -234,6 +234,27 @@ def settle(
     return Settled("invalid", None, judged.reason, None)
 
 
+@dataclass(frozen=True)
+class OneStep:
+    """A one-node graph run as its node: ``ainvoke`` gives the state the compiled ``graph`` would."""
+
+    state: type[Any]
+    step: Callable[..., Awaitable[Any]]
+
+    async def ainvoke(self, current: Any, config: Any = None) -> Any:
+        del config  # a single step has nothing to configure: no checkpointer, no interrupt
+        return {**current, **(await self.step(current))}
+
+    @property
+    def graph(self) -> Any:
+        """The same step as a LangGraph graph (START → answer → END), for composing it elsewhere."""
+        plain = StateGraph(self.state)
+        plain.add_node("answer", self.step)
+        plain.add_edge(START, "answer")
+        plain.add_edge("answer", END)
+        return plain.compile()
+
+
 def rules_then_judge_graph(
     state: type[Any],
     *,
@@ -245,9 +266,10 @@ def rules_then_judge_graph(
 ) -> Any:
     """answer → label → [judge, only when the rules cannot decide and a judge is given] (DirectQA, AT).
 
-    Without a judge the two steps are one node: the label is a pure function of the answer, and each
-    superstep costs LangGraph ~0.25 ms of CPU per sample, which at an Assembly study's 10⁵–10⁶ samples
-    is the difference between keeping a c=256 endpoint busy and not (benchmarks/assembly_scale.py).
+    Without a judge the two steps are one: the label is a pure function of the answer, and the graph
+    would be a single node with no branch, checkpoint or interrupt. LangGraph's runtime costs ~1 ms of
+    CPU per invocation, more than the rest of a vote sample together (benchmarks/RESULTS.md, Assembly at
+    scale), so that case runs as :class:`OneStep`, whose ``graph`` is the same step as a compiled graph.
     """
     if not has_judge:
 
@@ -255,12 +277,7 @@ def rules_then_judge_graph(
             update = await answer(current)
             return {**update, **(await label({**current, **update}))}
 
-        node: Callable[..., Awaitable[Any]] = answer_then_label
-        plain = StateGraph(state)
-        plain.add_node("answer", node)
-        plain.add_edge(START, "answer")
-        plain.add_edge("answer", END)
-        return plain.compile()
+        return OneStep(state, answer_then_label)
 
     async def route(current: Any) -> str:  # async: LangGraph runs a sync router in a worker thread
         rules = current.get("rules")
