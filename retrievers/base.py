@@ -110,7 +110,7 @@ def retrieve_per_part(target: Record, pool: Sequence[Record], k: int, rank: Part
     check_k(k)
     if k == 0:
         return []
-    precedents: list[Precedent] = []
+    best: dict[PoolName, list[Scored]] = {}
     for part, records in split_pool(pool).items():
         candidates = [record for record in records if is_earlier(record, target)]
         if not candidates:
@@ -122,6 +122,5 @@ def retrieve_per_part(target: Record, pool: Sequence[Record], k: int, rank: Part
             for item in rank(part, candidates)
             if item.record.id in allowed
         }
-        for position, item in enumerate(select_top(list(unique.values()), k), start=1):
-            precedents.append(Precedent(item.record, item.score, item.reason, part, position))
-    return sorted(precedents, key=lambda p: (p.record.date, p.record.id))
+        best[part] = select_top(list(unique.values()), k)
+    return precedents_from(best)

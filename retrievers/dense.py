@@ -131,13 +131,13 @@ class DenseRetriever:
             for name, part in split.items():
                 parts[name] = slice(len(records), len(records) + len(part))
                 records.extend(sorted(part, key=lambda r: (r.date, r.id)))
-            vectors = np.empty((len(records), 0), dtype=np.float32)
+            rows: dict[str, np.ndarray] = {}
             for start in range(0, len(records), _GET_BATCH):
-                ids = [record.id for record in records[start : start + _GET_BATCH]]
-                got = collection.get(ids=ids, include=["embeddings"])
-                rows = dict(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
-                block = np.stack([rows[i] for i in ids])
-                vectors = block if start == 0 else np.concatenate([vectors, block])
+                got = collection.get(
+                    ids=[r.id for r in records[start : start + _GET_BATCH]], include=["embeddings"]
+                )
+                rows.update(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
+            vectors = np.stack([rows[record.id] for record in records]) if records else np.empty((0, 0))
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             self._indexes[key] = DenseIndex(
                 records=records,
