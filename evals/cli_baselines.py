@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -96,8 +96,21 @@ def unga_predictions(years: Years) -> pd.DataFrame:
 
 
 BODIES: dict[str, Callable[[Years], pd.DataFrame]] = {"unsc": unsc_predictions, "unga": unga_predictions}
+
+
+def unga_explanations(years: Years) -> Iterable[dict[str, Any]]:
+    """The learned Assembly model's account of each of its predictions in ``years`` (default 2005–2019)."""
+    from evals.unga_baselines import UNSIM_YEARS
+    from evals.unga_explain import explain_years
+
+    return explain_years(years or UNSIM_YEARS)
+
+
 # The bodies whose learned baseline explains its predictions (--explain).
-EXPLAINERS: dict[str, Callable[[Years], list[dict[str, Any]]]] = {"unsc": unsc_explanations}
+EXPLAINERS: dict[str, Callable[[Years], Iterable[dict[str, Any]]]] = {
+    "unsc": unsc_explanations,
+    "unga": unga_explanations,
+}
 
 
 def _print_table(table: pd.DataFrame, body: str) -> None:
@@ -185,9 +198,12 @@ def register(app: typer.Typer) -> None:
         if predictions is not None:
             frame.to_csv(predictions, index=False, columns=["baseline", "item_id", "date", "member",
                                                             "predicted", "truth"])  # fmt: skip
-        if explain is not None:
-            lines = (json.dumps(entry, ensure_ascii=False) for entry in EXPLAINERS[name](window))
-            explain.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        if explain is not None:  # line by line (the Assembly's are many), then renamed: never half a file
+            partial = explain.with_name(explain.name + ".partial")
+            with partial.open("w", encoding="utf-8") as out:
+                for entry in EXPLAINERS[name](window):
+                    out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            partial.replace(explain)
         if groups is not None:
             from evals.groups import group_gaps, load_groups
 

@@ -6,10 +6,12 @@ Each uses only roll calls dated strictly before the target (:mod:`evals.unga_fea
   yearly), else ``majority``;
 - ``bloc``: its regional group's majority on that roll call, else on the most similar earlier one by
   text, else ``majority``;
-- ``model``: gradient-boosted trees over those signals and more, trained leave-future-out: the model
-  for year Y is fitted on the ``window`` years before Y, and its class weights (the decision rule) are
-  chosen on the out-of-time predictions of the years before Y. No shuffling across time, no early
-  stopping on a random split; the hyper-parameters are fixed constants, chosen on 1995–2004.
+- ``model``: gradient-boosted trees (LightGBM) over those signals and more, trained leave-future-out:
+  the model for year Y is fitted on the ``window`` years before Y, and its class weights (the decision
+  rule) are chosen on the out-of-time predictions of the years before Y. No shuffling across time, no
+  early stopping on a random split; the hyper-parameters are fixed constants, chosen on 1995–2004.
+  LightGBM because it explains each prediction exactly: its per-feature contributions (TreeSHAP) add
+  up to the class score (:mod:`evals.unga_explain`).
 Labels are the paper's: favour, against, abstention.
 """
 
@@ -20,9 +22,9 @@ from collections.abc import Collection, Sequence
 from functools import cache
 from pathlib import Path
 
+import lightgbm as lgb
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import accuracy_score, f1_score
 from threadpoolctl import threadpool_limits
 
@@ -46,7 +48,13 @@ _SOURCE = source_digest(Path(__file__).with_name(name) for name in ("unga_baseli
 MAX_ROWS = 60_000  # a fixed-seed subset of the window's votes fits a year's model in seconds
 CALIBRATION = 3  # earlier years whose out-of-time predictions choose the class weights (reweight=True)
 WEIGHTS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
-PARAMS = {"max_iter": 80, "learning_rate": 0.15, "max_leaf_nodes": 15, "l2_regularization": 1.0}
+ROUNDS = 80
+PARAMS = {
+    "objective": "multiclass", "num_class": 3, "learning_rate": 0.15, "num_leaves": 15, "lambda_l2": 1.0,
+    "min_data_in_leaf": 20, "max_bin": 255, "num_threads": 1, "deterministic": True, "force_row_wise": True,
+    "seed": 0, "verbose": -1,
+}  # fmt: skip
+Fits = dict[int, "lgb.Booster | None"]  # the model behind each target year's predictions (None: a rule)
 FIRST_YEAR = 1946
 
 
@@ -91,16 +99,13 @@ def _rule(method: str, x: pd.DataFrame) -> np.ndarray:
     raise InputError(f"unknown Assembly baseline {method!r}: choose from {', '.join(METHODS)}")
 
 
-def _fit_proba(x: pd.DataFrame, y: np.ndarray, target: pd.DataFrame) -> np.ndarray:
-    """Class probabilities (columns Y, N, A) for ``target`` from a model fitted on ``x``, ``y``."""
-    model = HistGradientBoostingClassifier(**PARAMS, early_stopping=False, random_state=0)
-    proba = np.zeros((len(target), 3))
+def _fit(x: pd.DataFrame, y: np.ndarray) -> lgb.Booster:
+    """Boosted trees on vote codes ``y`` (1 Y, 2 N, 3 A): always three classes, so every model scores
+    (and explains) Y, N and A alike, whichever of them the window saw."""
     # One OpenMP thread: on 2 shared cores, threads that spin waiting for each other cost several times
     # the fit's own CPU whenever anything else runs (the Council model does the same).
     with threadpool_limits(limits=1):
-        model.fit(x, y)
-        proba[:, model.classes_ - 1] = model.predict_proba(target)
-    return proba
+        return lgb.train(PARAMS, lgb.Dataset(x, label=y - 1), num_boost_round=ROUNDS)
 
 
 def choose_weights(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -115,10 +120,17 @@ def choose_weights(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 
 def _model(
-    x: pd.DataFrame, meta: pd.DataFrame, years: Collection[int], *, window: int, reweight: bool
+    x: pd.DataFrame,
+    meta: pd.DataFrame,
+    years: Collection[int],
+    *,
+    window: int,
+    reweight: bool,
+    fits: Fits | None = None,
 ) -> np.ndarray:
     """Leave-future-out predictions (vote codes) for the rows of ``years``; -1 for rows of other years.
-    One model per target year (and per calibration year before it): years not asked for cost nothing."""
+    One model per target year (and per calibration year before it): years not asked for cost nothing.
+    ``fits`` receives each target year's model (None where a rule predicted: nothing to learn yet)."""
     predicted = np.full(len(meta), -1, dtype=np.int8)
     proba = np.zeros((len(meta), 3))
     fitted: list[int] = []
@@ -131,11 +143,16 @@ def _model(
         test = (meta["year"] == year).to_numpy()
         if not test.any():
             continue
+        booster = None
         if len(np.unique(meta["truth"].to_numpy()[train])) < 2:  # nothing to learn from yet
             proba[test, _rule("same_title", x[test]) - 1] = 1.0
         else:
-            proba[test] = _fit_proba(x[train], meta["truth"].to_numpy()[train], x[test])
+            booster = _fit(x[train], meta["truth"].to_numpy()[train])
+            with threadpool_limits(limits=1):
+                proba[test] = booster.predict(x[test])
         fitted.append(year)
+        if fits is not None and year in years:
+            fits[year] = booster if not reweight else None  # re-weighted: the trees alone do not decide
         if year in years:
             earlier = meta["year"].isin([y for y in fitted if year - CALIBRATION <= y < year]).to_numpy()
             weights = np.ones(3)
@@ -154,11 +171,13 @@ def assembly_predictions(
     reweight: bool = False,
     assembly: Assembly | None = None,
     within: Collection[int] | None = None,
+    fits: Fits | None = None,
 ) -> pd.DataFrame:
     """Every baseline's prediction of every recorded vote in ``years`` (inclusive; None: all years), a row per
     (baseline, roll call, state): ``baseline, item_id`` (rcid), ``date, member`` (ISO3), ``truth, predicted``.
     ``members`` limits targets and training rows to those states; ``assembly`` replaces the shipped one;
-    ``within`` keeps only target years in that set (a run's roll calls: no model fitted for other years)."""
+    ``within`` keeps only target years in that set (a run's roll calls: no model fitted for other years);
+    ``fits`` receives the learned model of each target year (:mod:`evals.unga_explain`)."""
     unknown = [method for method in methods if method not in METHODS]
     if unknown:
         raise InputError(
@@ -193,7 +212,7 @@ def assembly_predictions(
             wanted = set(range(first, last + 1)) & (
                 set(within) if within is not None else set(range(first, last + 1))
             )
-            codes = _model(x[keep], mine, wanted, window=window, reweight=reweight)
+            codes = _model(x[keep], mine, wanted, window=window, reweight=reweight, fits=fits)
             codes = codes[target_years[keep].to_numpy()]
         else:
             codes = _rule(method, x[target])

@@ -3,7 +3,7 @@
 Each (draft, member) of the Council vote and debias runs: the real vote, the prediction and, folded in a
 static ``<details>``, the precedents and each feature's weight × value, which with the intercept add up to
 the model's score (``PrecedentModel.explain``, leave-future-out: all of it dated before the draft). The
-Assembly's learned baseline (boosted trees) has no such account: its runs are left out.
+Assembly's runs get the same account from their own module (:mod:`evals.bias_tests.vote_precedents_unga`).
 """
 
 from __future__ import annotations
@@ -61,9 +61,11 @@ def _precedents(e: dict[str, Any], table_id: str) -> str:
 
 
 def _contribution_rows(parts: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """A linear model's weight × value, or a tree model's contribution (no weight: trees have none)."""
     return [
         (f' data-feature="{esc(c["feature"])}" data-contribution="{c["contribution"]!r}"',
-         [esc(c["feature"]), f"{c['value']:.3f}", f"{c['coef']:+.3f}", f"{c['contribution']:+.3f}"])
+         [esc(c["feature"]), f"{c['value']:.3f}", *([f"{c['coef']:+.3f}"] if "coef" in c else []),
+          f"{c['contribution']:+.3f}"])
         for c in parts
     ]  # fmt: skip
 
@@ -78,13 +80,15 @@ def fallback_text(e: dict[str, Any]) -> str:
     return f"Fallback, no contributions: {why}; the model predicts the constant {e['constant']}."
 
 
-def _contributions(e: dict[str, Any], base: str) -> str:
+def contributions_html(e: dict[str, Any], base: str) -> str:
+    """The contributions of one prediction, largest first, and the sum that gives the model's score."""
     if not e["contributions"]:
         return f'<p class="why-fallback">{esc(fallback_text(e))}</p>'
     parts = sorted(e["contributions"], key=lambda c: (-abs(c["contribution"]), c["feature"]))
     shown = [c for c in parts if c["contribution"] != 0]
     zero = [c for c in parts if c["contribution"] == 0]
-    header = ["feature", "value", "weight", "weight × value"]
+    linear = "coef" in parts[0]
+    header = ["feature", "value", *(["weight", "weight × value"] if linear else ["contribution"])]
     out = [_table(f"{base}-c", f"Contributions, largest first (top {TOP})", header,
                   _contribution_rows(shown[:TOP]))] if shown else []  # fmt: skip
     if rest := shown[TOP:]:
@@ -99,7 +103,8 @@ def _contributions(e: dict[str, Any], base: str) -> str:
         other = next(v for v in seen if v != scored)
         what += f" against {other} (the earlier votes had only these two; below 0 predicts {other})"
     data = f'data-intercept="{e["intercept"]!r}" data-sum="{total!r}" data-score="{e["score"]!r}"'
-    sums = f"intercept {e['intercept']:+.3f} + Σ weight × value {total:+.3f} = {e['score']:+.3f}"
+    base_name, part_name = ("intercept", "weight × value") if linear else ("expected score", "contributions")
+    sums = f"{base_name} {e['intercept']:+.3f} + Σ {part_name} {total:+.3f} = {e['score']:+.3f}"
     out.append(f'<p class="why-sum" {data}>{sums}, {esc(what)}.</p>')
     return "".join(out)
 
@@ -120,7 +125,7 @@ def _member(e: dict[str, Any], truth: str | None, answers: dict[str, list[str]],
     votes, drafts = plural(e["n_train_votes"], "vote"), plural(e["n_train_drafts"], "draft")
     fit = f"Fitted on the {votes} cast on {drafts} dated before {e['date']}; C = {e['C']}; {probs}."
     fit = "" if e["constant"] is not None else f'<p class="note">{esc(fit)}</p>'
-    body = f"{fit}{_precedents(e, f'{base}-p')}{_contributions(e, base)}"
+    body = f"{fit}{_precedents(e, f'{base}-p')}{contributions_html(e, base)}"
     anchor = slug(f"why-{e['item']}-{e['member']}", keep="-_", limit=200)
     return (
         f'<details class="why" id="{anchor}" data-item="{esc(e["item"])}" data-member="{esc(e["member"])}">'

@@ -12,6 +12,7 @@ from evals import tables as T
 from evals.bias_tests.vote_assembly import assembly_section
 from evals.bias_tests.vote_groups import groups_section
 from evals.bias_tests.vote_precedents import precedents_section
+from evals.bias_tests.vote_precedents_unga import assembly_precedents_section
 from evals.bootstrap import paired_bootstrap_delta, per_item_confusion
 from evals.paper import paper_model_name, published_ablation, published_vote_counts, published_weighted_f1
 from evals.report_context import Context, Run, with_ci
@@ -282,5 +283,6 @@ VOTE_SECTIONS = (
     _table4,
     _table5,
     precedents_section,
+    assembly_precedents_section,
     leak_section,
 )

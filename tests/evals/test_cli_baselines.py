@@ -98,12 +98,23 @@ def test_bad_years_is_a_clear_error(years: str) -> None:
 
 def test_the_assembly_body_scores_every_state_and_rescores_from_its_file(tmp_path: Path) -> None:
     path = tmp_path / "unga.csv"
+    explained_path = tmp_path / "explained.jsonl"
     result = runner.invoke(
         app, ["baselines", "--body", "unga", "--years", "2019", "--format", "csv", "--predictions", str(path),
-              *FAST],
+              "--explain", str(explained_path), *FAST],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     table, predictions = pd.read_csv(io.StringIO(result.stdout)), pd.read_csv(path)
+    model = predictions[predictions["baseline"] == "model"]
+    with explained_path.open(encoding="utf-8") as lines:  # every prediction explained, the same vote
+        explained = {(e["item"], e["member"]): (e["predicted"], e["score"], e["intercept"],
+                                                sum(c["contribution"] for c in e["contributions"]))
+                     for e in map(json.loads, lines)}  # fmt: skip
+    assert {k: v[0] for k, v in explained.items()} == {
+        (f"UNGA-{i}", m): p
+        for i, m, p in zip(model["item_id"], model["member"], model["predicted"], strict=True)
+    }
+    assert all(score == pytest.approx(base + parts, abs=1e-6) for _, score, base, parts in explained.values())
     assert set(predictions["baseline"]) == set(UNGA_METHODS)
     assert predictions["date"].str.startswith("2019-").all() and predictions["member"].str.len().eq(3).all()
     assert predictions["member"].nunique() > 180 and set(predictions["predicted"]) <= set(VOTES)
