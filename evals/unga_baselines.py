@@ -26,10 +26,9 @@ import lightgbm as lgb
 import numpy as np
 import pandas as pd
 from sklearn.metrics import accuracy_score, f1_score
-from threadpoolctl import threadpool_limits
 
 from evals.metrics import weighted_f1_from_confusions
-from evals.unga_features import CODES, Matrix, features, matrix
+from evals.unga_features import CODES, Matrix, features, matrix, texts_of
 from stores.domain import VOTE_CODES, VOTES
 from stores.errors import InputError
 from stores.frames import cached_frame, source_digest
@@ -63,7 +62,6 @@ def _prepared(assembly: Assembly) -> tuple[Matrix, pd.DataFrame, pd.DataFrame]:
     """The matrix, every recorded vote's (row, col, year, truth) and its features: built once per Assembly."""
     m = matrix(assembly)
     rows, cols = np.nonzero(m.votes)
-    texts = [d or s for d, s in zip(assembly.roll_calls["descr"], assembly.roll_calls["short"], strict=True)]
     meta = pd.DataFrame(
         {
             "row": rows,
@@ -72,7 +70,7 @@ def _prepared(assembly: Assembly) -> tuple[Matrix, pd.DataFrame, pd.DataFrame]:
             "truth": m.votes[rows, cols],
         }
     )
-    return m, meta, features(m, texts, rows, cols)
+    return m, meta, features(m, texts_of(assembly), rows, cols)
 
 
 def _argmax(shares: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -102,10 +100,10 @@ def _rule(method: str, x: pd.DataFrame) -> np.ndarray:
 def _fit(x: pd.DataFrame, y: np.ndarray) -> lgb.Booster:
     """Boosted trees on vote codes ``y`` (1 Y, 2 N, 3 A): always three classes, so every model scores
     (and explains) Y, N and A alike, whichever of them the window saw."""
-    # One OpenMP thread: on 2 shared cores, threads that spin waiting for each other cost several times
-    # the fit's own CPU whenever anything else runs (the Council model does the same).
-    with threadpool_limits(limits=1):
-        return lgb.train(PARAMS, lgb.Dataset(x, label=y - 1), num_boost_round=ROUNDS)
+    # One OpenMP thread (PARAMS' num_threads, kept by the booster for its predictions too): on 2 shared
+    # cores, threads that spin waiting for each other cost several times the fit's own CPU whenever
+    # anything else runs (the Council model does the same).
+    return lgb.train(PARAMS, lgb.Dataset(x, label=y - 1), num_boost_round=ROUNDS)
 
 
 def choose_weights(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -148,8 +146,7 @@ def _model(
             proba[test, _rule("same_title", x[test]) - 1] = 1.0
         else:
             booster = _fit(x[train], meta["truth"].to_numpy()[train])
-            with threadpool_limits(limits=1):
-                proba[test] = booster.predict(x[test])
+            proba[test] = booster.predict(x[test])
         fitted.append(year)
         if fits is not None and year in years:
             fits[year] = booster if not reweight else None  # re-weighted: the trees alone do not decide

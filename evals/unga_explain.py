@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from evals.unga_baselines import Fits, _prepared, assembly_predictions
-from evals.unga_features import CODES, Matrix, neighbours, title_precedents
+from evals.unga_features import CODES, Matrix, links, texts_of
 from stores.domain import VOTE_CODES
 from stores.errors import InputError
 from stores.unga import Assembly, load_assembly
@@ -29,10 +29,7 @@ LABELS = [VOTE_CODES[c] for c in CODES]  # favour, against, abstention: the mode
 def _links(assembly: Assembly) -> tuple[Matrix, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each roll call's same-title precedents and text neighbours (the rows the features read)."""
     m, _, _ = _prepared(assembly)
-    texts = [d or s for d, s in zip(assembly.roll_calls["descr"], assembly.roll_calls["short"], strict=True)]
-    latest, second = title_precedents(m)
-    near, sim = neighbours(m, texts)
-    return m, latest, second, near, sim
+    return (m, *links(m, texts_of(assembly)))
 
 
 def _precedents(assembly: Assembly, row: int, col: int) -> list[dict[str, Any]]:

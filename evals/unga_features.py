@@ -125,11 +125,26 @@ def _cumulative(m: Matrix) -> np.ndarray:
     return np.concatenate([np.zeros((1, *m.votes.shape[1:], 3), np.float32), _onehot(m.votes).cumsum(0)])
 
 
-def features(m: Matrix, texts: list[str], rows: np.ndarray, cols: np.ndarray) -> pd.DataFrame:
-    """The features of the pairs (roll call ``rows[i]``, state ``cols[i]``), each from earlier roll calls."""
+def texts_of(assembly: Assembly) -> tuple[str, ...]:
+    """Each roll call's text for similarity: its description, else its short title."""
+    calls = assembly.roll_calls
+    return tuple(d or s for d, s in zip(calls["descr"], calls["short"], strict=True))
+
+
+@cache
+def links(m: Matrix, texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each roll call's latest and second-latest same-title precedents and its text neighbours with their
+    similarity: the earlier roll calls the features read, computed once for the features and their
+    explanations (:mod:`evals.unga_explain`)."""
     latest, second = title_precedents(m)
+    near, sim = neighbours(m, list(texts))
+    return latest, second, near, sim
+
+
+def features(m: Matrix, texts: tuple[str, ...], rows: np.ndarray, cols: np.ndarray) -> pd.DataFrame:
+    """The features of the pairs (roll call ``rows[i]``, state ``cols[i]``), each from earlier roll calls."""
+    latest, second, near, sim = links(m, texts)
     own_latest = _state_latest(m, latest)
-    near, sim = neighbours(m, texts)
     onehot = _onehot(m.votes)  # (n, s, 3)
     out: dict[str, np.ndarray] = {}
 
