@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from evals.html_table import render
+
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto;
-       max-width: 1200px; padding: 1rem 2rem 3rem; color: #1a1a1a; line-height: 1.45; }
+       max-width: 1320px; padding: 1rem 2rem 3rem; color: #1a1a1a; line-height: 1.45; }
 h1 { margin-bottom: 0.2rem; }
 h2 { border-bottom: 2px solid #0072B2; padding-bottom: 0.2rem; margin-top: 2.4rem; }
 .subtitle { color: #555; margin-top: 0; }
@@ -21,6 +23,10 @@ table.data { border-collapse: collapse; margin: 1rem 0 1.6rem; font-size: 0.86re
 table.data caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3rem; }
 table.data th, table.data td { border: 1px solid #d0d0d0; padding: 0.25rem 0.55rem; text-align: right; }
 table.data th { background: #f0f4f8; }
+table.data th, table.data td { overflow-wrap: anywhere; }  /* a table never runs off the page */
+table.data td .ci { display: block; color: #666; font-size: 0.78rem; white-space: nowrap; }
+table.data th.group { text-align: center; }
+table.data [title] .id { text-decoration: underline dotted #888; cursor: help; }
 table.data tbody tr:nth-child(even) { background: #fafafa; }
 figure { margin: 1rem 0 2rem; } figure img { max-width: 100%; height: auto; border: 1px solid #e0e0e0; }
 figcaption { color: #555; font-size: 0.85rem; }
@@ -36,14 +42,34 @@ class Page:
         self.sections: list[str] = []
         self.parts: list[str] = []
 
-    def table(self, frame: pd.DataFrame, *, table_id: str, caption: str) -> None:
-        frame.to_csv(self.out_dir / f"{table_id}.csv", index=False)
-        body = frame.to_html(
-            index=False, escape=True, na_rep="—", classes=["data", table_id.split("-")[0]],
-            table_id=table_id, border=0, float_format=lambda v: f"{v:.3f}",
-        )  # fmt: skip
-        cap = f'<caption>{html.escape(caption)} <a href="{table_id}.csv">CSV</a></caption>'
-        self.parts.append(body.replace(">", ">" + cap, 1))
+    def table(
+        self,
+        frame: pd.DataFrame,
+        *,
+        table_id: str,
+        caption: str,
+        shown: pd.DataFrame | None = None,
+        csvs: dict[str, pd.DataFrame] | None = None,
+    ) -> None:
+        """``frame`` to ``<table_id>.csv`` and onto the page; ``shown`` (the paper's compact layout, its
+        row labels in the index) replaces it on the page only. ``csvs`` names the long frames behind a
+        table that gathers several runs (``name.csv`` each, linked from the caption) instead of ``frame``."""
+        files = csvs if csvs is not None else {table_id: frame}
+        for name, long in files.items():
+            long.to_csv(self.out_dir / f"{name}.csv", index=False)
+        links = " ".join(
+            f'<a href="{html.escape(n)}.csv" title="{html.escape(n)}.csv">CSV{"" if len(files) == 1 else i}</a>'
+            for i, n in enumerate(files, start=1)
+        )
+        self.parts.append(
+            render(
+                frame if shown is None else shown,
+                table_id=table_id,
+                caption=f"{html.escape(caption)} {links}",
+                classes=f"data {table_id.split('-')[0]}",
+                index=shown is not None,
+            )
+        )
 
     def figure(self, path: Path, *, alt: str) -> None:
         self.parts.append(
@@ -54,9 +80,10 @@ class Page:
     def note(self, text: str) -> None:
         self.parts.append(f'<p class="note">{html.escape(text)}</p>')
 
-    def close(self, section_id: str, title: str) -> None:
+    def close(self, section_id: str, title: str, *, first: bool = False) -> None:
+        """End the section; ``first`` puts it before every other (the report's first screen)."""
         if self.parts:
-            self.sections.append(section(section_id, title, self.parts))
+            self.sections.insert(0 if first else len(self.sections), section(section_id, title, self.parts))
         self.parts = []
 
 

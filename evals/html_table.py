@@ -1,0 +1,138 @@
+"""One table of the report as HTML: escaped cells, a figure with its interval under it, long ids shortened.
+
+``DataFrame.to_html`` cannot put a title on a cell or a line under a figure, and the paper's compact
+tables need both: a cell is either a plain value or a :class:`Cell`. Identifier columns (run ids, data
+hashes, model specs, prompt hashes) are shortened by the shortener registered for their name, the full
+value kept in the cell's ``title`` so it shows on hover and stays in the CSV.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+
+class Cell(NamedTuple):
+    """A figure as the page shows it: its text, an optional line under it (the interval) and a hover text."""
+
+    text: str
+    under: str | None = None
+    title: str | None = None
+
+
+ELLIPSIS = "…"
+
+
+def middle(value: str, limit: int) -> str:
+    """``value`` cut in the middle to ``limit`` characters: run ids differ at their ends."""
+    if len(value) <= limit:
+        return value
+    head = (limit - 1) // 2
+    return value[:head] + ELLIPSIS + value[len(value) - (limit - 1 - head) :]
+
+
+def prefix(value: str, limit: int) -> str:
+    """The first ``limit`` characters: enough of a hash to tell two apart."""
+    return value if len(value) <= limit else value[:limit] + ELLIPSIS
+
+
+def model_name(spec: str, limit: int = 24) -> str:
+    """A model spec without its provider and organisation (``together:meta-llama/X`` → ``X``)."""
+    return middle(spec.split(":", 1)[-1].rsplit("/", 1)[-1], limit)
+
+
+def prompt_names(value: str) -> str:
+    """``name=name@v1:hash, …`` → ``name@v1, …``: the template names and versions, not their hashes."""
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    return ", ".join(re.sub(r":[0-9a-f]{6,}$", "", p.split("=", 1)[-1]) for p in parts)
+
+
+# column name → how its values are shortened on the page (the CSV keeps them whole)
+SHORTENERS: dict[str, Callable[[str], str]] = {
+    "run_id": lambda v: middle(v, 22),
+    "run": lambda v: middle(v, 22),
+    "data_sha256": lambda v: prefix(v, 10),
+    "model": model_name,
+    "judge": model_name,
+    "prompt_versions": prompt_names,
+}
+
+
+def shortener(column: Any) -> Callable[[str], str] | None:
+    name = str(column[-1] if isinstance(column, tuple) else column)
+    if name in SHORTENERS:
+        return SHORTENERS[name]
+    if name.endswith(("sha256", "_hash")):
+        return SHORTENERS["data_sha256"]
+    return None
+
+
+def plain(value: Any) -> str:
+    """A plain value's text: floats to three decimals, missing values as a dash."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def cell_html(value: Any, short: Callable[[str], str] | None, tag: str = "td") -> str:
+    if isinstance(value, Cell):
+        title = f' title="{html.escape(value.title)}"' if value.title else ""
+        under = f'<span class="ci">{html.escape(value.under)}</span>' if value.under else ""
+        return f"<{tag}{title}>{html.escape(value.text)}{under}</{tag}>"
+    text = plain(value)
+    shown = short(text) if short is not None and text != "—" else text
+    if shown != text:
+        return f'<{tag} title="{html.escape(text)}"><span class="id">{html.escape(shown)}</span></{tag}>'
+    return f"<{tag}>{html.escape(text)}</{tag}>"
+
+
+def _header(columns: pd.Index, index_name: str | None) -> str:
+    """One header row, or two when the columns have two levels (a group over its sub-columns)."""
+    corner = [index_name] if index_name is not None else []
+    if not isinstance(columns, pd.MultiIndex):
+        cells = "".join(f"<th>{html.escape(str(c))}</th>" for c in [*corner, *columns])
+        return f"<tr>{cells}</tr>"
+    top, bottom = [], []
+    for name in corner:
+        top.append(f'<th rowspan="2">{html.escape(str(name))}</th>')
+    groups: list[tuple[str, int]] = []
+    for group, _ in columns:
+        if groups and groups[-1][0] == group:
+            groups[-1] = (group, groups[-1][1] + 1)
+        else:
+            groups.append((group, 1))
+    top += [f'<th colspan="{n}" class="group">{html.escape(str(g))}</th>' for g, n in groups]
+    bottom = [f"<th>{html.escape(str(sub))}</th>" for _, sub in columns]
+    return f"<tr>{''.join(top)}</tr><tr>{''.join(bottom)}</tr>"
+
+
+def render(
+    frame: pd.DataFrame,
+    *,
+    table_id: str,
+    caption: str,
+    classes: str = "data",
+    index: bool = False,
+    shorteners: Mapping[Any, Callable[[str], str]] | None = None,
+) -> str:
+    """``<table>`` with ``caption`` (HTML, already escaped) first; ``index`` puts the row labels in front."""
+    extra = dict(shorteners or {})
+    shorts = [extra.get(c) or shortener(c) for c in frame.columns]
+    rows = []
+    labels = frame.index.tolist() if index else [None] * len(frame)
+    for label, values in zip(labels, frame.itertuples(index=False, name=None), strict=True):
+        head = cell_html(label, extra.get("index"), "th") if index else ""
+        body = "".join(cell_html(v, s) for v, s in zip(values, shorts, strict=True))
+        rows.append(f"<tr>{head}{body}</tr>")
+    corner = (str(frame.index.name or "")) if index else None
+    return (
+        f'<table class="{html.escape(classes)}" id="{html.escape(table_id)}"><caption>{caption}</caption>'
+        f"<thead>{_header(frame.columns, corner)}</thead><tbody>{''.join(rows)}</tbody></table>"
+    )
