@@ -63,13 +63,22 @@ SHORTENERS: dict[str, Callable[[str], str]] = {
 }
 
 
-def shortener(column: Any) -> Callable[[str], str] | None:
+LONG = 160  # any other text longer than this is cut, whole on hover
+WRAP = 24  # a cell longer than this may break anywhere (class ``long``): it, not the short cells, gives way
+
+
+def shortener(column: Any) -> Callable[[str], str]:
     name = str(column[-1] if isinstance(column, tuple) else column)
     if name in SHORTENERS:
         return SHORTENERS[name]
     if name.endswith(("sha256", "_hash")):
         return SHORTENERS["data_sha256"]
-    return None
+    return lambda v: prefix(v, LONG)
+
+
+def heading(name: Any) -> str:
+    """A column name, breakable after its underscores (``weighted_f1_valid_only`` wraps, not overflows)."""
+    return "_<wbr>".join(html.escape(part) for part in str(name).split("_"))
 
 
 def plain(value: Any) -> str:
@@ -88,28 +97,29 @@ def cell_html(value: Any, short: Callable[[str], str] | None, tag: str = "td") -
         return f"<{tag}{title}>{html.escape(value.text)}{under}</{tag}>"
     text = plain(value)
     shown = short(text) if short is not None and text != "—" else text
+    wrap = ' class="long"' if len(shown) > WRAP else ""
     if shown != text:
-        return f'<{tag} title="{html.escape(text)}"><span class="id">{html.escape(shown)}</span></{tag}>'
-    return f"<{tag}>{html.escape(text)}</{tag}>"
+        return f'<{tag}{wrap} title="{html.escape(text)}"><span class="id">{html.escape(shown)}</span></{tag}>'
+    return f"<{tag}{wrap}>{html.escape(text)}</{tag}>"
 
 
 def _header(columns: pd.Index, index_name: str | None) -> str:
     """One header row, or two when the columns have two levels (a group over its sub-columns)."""
     corner = [index_name] if index_name is not None else []
     if not isinstance(columns, pd.MultiIndex):
-        cells = "".join(f"<th>{html.escape(str(c))}</th>" for c in [*corner, *columns])
+        cells = "".join(f"<th>{heading(c)}</th>" for c in [*corner, *columns])
         return f"<tr>{cells}</tr>"
     top, bottom = [], []
     for name in corner:
-        top.append(f'<th rowspan="2">{html.escape(str(name))}</th>')
+        top.append(f'<th rowspan="2">{heading(name)}</th>')
     groups: list[tuple[str, int]] = []
     for group, _ in columns:
         if groups and groups[-1][0] == group:
             groups[-1] = (group, groups[-1][1] + 1)
         else:
             groups.append((group, 1))
-    top += [f'<th colspan="{n}" class="group">{html.escape(str(g))}</th>' for g, n in groups]
-    bottom = [f"<th>{html.escape(str(sub))}</th>" for _, sub in columns]
+    top += [f'<th colspan="{n}" class="group">{heading(g)}</th>' for g, n in groups]
+    bottom = [f"<th>{heading(sub)}</th>" for _, sub in columns]
     return f"<tr>{''.join(top)}</tr><tr>{''.join(bottom)}</tr>"
 
 

@@ -23,7 +23,7 @@ table.data { border-collapse: collapse; margin: 1rem 0 1.6rem; font-size: 0.86re
 table.data caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3rem; }
 table.data th, table.data td { border: 1px solid #d0d0d0; padding: 0.25rem 0.55rem; text-align: right; }
 table.data th { background: #f0f4f8; }
-table.data th, table.data td { overflow-wrap: anywhere; }  /* a table never runs off the page */
+table.data td.long { overflow-wrap: anywhere; min-width: 7rem; }  /* long cells give way, short ones not */
 table.data td .ci { display: block; color: #666; font-size: 0.78rem; white-space: nowrap; }
 table.data th.group { text-align: center; }
 table.data [title] .id { text-decoration: underline dotted #888; cursor: help; }
@@ -57,8 +57,9 @@ class Page:
         files = csvs if csvs is not None else {table_id: frame}
         for name, long in files.items():
             long.to_csv(self.out_dir / f"{name}.csv", index=False)
+        number = (lambda i: "") if len(files) == 1 else str
         links = " ".join(
-            f'<a href="{html.escape(n)}.csv" title="{html.escape(n)}.csv">CSV{"" if len(files) == 1 else i}</a>'
+            f'<a href="{html.escape(n)}.csv" title="{html.escape(n)}.csv">CSV{number(i)}</a>'
             for i, n in enumerate(files, start=1)
         )
         self.parts.append(

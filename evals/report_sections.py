@@ -28,6 +28,9 @@ def write_sections(ctx: Context) -> None:
                 section(ctx)
     _agreement(ctx)
     _quality(ctx)
+    from evals.first_screen import first_screen
+
+    first_screen(ctx)  # written last, placed first: it reads every run
 
 
 def _runs_section(ctx: Context) -> None:
