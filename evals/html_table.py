@@ -99,7 +99,8 @@ def cell_html(value: Any, short: Callable[[str], str] | None, tag: str = "td") -
     shown = short(text) if short is not None and text != "—" else text
     wrap = ' class="long"' if len(shown) > WRAP else ""
     if shown != text:
-        return f'<{tag}{wrap} title="{html.escape(text)}"><span class="id">{html.escape(shown)}</span></{tag}>'
+        inner = f'<span class="id">{html.escape(shown)}</span>'
+        return f'<{tag}{wrap} title="{html.escape(text)}">{inner}</{tag}>'
     return f"<{tag}{wrap}>{html.escape(text)}</{tag}>"
 
 
@@ -138,7 +139,7 @@ def render(
     rows = []
     labels = frame.index.tolist() if index else [None] * len(frame)
     for label, values in zip(labels, frame.itertuples(index=False, name=None), strict=True):
-        head = cell_html(label, extra.get("index"), "th") if index else ""
+        head = cell_html(label, extra.get("index") or shortener(frame.index.name), "th") if index else ""
         body = "".join(cell_html(v, s) for v, s in zip(values, shorts, strict=True))
         rows.append(f"<tr>{head}{body}</tr>")
     corner = (str(frame.index.name or "")) if index else None

@@ -34,10 +34,18 @@ def write_sections(ctx: Context) -> None:
 
 
 def _runs_section(ctx: Context) -> None:
+    from evals.runs_table import runs_display
+
     meta = pd.concat([r.tables["metadata"] for r in ctx.runs], ignore_index=True)
+    shown, shared = runs_display(meta)  # what differs in columns, what every run shares in a sentence
     ctx.page.table(
-        meta, table_id="run-metadata", caption="Runs in this report: model, prompts, data, seed, version"
+        meta,
+        table_id="run-metadata",
+        caption="Runs in this report: model, prompts, data, seed, version",
+        shown=shown,
     )
+    if shared:
+        ctx.page.note(shared)
     ctx.page.close("runs", "Runs")
 
 

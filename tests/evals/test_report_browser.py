@@ -100,8 +100,7 @@ def test_study_report_renders_every_table_and_image(fault_server, tmp_path: Path
         tables = page.eval_on_selector_all(
             "table",
             "els => els.map(e => ({id: e.id, rows: e.rows.length, h: e.getBoundingClientRect().height,"
-            " csv: e.querySelector('caption a') ?"
-            " e.querySelector('caption a').getAttribute('href') : null,"
+            " csvs: Array.from(e.querySelectorAll('caption a')).map(a => a.getAttribute('href')),"
             " folded: !!e.closest('details:not([open])')}))",
         )
         page.locator("details.why-item > summary").first.click()  # open a draft, then its first member
@@ -122,7 +121,7 @@ def test_study_report_renders_every_table_and_image(fault_server, tmp_path: Path
     ]
     assert "the precedent model predicted" in why_text and opened[0] > 2 * opened[1] > 0, opened  # it opened
     assert "Σ weight × value" in why_text or "Fallback, no contributions" in why_text, why_text
-    linked = {t["csv"] for t in tables if t["csv"]}
+    linked = {csv for t in tables for csv in t["csvs"]}  # a table gathering several runs links each one's
     assert linked <= csvs and len(linked) >= len(csvs) - 1, csvs - linked
     for table in ("table1", "table2", "table3", "table4", "irres", "ats", "agreement", "invalid"):
         assert any(t["id"].startswith(table) for t in tables), f"no {table} table rendered"
