@@ -40,7 +40,8 @@ SHAPES = """() => {
 def test_report_fits_1400px_and_reads_like_the_paper(fault_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     browser_path = _chromium_or_skip()
     server = fault_server(responder=directqa_aware)
-    args = ["study", "--model", "openai-compatible:fault-model", "--base-url", server.base_url]
+    model = "openai-compatible:fault-model"
+    args = ["study", "--model", model, "--judge", model, "--base-url", server.base_url]
     args += ["--limit", "2", "--repeats", "2", "--concurrency", "8", "--run-id", RUN_ID]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
