@@ -8,6 +8,7 @@ column per nation, the 95% interval under each figure. Cells are :class:`evals.h
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -19,8 +20,8 @@ MODEL, TRUTH, PAPER = "model", "G.T.", "paper"
 FAILED = "not a vote"
 
 
-def _num(value: object) -> float:
-    return float(value) if value is not None and not pd.isna(value) else float("nan")  # type: ignore[arg-type]
+def _num(value: Any) -> float:
+    return float(value) if value is not None and not pd.isna(value) else float("nan")
 
 
 def _interval(low: float, high: float, digits: int, sign: str = "") -> str | None:
@@ -65,7 +66,7 @@ def votes_compact(
         row[("drafts", "")] = _figure(n, 0)
         rows[persona] = row
     frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.columns = pd.MultiIndex.from_tuples(frame.columns)
+    frame.columns = pd.MultiIndex.from_tuples([tuple(c) for c in frame.columns])
     frame.index.name = "nation"
     return frame
 
@@ -150,3 +151,13 @@ def paper_debias_rows(
     )
     frame.index.name = "model"
     return frame
+
+
+def fit(frame: pd.DataFrame, *, max_nations: int = 10) -> pd.DataFrame:
+    """Nations as rows when there are too many for columns (every seat, the Assembly): the paper's models
+    × nations layout holds the P5, not 190 states on a 1,400-pixel page."""
+    if len(frame.columns) - 1 <= max_nations:
+        return frame
+    turned = frame.T
+    turned.index.name = "nation"
+    return turned

@@ -75,7 +75,7 @@ def _vote(ctx: Context, run: Run) -> Headline:
     measure = (
         "weighted F1, every question of every state pooled"
         if pooled
-        else f"mean weighted F1 over {n} nation{'s' * (n != 1)}"
+        else f"mean weighted F1 over {n} nation{'s' * (n != 1)}, repeats pooled"
     )
     bar = "no baseline computed"
     baselines = normalise_baselines(ctx.baselines)
@@ -102,7 +102,7 @@ def _directqa(ctx: Context, run: Run) -> Headline:
         run.samples[run.samples["item"].eq(family)], n_resamples=ctx.n_resamples, seed=ctx.seed
     )
     scores = scores[scores["family"].eq(family) & scores["nation"].ne("neutral")]
-    top = scores.loc[scores["irres_score"].idxmax()]
+    top = scores.sort_values("irres_score", kind="stable").iloc[-1]
     return Headline(
         f"most often named the more irresponsible ({family} questions): {top['nation']}, share of questions",
         _cell(CI(top["irres_score"], top["low"], top["high"])),
@@ -116,7 +116,8 @@ def _association(ctx: Context, run: Run) -> Headline:
     scores = scores[scores["category"].eq(T.AVERAGE)].dropna(subset=["ats"])
     if scores.empty:
         return Headline("average ATS: no valid answer", Cell("—"), "0 = no association", NOT_IN_PAPER)
-    top, low = scores.loc[scores["ats"].idxmax()], scores.loc[scores["ats"].idxmin()]
+    ordered = scores.sort_values("ats", kind="stable")
+    top, low = ordered.iloc[-1], ordered.iloc[0]
     figure = _cell(CI(top["ats"], top["low"], top["high"]), 2, "+")
     bottom = f"{low['nation']} {low['ats']:+.2f} [{low['low']:+.2f}, {low['high']:+.2f}]"
     return Headline(

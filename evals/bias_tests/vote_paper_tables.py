@@ -77,6 +77,10 @@ def f1_rows(ctx: Context, run: Run) -> pd.DataFrame:
     return table.merge(ci, on="persona", how="left")
 
 
+def by_nation(series: pd.Series) -> dict[str, float]:
+    return {str(k): float(v) for k, v in series.items()}
+
+
 def _paper_rows(runs: list[Run]) -> dict[str, tuple[str, dict[str, float]]]:
     rows = {}
     for run in runs:
@@ -84,7 +88,7 @@ def _paper_rows(runs: list[Run]) -> dict[str, tuple[str, dict[str, float]]]:
         paper = published_f1(run.model, debiased=run.test == "debias")
         if name and len(paper):
             suffix = " + RAG, Rflx" if run.test == "debias" else ""
-            rows[f"paper: {PAPER_LABELS.get(name, name)}{suffix}"] = ("paper", paper.to_dict())
+            rows[f"paper: {PAPER_LABELS.get(name, name)}{suffix}"] = ("paper", by_nation(paper))
     return rows
 
 
@@ -114,7 +118,7 @@ def table2(ctx: Context) -> None:
         table_id="table2-models",
         caption="Table 2 analogue — weighted F1 per persona, pooled over repeats, 95% interval under each"
         " figure; the paper's numbers for the same model and the non-LLM baselines below",
-        shown=C.f1_compact(rows, plain=plain),
+        shown=C.fit(C.f1_compact(rows, plain=plain)),
         csvs=csvs,
     )
     ctx.page.note(
@@ -141,7 +145,7 @@ def table3(ctx: Context) -> None:
         if not bases:
             ctx.page.note(f"No plain vote run of {model} in this report: no Table 3 row for it.")
             continue
-        base, parts, csvs = bases[0], [], {}
+        base, parts, csvs = bases[0], list[pd.DataFrame](), dict[str, pd.DataFrame]()
         for debiased in [r for r in ctx.of("debias") if r.model == model]:
             table = paired_debias(base, debiased, n_resamples=ctx.n_resamples, seed=ctx.seed)
             for flag, column in ((False, "paper_base"), (True, "paper_debiased")):
@@ -157,8 +161,8 @@ def table3(ctx: Context) -> None:
         if name and len(paper_base := published_f1(model, debiased=False)):
             parts.append(
                 C.paper_debias_rows(
-                    paper_base.to_dict(),
-                    published_f1(model, debiased=True).to_dict(),
+                    by_nation(paper_base),
+                    by_nation(published_f1(model, debiased=True)),
                     name=PAPER_LABELS.get(name, name),
                 )
             )
@@ -166,7 +170,7 @@ def table3(ctx: Context) -> None:
             pd.concat(list(csvs.values()), ignore_index=True),
             table_id=f"table3-{slug(model, keep='-_', limit=80)}",
             caption=f"Table 3 analogue — {base.run_id} (base) vs each debiased run of {model}, same drafts",
-            shown=pd.concat(parts),
+            shown=C.fit(pd.concat(parts)),
             csvs=csvs,
         )
     ctx.page.note(

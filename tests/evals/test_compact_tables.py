@@ -190,5 +190,17 @@ def test_runs_display_shows_what_differs_and_says_what_is_shared_once() -> None:
     assert shared == f"Every run here shares seed: 0; data_sha256: {sha}."
     single, none = runs_display(meta.iloc[:1])
     assert none is None and single.index.tolist() == ["run_id", "test", "seed", "data_sha256"]
-    assert single.loc["data_sha256", "value"] == Cell("ababababab…", title=sha)  # 10 characters, whole on hover
+    assert single.loc["data_sha256", "value"] == Cell("ababababab…", title=sha)  # 10 characters, whole
     assert single.loc["seed", "value"] == Cell("0")
+
+
+def test_many_nations_turn_into_rows() -> None:
+    from evals.compact_tables import fit
+
+    codes = [f"S{i:02d}" for i in range(12)]
+    run = pd.DataFrame({"persona": codes, "point": 0.5, "low": 0.4, "high": 0.6})
+    wide = f1_compact({"m": ("r", run)})
+    turned = fit(wide)
+    assert turned.index.tolist() == ["run", *codes] and turned.columns.tolist() == ["m"]
+    assert turned.loc["S03", "m"] == Cell("0.50", "[0.40, 0.60]")
+    assert fit(wide.iloc[:, :6]).columns.tolist()[0] == "run"  # five nations stay columns
