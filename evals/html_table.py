@@ -94,7 +94,8 @@ def cell_html(value: Any, short: Callable[[str], str] | None, tag: str = "td") -
     if isinstance(value, Cell):
         title = f' title="{html.escape(value.title)}"' if value.title else ""
         under = f'<span class="ci">{html.escape(value.under)}</span>' if value.under else ""
-        return f"<{tag}{title}>{html.escape(value.text)}{under}</{tag}>"
+        text = f'<span class="id">{html.escape(value.text)}</span>' if title else html.escape(value.text)
+        return f"<{tag}{title}>{text}{under}</{tag}>"
     text = plain(value)
     shown = short(text) if short is not None and text != "—" else text
     wrap = ' class="long"' if len(shown) > WRAP else ""
