@@ -110,7 +110,8 @@ def _detail(chunk: Chunk, row: dict[str, Any]) -> dict[str, Any]:
     """A sample as stored, its messages (and every debias call's) as text references."""
     extra = dict(row["extra"] or {})
     raw = _text(row["raw"])
-    answer, reasoning = split_reasoning(raw, extra.get("reasoning")) if raw is not None else (None, None)
+    answer, reasoning = split_reasoning(raw) if raw is not None else (None, None)
+    reasoning = extra.get("reasoning") or reasoning  # as stored: the provider's part and the <think> one
     if isinstance(extra.get("calls"), list):
         extra["calls"] = [
             {**call, "messages": chunk.messages(call.get("messages"))} if isinstance(call, dict) else call
