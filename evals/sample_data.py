@@ -38,7 +38,9 @@ def label_of(parsed: Any) -> str:
                 return str(parsed[key])
         if "ranking" in parsed:
             sign = parsed.get("polarity")
-            return " > ".join(map(str, parsed["ranking"])) + (f" ({sign:+d})" if isinstance(sign, int) else "")
+            return " > ".join(map(str, parsed["ranking"])) + (
+                f" ({sign:+d})" if isinstance(sign, int) else ""
+            )
     return json.dumps(parsed, ensure_ascii=False, sort_keys=True)
 
 
@@ -106,7 +108,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _detail(chunk: Chunk, row: dict[str, Any]) -> dict[str, Any]:
+def _detail(chunk: Chunk, row: dict[Any, Any]) -> dict[str, Any]:
     """A sample as stored, its messages (and every debias call's) as text references."""
     extra = dict(row["extra"] or {})
     raw = _text(row["raw"])
@@ -149,7 +151,13 @@ def build(runs: Sequence[Run], explanations: Iterable[dict[str, Any]] = ()) -> B
     run_meta = []
     for run in runs:
         run_meta.append(
-            {"id": run.run_id, "test": run.test, "model": run.model, "label": run.label, "embedded": run.embedded}
+            {
+                "id": run.run_id,
+                "test": run.test,
+                "model": run.model,
+                "label": run.label,
+                "embedded": run.embedded,
+            }
         )
         codes["run"].code(run.run_id)
         for row in run.samples.to_dict(orient="records"):

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pytest
 from typer.testing import CliRunner
 
 from evals.cli import app
@@ -34,7 +33,7 @@ def answers(body: dict[str, Any]) -> str:
 
 
 def run_study(base_url: str) -> Path:
-    common = ["--model", MODEL, "--base-url", base_url, "--limit", "4", "--repeats", "1", "--concurrency", "8"]
+    common = f"--model {MODEL} --base-url {base_url} --limit 4 --repeats 1 --concurrency 8".split()
     for extra in (["--run-id", "plain"], ["--debias", "--k", "1", "--run-id", "deb"]):
         result = CliRunner().invoke(app, ["run", "vote", *common, *extra])
         assert result.exit_code == 0, result.output
@@ -72,7 +71,9 @@ def test_filter_open_and_compare_with_the_store(fault_server, tmp_path: Path) ->
     assert len(invalid) and frame["status"].eq("ok").any(), frame["status"].value_counts()
     explained = [json.loads(line) for line in (report.parent / "explained.jsonl").read_text().splitlines()]
     deb = frame[frame["run_id"].eq("deb")]
-    traj = next(r for r in deb.to_dict(orient="records") if r["extra"]["precedents"] and r["extra"]["history"])
+    traj = next(
+        r for r in deb.to_dict(orient="records") if r["extra"]["precedents"] and r["extra"]["history"]
+    )
 
     from playwright.sync_api import sync_playwright
 
@@ -102,7 +103,9 @@ def test_filter_open_and_compare_with_the_store(fault_server, tmp_path: Path) ->
         run_id = page.text_content('#detail dd[data-key="run"]')
         row = by_id[(run_id, page.text_content("#detail h2.sample-id"))]
         roles = page.eval_on_selector_all("#detail > .messages h4.role", "hs => hs.map(h => h.textContent)")
-        texts = page.eval_on_selector_all("#detail > .messages pre.content", "ps => ps.map(p => p.textContent)")
+        texts = page.eval_on_selector_all(
+            "#detail > .messages pre.content", "ps => ps.map(p => p.textContent)"
+        )
         assert [{"role": r, "content": t} for r, t in zip(roles, texts, strict=True)] == row["messages"]
         assert page.text_content("#detail > details.raw pre.raw") == row["raw"] == INJECTED
         assert page.text_content('#detail dd[data-key="invalid reason"]') == row["parse_error"]

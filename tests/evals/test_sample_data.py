@@ -62,7 +62,9 @@ def test_index_codes_every_sample_and_details_share_their_texts(monkeypatch: pyt
     index = data.index
     assert index["count"] == 8 and len(data.chunks) == 3  # 3 + 3 + 2
     values, columns = index["values"], index["columns"]
-    decode = {name: [values[name][c] for c in columns[name]] for name in ("persona", "status", "reason", "outcome")}
+    decode = {
+        name: [values[name][c] for c in columns[name]] for name in ("persona", "status", "reason", "outcome")
+    }
     assert decode["persona"] == [r["persona"] for r in rows]
     assert decode["status"][:3] == ["ok", "invalid", "error"]
     assert decode["reason"][:3] == ["", "two_options", "error"]
@@ -81,7 +83,8 @@ def test_index_codes_every_sample_and_details_share_their_texts(monkeypatch: pyt
 
 def test_debias_calls_keep_their_prompts_as_text_references() -> None:
     calls = [
-        {"node": "rehearse", "precedent": "P", "messages": [{"role": "user", "content": "rehearse"}], "raw": "a"},
+        {"node": "rehearse", "precedent": "P", "messages": [{"role": "user", "content": "rehearse"}],
+         "raw": "a"},
         {"node": "final_vote", "precedent": None, "messages": [{"role": "system", "content": SYSTEM}],
          "raw": "b", "history": "Rehearsal P"},
     ]  # fmt: skip
@@ -113,7 +116,9 @@ def test_scripts_are_ascii_and_no_text_closes_a_script() -> None:
     assert payload(script, "NB.detail") == {"t": text}
 
 
-def test_the_writer_replaces_a_previous_reports_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_writer_replaces_a_previous_reports_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sample_data, "CHUNK", 2)
     stale = tmp_path / "samples-detail-7.js"
     stale.write_text("NB.detail({});", encoding="ascii")
