@@ -67,6 +67,7 @@ def sample_browser_section(runs: Sequence[Run], *, out_dir: Path) -> str:
         f'<p class="note"><a id="samples-link" href="{PAGE}"><b>Browse the {count} samples</b></a>: '
         "filter by test, model, nation or state, item, label, correct or wrong, and invalid reason; "
         "open one for its exact prompt, raw answer, parsed label or invalid reason, latency, tokens and "
-        "ground truth, a debiased sample's whole trajectory, and the precedent model's explanation of the same vote.</p>"
+        "ground truth, a debiased sample's whole trajectory, and the precedent model's explanation "
+        "of the same vote.</p>"
     )
     return section("samples", "Samples", [text])
