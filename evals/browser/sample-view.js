@@ -96,7 +96,8 @@
         const st = reflection.statement;
         step.appendChild(st
           ? el("div", { cls: "statement" }, [el("p", { text: "Statement it read (" + st.source + "):" }), pre(st.text, "statement-text")])
-          : el("p", { cls: "muted", text: "Statement read: inside the reflection prompt below (not stored apart by this run's version)." }));
+          : el("p", { cls: "muted", text: "statement" in reflection ? "Statement read: none on record for this nation."
+            : "Statement read: inside the reflection prompt below (not stored apart by this run's version)." }));
         step.appendChild(call(chunk, reflection, "reflection call: prompt and answer"));
       }
       out.appendChild(step);

@@ -67,6 +67,10 @@
     state.values = Object.assign({}, index.values, { test: tests, model: models });
     state.runTest = Int32Array.from(index.runs, (r) => tests.indexOf(r.test));
     state.runModel = Int32Array.from(index.runs, (r) => models.indexOf(r.model));
+    const ids = index.runs.map((r) => r.id);
+    let common = ids.length > 1 ? ids[0].length : 0; // the run ids shown without their shared prefix
+    for (const id of ids) while (common && !id.startsWith(ids[0].slice(0, common))) common--;
+    state.shortRun = ids.map((id) => (common ? "…" + id.slice(common) : id));
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
     else start();
   };
@@ -153,12 +157,13 @@
     const rows = state.matches.subarray(from, from + PAGE), fragment = document.createDocumentFragment();
     for (const row of rows) {
       const latency = state.cols.latency[row], ptok = state.cols.ptok[row], ctok = state.cols.ctok[row];
-      const cells = [state.index.runs[state.cols.run[row]].id, value("item", row), value("persona", row),
+      const cells = [state.shortRun[state.cols.run[row]], value("item", row), value("persona", row),
         state.cols.repeat[row], value("label", row), value("truth", row), value("outcome", row),
         value("status", row) + (value("reason", row) ? ": " + value("reason", row) : ""),
         latency == null ? "—" : latency.toFixed(2), (ptok < 0 ? "—" : ptok) + " / " + (ctok < 0 ? "—" : ctok)];
       const tr = el("tr", { tabindex: "0", "data-row": String(row), cls: "status-" + value("status", row) },
         cells.map((c) => el("td", { text: c })));
+      tr.firstChild.title = state.index.runs[state.cols.run[row]].id; // the full run id on hover
       fragment.appendChild(tr);
     }
     body.replaceChildren(fragment);
