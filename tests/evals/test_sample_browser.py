@@ -87,6 +87,16 @@ def test_filter_open_and_compare_with_the_store(fault_server, tmp_path: Path) ->
         page.wait_for_selector("body[data-ready='1']")
         assert page.url.endswith("/samples.html") and shown_count(page) == len(frame)
 
+        choose(page, "test", "debias")
+        assert shown_count(page) == len(deb) and set(column(page, 1)) <= {"deb", "…deb"}
+        choose(page, "test", "")
+        choose(page, "model", MODEL)
+        assert shown_count(page) == len(frame)
+        choose(page, "outcome", "correct")
+        votes = frame["parsed"].map(lambda p: (p or {}).get("vote"))
+        truths = frame["extra"].map(lambda e: (e or {}).get("truth"))
+        assert shown_count(page) == int((frame["status"].eq("ok") & votes.eq(truths)).sum())
+        choose(page, "outcome", "")
         persona = str(frame["persona"].iloc[0])
         choose(page, "persona", persona)
         assert shown_count(page) == int(frame["persona"].eq(persona).sum())
