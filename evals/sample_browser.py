@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evals.report_html import section
-from evals.sample_data import BrowserData, build, js_call
+from evals.sample_data import BrowserData, Chunk, build, js_call
 
 if TYPE_CHECKING:
     from evals.report_context import Run
@@ -46,13 +46,15 @@ def write_sample_browser(runs: Sequence[Run], *, out_dir: Path) -> BrowserData:
     for pattern in _STALE:  # a previous report's chunks in the same folder
         for old in out_dir.glob(pattern):
             old.unlink()
-    data = build(runs, read_explanations(out_dir))
+
+    def write_chunk(n: int, chunk: Chunk) -> None:
+        payload = {"n": n, **chunk.payload()}
+        (out_dir / f"samples-detail-{n}.js").write_text(js_call("NB.detail", payload), encoding="ascii")
+
+    data = build(runs, read_explanations(out_dir), sink=write_chunk)
     for asset in ("samples.html", "samples.js", "sample-view.js", "samples.css"):
         shutil.copyfile(ASSETS / asset, out_dir / asset)
     (out_dir / INDEX).write_text(js_call("NB.index", data.index), encoding="ascii")
-    for n, chunk in enumerate(data.chunks):
-        payload = {"n": n, **chunk.payload()}
-        (out_dir / f"samples-detail-{n}.js").write_text(js_call("NB.detail", payload), encoding="ascii")
     for n, explained in enumerate(data.explained):
         payload = {"n": n, "pairs": explained}
         (out_dir / f"samples-explained-{n}.js").write_text(js_call("NB.explained", payload), encoding="ascii")

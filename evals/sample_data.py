@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -141,12 +141,20 @@ class BrowserData:
     explained: list[dict[str, Any]]
 
 
-def build(runs: Sequence[Run], explanations: Iterable[dict[str, Any]] = ()) -> BrowserData:
+def build(
+    runs: Sequence[Run],
+    explanations: Iterable[dict[str, Any]] = (),
+    *,
+    sink: Callable[[int, Chunk], None] | None = None,
+) -> BrowserData:
     """Every sample of ``runs`` in stored order; ``explanations`` (precedent-model predictions, keyed by
-    their item and member) are attached to the vote samples of that (item, persona)."""
+    their item and member) are attached to the vote samples of that (item, persona). With a ``sink``,
+    each full chunk goes to it at once and only its place is kept: at 10^5 samples the details are
+    ~150 MB of text, which need not all sit in memory."""
     codes = {name: Codes() for name in CODED}
     columns: dict[str, list[Any]] = {name: [] for name in (*CODED, *NUMBERS, "explain")}
     chunks: list[Chunk] = []
+    chunk = Chunk()
     pairs: set[tuple[str, str]] = set()
     run_meta = []
     for run in runs:
@@ -185,9 +193,12 @@ def build(runs: Sequence[Run], explanations: Iterable[dict[str, Any]] = ()) -> B
             columns["calls"].append(_number(row["model_calls"]))
             if run.test in ("vote", "debias"):
                 pairs.add((values["item"], values["persona"]))
-            if not chunks or len(chunks[-1].samples) == CHUNK:
-                chunks.append(Chunk())
-            chunks[-1].samples.append(_detail(chunks[-1], row))
+            chunk.samples.append(_detail(chunk, row))
+            if len(chunk.samples) == CHUNK:
+                chunks.append(_done(chunk, len(chunks), sink))
+                chunk = Chunk()
+    if chunk.samples:
+        chunks.append(_done(chunk, len(chunks), sink))
     explained, where = _explained(explanations, pairs)
     for item, persona, run_code in zip(columns["item"], columns["persona"], columns["run"], strict=True):
         test = run_meta[run_code]["test"]
@@ -202,6 +213,14 @@ def build(runs: Sequence[Run], explanations: Iterable[dict[str, Any]] = ()) -> B
         "notice": EMBEDDED_NOTICE if any(r["embedded"] for r in run_meta) else None,
     }
     return BrowserData(index=index, chunks=chunks, explained=explained)
+
+
+def _done(chunk: Chunk, n: int, sink: Callable[[int, Chunk], None] | None) -> Chunk:
+    """A full chunk, or (once the sink has it) an empty one holding its place."""
+    if sink is None:
+        return chunk
+    sink(n, chunk)
+    return Chunk()
 
 
 def _explained(
