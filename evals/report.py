@@ -14,6 +14,7 @@ import pandas as pd
 
 from evals.report_html import Page, page
 from evals.report_sections import BANNER, Context, load_runs, write_sections
+from evals.sample_browser import sample_browser_section
 from stores.errors import InputError
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def write_report(
     runs = load_runs(list(run_ids), store)
     ctx = Context(runs=runs, page=Page(out_dir), baselines=baselines, n_resamples=n_resamples, seed=seed)
     write_sections(ctx)
+    ctx.page.sections.insert(0, sample_browser_section(runs, out_dir=out_dir))  # the link to samples.html
     embedded = any(r.embedded for r in runs)
     path = out_dir / "index.html"
     path.write_text(

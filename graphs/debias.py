@@ -172,6 +172,8 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         aug = deps.augmented.get(record.id)
         statements = statements_for(record, state["persona"])
         statement = statements[0] if statements else None
+        limit = deps.client.spec.context_chars // 2
+        statement_text = clip(statement.text, limit) if statement else "(no statement on record)"
         messages = deps.prompts.get("reflexion").render(
             nation=persona_name(state["persona"]),
             label=prompt_label(record),
@@ -181,9 +183,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             predicted=state["pending"]["predicted"],
             truth=precedent["truth"],
             statement_source=statement.source if statement else "none found",
-            statement=clip(statement.text, deps.client.spec.context_chars // 2)
-            if statement
-            else "(no statement on record)",
+            statement=statement_text,
         )
         result = await deps.client.call(
             messages,
@@ -192,9 +192,10 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             repeat=state["repeat"],
             max_tokens=REFLECTION_MAX_TOKENS,
         )
+        read = {"source": statement.source, "text": statement_text} if statement else None
         update: DebiasState = {
             "pending": {**state["pending"], "reflection": _reflection_text(result)},
-            "calls": [_call_record("reflect", record.id, messages, result)],
+            "calls": [{**_call_record("reflect", record.id, messages, result), "statement": read}],
             "visited": ["reflect"],
         }
         if result.error:
@@ -224,6 +225,8 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
 
     async def final_vote(state: DebiasState) -> DebiasState:
         target = deps.records[state["target_id"]]
+        history = history_text(state["history"], reflexion=opts.reflexion)
+        previous_votes = paper_history_text(state["history"], reflexion=opts.reflexion)
         messages, result = await ask_vote(
             deps.client,
             target,
@@ -231,12 +234,13 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             repeat=state["repeat"],
             template="final_vote",
             prompts=deps.prompts,
-            history=history_text(state["history"], reflexion=opts.reflexion),
-            previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion),
+            history=history,
+            previous_votes=previous_votes,
         )
+        shown = previous_votes if "previous_votes" in deps.prompts.get("final_vote").fields else history
         return {
             "final": {"messages": messages, **result.as_dict(), "answer": result.answer},
-            "calls": [_call_record("final_vote", None, messages, result)],
+            "calls": [{**_call_record("final_vote", None, messages, result), "history": shown}],
             "visited": ["final_vote"],
         }
 

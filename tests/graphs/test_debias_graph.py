@@ -140,3 +140,19 @@ def test_interrupted_sample_resumes_from_its_checkpoints_each_prompt_stored_once
     ]
     # the final prompt is also in the ``final`` channel: its write and the last checkpoint
     assert stored == [(c["node"], 3 if c["node"] == "final_vote" else 1) for c in resumed["calls"]], stored
+
+
+def test_each_reflection_keeps_the_statement_it_read_and_the_final_call_its_history(corpus: Any) -> None:
+    """What the sample browser shows of a trajectory is stored, not rebuilt: the statement each
+    reflection prompt carried, and the history text the final prompt carried."""
+    state = _run(corpus, k=2, reflexion=True)
+    reflections = [c for c in state["calls"] if c["node"] == "reflect"]
+    assert reflections and all("statement" in c for c in reflections)
+    assert any(c["statement"] for c in reflections)  # one of these precedents has Russia's statement
+    for call in reflections:
+        prompt = call["messages"][-1]["content"]
+        read = call["statement"]
+        assert read is None or (read["text"] in prompt and read["source"] in prompt)
+    final = next(c for c in state["calls"] if c["node"] == "final_vote")
+    assert final["history"] == history_text(state["history"], reflexion=True)
+    assert final["history"] in final["messages"][-1]["content"]
