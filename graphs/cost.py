@@ -41,7 +41,10 @@ RUN: ContextVar[str] = ContextVar("nationbias_metered_run", default="")
 
 
 class CostCapReached(RunFault):
-    """The next call could take the spend over ``--max-cost``: it was not sent."""
+    """The next call could take the spend over ``--max-cost``: it was not sent. The calls in flight
+    are paid for and fit under the cap: they finish and are stored (graphs/halt.py)."""
+
+    graceful = True
 
     def __init__(self, *, cap: float, spent: float, worst: float, model: str) -> None:
         self.cap, self.spent = cap, spent

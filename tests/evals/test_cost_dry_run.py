@@ -73,7 +73,6 @@ def test_the_dry_run_counts_the_calls_the_real_run_sends(
     assert real.exit_code == 0, real.output
     assert server.count() == calls  # exactly the calls the dry run counted
     assert cached(isolated_home) == calls  # and the ones it counted as free were asked once: cached
-    assert calls + free >= calls
 
     again = runner.invoke(app, [*command[:-2], "--run-id", f"cost-{test}-again", "--dry-run", *PRICED])
     assert again.exit_code == 0, again.output
