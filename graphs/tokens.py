@@ -85,11 +85,11 @@ def openai_counter(spec: ModelSpec) -> TokenCounter:
         import bpe_openai
     except ImportError:  # not installed: say so in the table rather than fail
         return Estimate()
-    try:
-        encoding = bpe_openai.encoding_for_model(spec.model)
-    except Exception:  # a newer model than the mapping knows: OpenAI's current encoding
-        encoding = bpe_openai.get_encoding("o200k_base")
-    return Tiktoken(encoding)
+    try:  # tiktoken's model -> encoding table
+        name = bpe_openai.encoding_name_for_model(spec.model)
+    except (KeyError, ValueError):  # a newer model than the table knows: OpenAI's current encoding
+        name = "o200k_base"
+    return Tiktoken(bpe_openai.get_encoding(name))
 
 
 def chatml(messages: list[dict[str, str]]) -> str:

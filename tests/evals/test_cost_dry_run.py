@@ -2,8 +2,8 @@
 
 Against a real local OpenAI-compatible server that counts the requests it gets: the dry run's count
 is exactly what the real run then sends (every test: vote, the debiased vote, DirectQA, the
-Association Test); the dry run sends nothing and writes nothing; rerun after the real run, every
-call is answered by the cache and costs nothing.
+Association Test; a study; an ablation); the dry run sends nothing and writes nothing; rerun after
+the real run, every call is answered by the cache and costs nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ COMMANDS = {
     "debias": ["run", "vote", "--debias", "--limit", "2", "--repeats", "1"],
     "directqa": ["run", "directqa", "--limit", "1", "--repeats", "1"],
     "association": ["run", "association", "--limit", "2", "--repeats", "1"],
+    "study": ["study", "--limit", "1", "--repeats", "1"],  # every test, then the ablation's cells
+    "ablate": ["ablate", "--limit", "1", "--repeats", "1", "--k", "1", "2", "--reflexion", "on", "off"],
 }
 
 
@@ -67,6 +69,7 @@ def test_the_dry_run_counts_the_calls_the_real_run_sends(
     assert server.count() == 0  # nothing was sent
     assert stored_runs(isolated_home) == 0 and cached(isolated_home) == 0  # nothing was written
     assert "summary:" not in dry.stderr and "export:" not in dry.stdout
+    assert not (isolated_home / "reports").exists() and not (isolated_home / "checkpoints.sqlite").exists()
     assert "an ESTIMATE: estimate (4 chars/token)" in dry.stdout  # no tokenizer for this server's model
 
     real = runner.invoke(app, command)
