@@ -12,6 +12,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -78,13 +79,27 @@ def test_the_cap_stops_the_run_before_it_is_exceeded_and_a_higher_cap_finishes_i
     assert votes(isolated_home, "capped") == votes(isolated_home, "uncapped")
 
 
-def test_the_spend_is_stored_with_every_run(fault_server: FaultServerFactory, isolated_home: Path) -> None:
+def test_the_spend_is_stored_with_every_run_and_the_report_shows_it(
+    fault_server: FaultServerFactory, isolated_home: Path, tmp_path: Path
+) -> None:
     server = fault_server()
-    result = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url}).invoke(app, vote("spend", *PRICED))
+    prices = tmp_path / "prices.toml"
+    prices.write_text(f'[models."{MODEL}"]\ninput = 1000\noutput = 1000\n', encoding="utf-8")
+    runner = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url, "NATIONBIAS_PRICES": str(prices)})
+    result = runner.invoke(app, vote("spend"))
     assert result.exit_code == 0, result.output
     spent = cost(isolated_home, "spend")
     assert spent["calls"] == TOTAL == server.count()
     assert spent["usd"] == pytest.approx((spent["prompt_tokens"] + spent["completion_tokens"]) * 1000 / 1e6)
+
+    report = runner.invoke(app, ["report", "spend", "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    (row,) = pd.read_csv(tmp_path / "report" / "run-cost.csv").to_dict(orient="records")
+    samples = rows(isolated_home, "spend")
+    assert row["prompt_tokens"] == sum(r["prompt_tokens"] for r in samples) == spent["prompt_tokens"]
+    assert row["model_calls"] == TOTAL
+    assert row["spent"] == row["cost_at_table_price"] == f"${spent['usd']:.4f}"  # no call was cached
+    assert 'id="run-cost"' in (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
 
 
 def _refused(result: Any, server: Any, home: Path, expected: str) -> None:
