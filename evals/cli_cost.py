@@ -175,7 +175,8 @@ def print_estimate(meter: Any, answers: Any) -> None:
         counter = counter_for(ModelSpec(provider, name))
         how = "counted with" if counter.exact else "an ESTIMATE:"
         price = meter.prices.price(model)
-        rate = "price unknown" if price is None else f"${price.input:g} in / ${price.output:g} out per 1M tokens"
+        rate = "price unknown" if price is None else f"${price.input:g} in / ${price.output:g} out"
+        rate += "" if price is None else " per 1M tokens"
         console.print(
             f"{model}: {rate}; prompt tokens {how} {counter.name} (a prompt built from earlier answers, as"
             " the debiased vote's history, is an estimate); completion tokens (compl. tok) an estimate: "

@@ -37,7 +37,7 @@ def _runs_section(ctx: Context) -> None:
         meta, table_id="run-metadata", caption="Runs in this report: model, prompts, data, seed, version"
     )
     ctx.page.table(  # evals/report_cost.py: tokens the answers took, their price, what the run paid
-        cost_table(ctx.runs), table_id="run-cost", caption="Tokens and cost per run (spent: cached calls free)"
+        cost_table(ctx.runs), table_id="run-cost", caption="Tokens and cost per run (cached calls: free)"
     )
     ctx.page.close("runs", "Runs")
 

@@ -20,7 +20,9 @@ from evals.cli import app
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL
 
-TOTAL = re.compile(r"^total: ([\d,]+) calls to send, ([\d,]+) answered by the cache \(free\) · cost \$([\d.]+)")
+TOTAL = re.compile(
+    r"^total: ([\d,]+) calls to send, ([\d,]+) answered by the cache \(free\) · cost \$([\d.]+)"
+)
 PRICED = ["--price-in", "2", "--price-out", "8"]
 
 COMMANDS = {
