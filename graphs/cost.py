@@ -46,12 +46,12 @@ class CostCapReached(RunFault):
 
     graceful = True
 
-    def __init__(self, *, cap: float, spent: float, worst: float, model: str) -> None:
-        self.cap, self.spent = cap, spent
+    def __init__(self, *, cap: float, spent: float, reserved: float, worst: float, model: str) -> None:
+        self.cap, self.spent = cap, spent + reserved
         super().__init__(
-            f"--max-cost ${cap:g} reached: ${spent:.4f} spent, and the next call to {model} could cost up "
-            f"to ${worst:.4f}; it was not sent, everything done so far is kept "
-            f"(rerun with a higher --max-cost to go on)"
+            f"--max-cost ${cap:g} reached: ${spent:.4f} spent, up to ${reserved:.4f} more for the calls in "
+            f"flight, and the next call to {model} could cost up to ${worst:.4f}; it was not sent, everything "
+            "done so far is kept (rerun with a higher --max-cost to go on)"
         )
 
 
@@ -125,7 +125,9 @@ class Meter:
             prompt = counter.count(messages) * (1 if counter.exact else ESTIMATE_MARGIN)
             worst = price.cost(math.ceil(prompt), budget)
             if self.spent + self.reserved + worst > self.cap:
-                raise CostCapReached(cap=self.cap, spent=self.spent, worst=worst, model=model)
+                raise CostCapReached(
+                    cap=self.cap, spent=self.spent, reserved=self.reserved, worst=worst, model=model
+                )
             self.reserved += worst
         tally = self.tally(model)
 
