@@ -166,6 +166,9 @@ def print_estimate(meter: Any, answers: Any) -> None:
     if unknown:
         line += f" · price unknown for {', '.join(sorted(unknown))} (not in the total): add it to a price"
         line += " file (--prices, NATIONBIAS_PRICES) or give --price-in/--price-out"
+    if meter.cap is not None:
+        fits = "fits" if worst <= meter.cap else ("may not fit" if total <= meter.cap else "does not fit")
+        line += f" · --max-cost ${meter.cap:g}: the run {fits}"
     console.print(line, highlight=False, soft_wrap=True)
     from graphs.providers import ModelSpec
     from graphs.tokens import counter_for

@@ -50,8 +50,8 @@ class CostCapReached(RunFault):
         self.cap, self.spent = cap, spent + reserved
         super().__init__(
             f"--max-cost ${cap:g} reached: ${spent:.4f} spent, up to ${reserved:.4f} more for the calls in "
-            f"flight, and the next call to {model} could cost up to ${worst:.4f}; it was not sent, everything "
-            "done so far is kept (rerun with a higher --max-cost to go on)"
+            f"flight, and the next call to {model} could cost up to ${worst:.4f}; it was not sent, "
+            "everything done so far is kept (rerun with a higher --max-cost to go on)"
         )
 
 
@@ -98,12 +98,13 @@ class Meter:
     cap: float | None = None
     dry: Answerer | None = None
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
-    prior: dict[str, float] = field(default_factory=dict)  # what each run had spent before this command
+    prior: dict[str, dict[str, Any]] = field(default_factory=dict)  # each run's stored spend, at its start
     reserved: float = 0.0
 
     @property
     def spent(self) -> float:
-        return sum(self.prior.values()) + sum(t.usd or 0.0 for t in self.tallies.values())
+        before = sum(float(p.get("usd") or 0.0) for p in self.prior.values())
+        return before + sum(t.usd or 0.0 for t in self.tallies.values())
 
     def tally(self, model: str, run_id: str | None = None) -> Tally:
         return self.tallies.setdefault((RUN.get() if run_id is None else run_id, model), Tally())
@@ -186,16 +187,14 @@ class RunSpend:
         self.store, self.run_id, self.meter = store, run_id, METER.get()
         self.token = RUN.set(run_id)
         if self.meter is not None and run_id not in self.meter.prior:
-            stored = store.get_run(run_id).get("cost") or {}
-            self.meter.prior[run_id] = float(stored.get("usd") or 0.0)
-            self.before = stored
+            self.meter.prior[run_id] = store.get_run(run_id).get("cost") or {}
 
     def close(self) -> None:
         """Store the run's spend (what it had, plus this command's calls) in its config."""
         RUN.reset(self.token)
         if self.meter is None or self.meter.dry is not None:
             return
-        before = getattr(self, "before", {})
+        before = self.meter.prior.get(self.run_id, {})
         now = Tally()
         for (run_id, _), tally in self.meter.tallies.items():
             if run_id == self.run_id:
