@@ -85,10 +85,12 @@ def test_the_spend_is_stored_with_every_run_and_the_report_shows_it(
     server = fault_server()
     prices = tmp_path / "prices.toml"
     prices.write_text(f'[models."{MODEL}"]\ninput = 1000\noutput = 1000\n', encoding="utf-8")
-    runner = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url, "NATIONBIAS_PRICES": str(prices)})
+    env = {"NATIONBIAS_BASE_URL": server.base_url, "NATIONBIAS_PRICES": str(prices), "COLUMNS": "250"}
+    runner = CliRunner(env=env)
     result = runner.invoke(app, vote("spend"))
     assert result.exit_code == 0, result.output
     spent = cost(isolated_home, "spend")
+    assert f"spent ${spent['usd']:.4f}" in result.stderr  # the progress display's last state
     assert spent["calls"] == TOTAL == server.count()
     assert spent["usd"] == pytest.approx((spent["prompt_tokens"] + spent["completion_tokens"]) * 1000 / 1e6)
 
