@@ -9,6 +9,7 @@ folder's, shared: it is a pure cache of the data, and building it twice would be
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -46,12 +47,13 @@ def scratch_home() -> Iterator[Path]:
     real = home()
     with tempfile.TemporaryDirectory(prefix="nationbias-dry-") as folder:
         scratch = Path(folder)
-        for name in SHARED:
-            (real / name).mkdir(exist_ok=True)
-            (scratch / name).symlink_to(real / name, target_is_directory=True)
-        for name in SHARED_FILES:
-            if (real / name).exists():
-                (scratch / name).symlink_to(real / name)
+        for name in (*SHARED, *SHARED_FILES):
+            target = real / name
+            if name in SHARED:
+                target.mkdir(exist_ok=True)
+            if target.exists():
+                with contextlib.suppress(OSError):  # no symlinks (Windows without the right): rebuilt here
+                    (scratch / name).symlink_to(target, target_is_directory=target.is_dir())
         try:
             seed_runs(real / "runs.sqlite", scratch / "runs.sqlite")
         except sqlite3.Error as exc:
