@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -81,15 +82,17 @@ class Gguf:
 
 
 def openai_counter(spec: ModelSpec) -> TokenCounter:
-    try:
-        import bpe_openai
-    except ImportError:  # not installed: say so in the table rather than fail
-        return Estimate()
-    try:  # tiktoken's model -> encoding table
-        name = bpe_openai.encoding_name_for_model(spec.model)
-    except (KeyError, ValueError):  # a newer model than the table knows: OpenAI's current encoding
-        name = "o200k_base"
-    return Tiktoken(bpe_openai.get_encoding(name))
+    with warnings.catch_warnings():  # its loader uses importlib.resources.open_binary (deprecated)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            import bpe_openai
+        except ImportError:  # not installed: say so in the table rather than fail
+            return Estimate()
+        try:  # tiktoken's model -> encoding table
+            name = bpe_openai.encoding_name_for_model(spec.model)
+        except (KeyError, ValueError):  # a newer model than the table knows: OpenAI's current encoding
+            name = "o200k_base"
+        return Tiktoken(bpe_openai.get_encoding(name))
 
 
 def chatml(messages: list[dict[str, str]]) -> str:

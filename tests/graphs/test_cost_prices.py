@@ -69,6 +69,7 @@ def test_a_bad_price_file_is_named_with_what_is_wrong(tmp_path: Path, text: str,
         price_book(price_in=1, price_out=-2)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # bpe_openai's own loader, on import
 @pytest.mark.parametrize("name", list(TIKTOKEN_SHA256))
 def test_the_offline_encodings_are_tiktoken_s_own_files(name: str) -> None:
     data = resources.files("bpe_openai") / "data" / f"{name}.tiktoken.gz"
