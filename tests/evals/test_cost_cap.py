@@ -135,3 +135,21 @@ def test_a_cap_on_an_unpriced_model_is_bad_input_unless_a_price_is_given(
     assert by_file.exit_code == 0, by_file.output
     spent = cost(isolated_home, "priced")
     assert spent["usd"] == pytest.approx((spent["prompt_tokens"] + spent["completion_tokens"] * 2.0) / 1e6)
+
+
+def test_a_debiased_vote_stopped_mid_sample_resumes_to_the_rows_of_an_uncapped_run(
+    fault_server: FaultServerFactory, isolated_home: Path
+) -> None:
+    server = fault_server()
+    runner = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url})
+    debias = ["run", "vote", "--debias", "-m", MODEL, "--limit", "2", "--repeats", "1", *PRICED]
+    capped = runner.invoke(app, [*debias, "--run-id", "deb", "--max-cost", "3"])
+    assert capped.exit_code == 1 and "--max-cost $3 reached" in capped.stderr, capped.output
+    assert len(rows(isolated_home, "deb")) < 10  # 2 drafts x the P5, several calls each
+    finished = runner.invoke(app, [*debias, "--run-id", "deb", "--max-cost", "1000"])
+    assert finished.exit_code == 0, finished.output
+    sent = server.count()
+    fresh = runner.invoke(app, [*debias, "--run-id", "fresh", "--no-cache"])
+    assert fresh.exit_code == 0, fresh.output
+    assert server.count() - sent == sent  # the capped run, resumed, asked each call once
+    assert votes(isolated_home, "deb") == votes(isolated_home, "fresh")
