@@ -10,6 +10,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
+from evals.cli_cost import COST, cost_scope, dry_running
+from evals.cli_cost import OPTIONS as COST_OPTIONS
 from evals.cli_outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
 from evals.errors import UsageError
 from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
@@ -112,10 +114,11 @@ SHARED = _shared(
     ("data", DataOpt, None),
     ("prompts", PromptsOpt, DEFAULT_SET),
     ("reasoning_max_tokens", ReasoningMaxTokensOpt, REASONING_MAX_TOKENS),
+    *COST_OPTIONS,  # --dry-run, --max-cost and the prices (evals/cli_cost.py)
 )
 MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under test and its judge
 SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
-RUN = ("concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts")
+RUN = ("concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts", *COST)
 TEST_RUN = (*SAMPLE, *RUN, "reasoning_max_tokens")  # a test's run, after MODELS (and its own options)
 
 
@@ -169,7 +172,8 @@ def cli_errors(func: F) -> F:
         with outcome_scope() as outcome:
             try:
                 outcome.tolerance = parse_fail_on_error(kwargs.get("fail_on_error"))
-                with using_data(kwargs.get("data")):  # --data, for this command only
+                # --data, for this command only; --dry-run, --max-cost and the prices (evals/cli_cost.py)
+                with using_data(kwargs.get("data")), cost_scope(kwargs, outcome):
                     result = func(*args, **kwargs)
             except typer.Exit:
                 raise
@@ -221,12 +225,16 @@ def run_bias_test(test: str, **options: Any) -> str:
 
 
 def print_export(run_id: str) -> None:
+    if dry_running():
+        return  # the dry run's table says it all: there is nothing to export
     console.print(f"export: nationbias runs export {run_id} --format csv")
 
 
 def print_summary(summary: Any, *, embedded: bool) -> None:
     from evals.cli_outcome import record
 
+    if dry_running():
+        return  # nothing ran: the dry run prints its own table
     record(summary)
     console.print(
         f"run [bold]{summary.run_id}[/]: {summary.done} done now, {summary.skipped} already done · "

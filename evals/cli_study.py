@@ -22,6 +22,7 @@ from evals.cli_common import (
     new_run_id,
     shared_options,
 )
+from evals.cli_cost import dry_running
 from evals.study import Cell, StudyPlan, astudy, write_study_report
 from evals.study import ablate as ablate_runs
 from stores.domain import slug
@@ -120,6 +121,8 @@ def register(app: typer.Typer) -> None:
         prefix = options["run_id"] or new_run_id("ablate", model)
         offer_resume_id(prefix)
         ids = ablate_runs(cells=cells, run_prefix=prefix, hooks=cli_hooks(), **common)
+        if dry_running():
+            return  # the dry run's table (evals/cli_cost.py) is the output
         store = RunStore()
         frame = ablation_table([(store.get_run(i), store.samples_frame(i)) for i in ids])
         frame.insert(0, "run_id", ids)
@@ -179,7 +182,8 @@ def register(app: typer.Typer) -> None:
                     hooks=hooks,
                 )
             )
-        print(write_study_report(ids))
+        if not dry_running():  # a dry run's output is its table (evals/cli_cost.py)
+            print(write_study_report(ids))
 
     @app.command("demo")
     @cli_errors

@@ -30,6 +30,7 @@ def make_client(
 ) -> Any:
     """The model client, failing fast on a bad spec, a missing key or base URL, or a bad budget."""
     from graphs.budget import check_budget
+    from graphs.dry_run import dry_cache
     from graphs.llm import ModelClient
     from stores.cache import ResponseCache
 
@@ -37,7 +38,7 @@ def make_client(
     return ModelClient.from_spec(
         model,
         base_url=base_url,
-        cache=None if no_cache else ResponseCache(),
+        cache=None if no_cache else (dry_cache(model) or ResponseCache()),  # a dry run's: graphs/dry_run.py
         reasoning_max_tokens=check_budget(reasoning_max_tokens),
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evals.report_context import Context, Run, load_runs
+from evals.report_cost import cost_table
 from stores.domain import EMBEDDED_NOTICE
 
 BANNER = EMBEDDED_NOTICE[0].upper() + EMBEDDED_NOTICE[1:]  # the page's banner: one wording, capitalised
@@ -46,6 +47,9 @@ def _runs_section(ctx: Context) -> None:
     )
     if shared:
         ctx.page.note(shared)
+    ctx.page.table(  # evals/report_cost.py: tokens the answers took, their price, what the run paid
+        cost_table(ctx.runs), table_id="run-cost", caption="Tokens and cost per run (cached calls: free)"
+    )
     ctx.page.close("runs", "Runs")
 
 

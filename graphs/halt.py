@@ -67,7 +67,7 @@ class Halt:
         """The first fault wins; only an interruption lets the calls in flight finish."""
         if self.fault is None:
             self.fault = fault
-            if not isinstance(fault, Interrupted):
+            if not isinstance(fault, Interrupted) and not getattr(fault, "graceful", False):
                 self.cancel()  # nothing in flight can be stored or answered: stop at once
 
     def cancel(self) -> None:

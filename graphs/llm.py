@@ -17,6 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from graphs.breaker import CircuitBreaker
 from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, shows_reasoning
 from graphs.call_result import Answer, CallResult, ask_langchain, split_reasoning
+from graphs.cost import guard  # --max-cost and --dry-run: priced (or answered) before it leaves
 from graphs.models import BackendFatalError, GenerationParams, ModelSpec, check_ready, parse_spec
 from graphs.providers import PROVIDERS, ChatTransport, Provider
 from graphs.providers.base import per_loop
@@ -274,7 +275,7 @@ class ModelClient:
         breaker = self.breaker
         breaker.check()  # an unreachable endpoint stops the run (graphs/breaker.py)
         self.calls_made += 1
-        ask = self._ask_direct if self.provider.direct else self._ask_langchain
+        ask = guard(self, messages, kwargs, self._ask_direct if self.provider.direct else self._ask_langchain)
         try:
             async with asyncio.timeout(self.timeout + 5):  # a backstop: no task per call
                 reply = await ask(messages, kwargs)

@@ -27,6 +27,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from graphs.cost import RunSpend, SpendColumn
 from graphs.halt import Halt, RunHalted
 from stores.errors import InputError
 from stores.faults import RunFault
@@ -158,6 +159,7 @@ async def run_tasks(
     pending = [t for t in all_tasks if t.sample_id not in done]
     summary = RunSummary(run_id=run_id, total=len(all_tasks), skipped=len(all_tasks) - len(pending))
     started = time.perf_counter()
+    spend = RunSpend(store, run_id)  # its calls priced under --max-cost, its spend stored (graphs/cost.py)
     queue: asyncio.Queue[Task] = asyncio.Queue()
     for task in pending:
         queue.put_nowait(task)
@@ -169,6 +171,7 @@ async def run_tasks(
         TextColumn("ok {task.fields[ok]} · invalid {task.fields[invalid]} · error {task.fields[error]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
+        SpendColumn(),  # the spend so far, under a meter (graphs/cost.py)
         console=console,
         disable=not show_progress,
     )
@@ -226,6 +229,7 @@ async def run_tasks(
             group.on_failure = None
         try:
             store.flush()
+            spend.close()
         except RunFault as fault:
             halt.stop(fault)
         for client in clients:

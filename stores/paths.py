@@ -9,12 +9,17 @@ through :mod:`stores.settings`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from stores.errors import InputError
 from stores.settings import settings
 
-__all__ = ["DataNotFoundError", "home"]
+__all__ = ["DataNotFoundError", "home", "using_home"]
+
+_HOME: ContextVar[Path | None] = ContextVar("nationbias_home", default=None)
 
 
 class DataNotFoundError(InputError, FileNotFoundError):
@@ -23,6 +28,16 @@ class DataNotFoundError(InputError, FileNotFoundError):
 
 def home() -> Path:
     """The state folder; created on first use."""
-    path = Path(settings().home or ".nationbias").expanduser()
+    path = _HOME.get() or Path(settings().home or ".nationbias").expanduser()
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextmanager
+def using_home(path: Path) -> Iterator[None]:
+    """State under ``path`` within this block (and the tasks it starts): a dry run's scratch folder."""
+    token = _HOME.set(path)
+    try:
+        yield
+    finally:
+        _HOME.reset(token)

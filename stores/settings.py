@@ -32,6 +32,7 @@ class Settings(BaseSettings):
     llama_threads: str | None = None  # validated where used (graphs/local_model.py)
     llama_worker: str | None = None
     grace_s: str | None = None  # validated where used (graphs/halt.py)
+    prices: str | None = None  # a price file over the packaged one (stores/prices.py)
 
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     together_api_key: SecretStr | None = Field(default=None, validation_alias="TOGETHER_API_KEY")
