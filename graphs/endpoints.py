@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit
 
 from graphs.breaker import _cause, display_url
-from graphs.retry import ConnectionFailed, HTTPStatusError, TransportError, classify
 from graphs.providers.base import ModelSpecError
+from graphs.retry import ConnectionFailed, HTTPStatusError, TransportError, classify
 
 if TYPE_CHECKING:
     from graphs.call_result import Answer
@@ -130,16 +130,15 @@ class EndpointPool:
     """A :class:`ChatTransport` over several replicas' wire clients (build it on the loop using it)."""
 
     endpoints: list[Endpoint]
+    url: str = field(init=False)  # every endpoint, for the circuit breaker's message (no user info)
     _next: int = field(default=0, repr=False)
+
+    def __post_init__(self) -> None:
+        self.url = ", ".join(e.url for e in self.endpoints)
 
     @classmethod
     def of(cls, clients: Sequence[ChatTransport], **health: Any) -> EndpointPool:
         return cls([Endpoint(client, **health) for client in clients])
-
-    @property
-    def url(self) -> str:
-        """Every endpoint, for the circuit breaker's message (no user info)."""
-        return ", ".join(e.url for e in self.endpoints)
 
     def status(self) -> list[str]:
         now = time.monotonic()

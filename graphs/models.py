@@ -97,7 +97,9 @@ def get_chat_model(
     cfg = settings()
     parsed = parse_spec(spec, base_url=base_url, cfg=cfg)
     if parsed.replicas:
-        raise ModelSpecError("get_chat_model takes one base URL; several replicas are for the studies' client")
+        raise ModelSpecError(
+            "get_chat_model takes one base URL; several replicas are for the studies' client"
+        )
     merged = {**GenerationParams().as_dict(), **params}
     provider = PROVIDERS[parsed.provider]
     if provider.embedded:

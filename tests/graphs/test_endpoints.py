@@ -15,8 +15,10 @@ from graphs.breaker import EndpointUnreachable
 from graphs.endpoints import EndpointPool, split_urls
 from graphs.http import ChatCompletionsClient
 from graphs.llm import ModelClient
-from graphs.models import ModelSpecError, get_chat_model, parse_spec, provider_status
+from graphs.models import ModelSpecError, get_chat_model, parse_spec
+from graphs.providers import PROVIDERS
 from stores.cache import ResponseCache
+from stores.settings import settings
 from tests.support.fault_server import FaultServer
 from tests.support.fixtures import FaultServerFactory
 
@@ -58,7 +60,9 @@ def test_calls_are_spread_over_every_replica(fault_server: FaultServerFactory) -
     assert a.count() >= 15 and b.count() >= 15, (a.count(), b.count())  # by in-flight count, not all on one
 
 
-def test_a_dead_replica_is_drained_and_its_calls_answered_by_the_other(fault_server: FaultServerFactory) -> None:
+def test_a_dead_replica_is_drained_and_its_calls_answered_by_the_other(
+    fault_server: FaultServerFactory,
+) -> None:
     alive, dead = fault_server(), _closed_port_url()
     client = ModelClient.from_spec(MODEL, base_url=[dead, alive.base_url])
     results = asyncio.run(_ask_all(client, range(30)))
@@ -151,14 +155,16 @@ def test_the_cache_key_is_the_first_urls_whatever_replica_answered(fault_server:
     assert [r.raw for r in again] == [r.raw for r in first]
 
 
-def test_the_spec_carries_every_url_and_the_environment_may_list_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_spec_carries_every_url_and_the_environment_may_list_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     spec = parse_spec(MODEL, base_url=["http://h1:8000/v1", "http://h2:8000/v1/"])
     assert spec.base_url == "http://h1:8000/v1" and spec.urls == ("http://h1:8000/v1", "http://h2:8000/v1/")
     assert parse_spec(MODEL, base_url="http://h1:8000/v1").replicas == ()
     monkeypatch.setenv("NATIONBIAS_BASE_URL", "http://h1:8000/v1, http://h2:8000/v1")
     assert parse_spec(MODEL).urls == ("http://h1:8000/v1", "http://h2:8000/v1")
-    status = {row["provider"]: row["usable"] for row in provider_status()}
-    assert status["openai-compatible"] == "yes: 2 endpoints, http://h1:8000/v1, http://h2:8000/v1"
+    status = PROVIDERS["openai-compatible"].status(settings())  # its `nationbias models` line
+    assert status == "yes: 2 endpoints, http://h1:8000/v1, http://h2:8000/v1"
     with pytest.raises(ModelSpecError, match="several replicas"):
         get_chat_model(MODEL)
 
@@ -166,7 +172,10 @@ def test_the_spec_carries_every_url_and_the_environment_may_list_them(monkeypatc
 @pytest.mark.parametrize(
     ("given", "named"),
     [
-        (["http://h1:8000/v1", "localhost:8000"], "--base-url (URL 2 of 2): malformed base URL 'localhost:8000'"),
+        (
+            ["http://h1:8000/v1", "localhost:8000"],
+            "--base-url (URL 2 of 2): malformed base URL 'localhost:8000'",
+        ),
         (["http://h1:8000/v1", "ftp://h2/v1"], "URL 2 of 2): malformed base URL 'ftp://h2/v1'"),
         (["http://h1:port/v1", "http://h2/v1"], "URL 1 of 2): malformed base URL 'http://h1:port/v1'"),
         (["http://h1/v1", "http://h1/v1/"], "URL 2 of 2): http://h1/v1/ is given twice"),
@@ -180,6 +189,8 @@ def test_a_malformed_url_among_several_is_named(given: list[str], named: str) ->
 
 def test_a_malformed_url_in_the_environment_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NATIONBIAS_BASE_URL", "http://h1/v1,h2:8000")
-    with pytest.raises(ModelSpecError, match=r"NATIONBIAS_BASE_URL \(URL 2 of 2\): malformed base URL 'h2:8000'"):
+    with pytest.raises(
+        ModelSpecError, match=r"NATIONBIAS_BASE_URL \(URL 2 of 2\): malformed base URL 'h2:8000'"
+    ):
         parse_spec(MODEL)
     assert split_urls(None) == ()

@@ -26,7 +26,9 @@ SAME = ("sample_id", "status", "raw", "parsed", "parse_error", "error", "message
 
 def _run(home: Path, *args: str) -> subprocess.Popen[str]:
     env = cli_env(home, "http://127.0.0.1:9/v1")  # --base-url wins over the environment
-    return subprocess.Popen(cli_command(*args), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        cli_command(*args), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
 
 
 def _finish(process: subprocess.Popen[str]) -> tuple[int, str]:
@@ -38,10 +40,15 @@ def _answers(home: Path, run_id: str) -> list[dict[str, Any]]:
     return [{k: row[k] for k in SAME} for row in rows(home, run_id)]
 
 
+def _invoke(home: Path, *args: str) -> Any:
+    """The CLI in this process, on its own NATIONBIAS_HOME."""
+    return CliRunner().invoke(app, list(args), env={"NATIONBIAS_HOME": str(home)})
+
+
 def _single_server_rows(fault_server: FaultServerFactory, home: Path) -> list[dict[str, Any]]:
     alone = fault_server()
-    code, out = _finish(_run(home, *VOTE, "--base-url", alone.base_url, "--run-id", "single"))
-    assert code == 0, out
+    result = _invoke(home, *VOTE, "--base-url", alone.base_url, "--run-id", "single")
+    assert result.exit_code == 0, result.output
     return _answers(home, "single")
 
 
@@ -51,11 +58,12 @@ def test_a_run_is_spread_over_two_servers_and_answers_as_one(
 ) -> None:
     a, b = fault_server(latency_s=0.02), fault_server(latency_s=0.02)
     home = tmp_path / "pooled"
-    code, out = _finish(_run(home, *VOTE, "--base-url", a.base_url, "--base-url", b.base_url, "--run-id", "two"))
+    result = _invoke(home, *VOTE, "--base-url", a.base_url, "--base-url", b.base_url, "--run-id", "two")
 
-    assert code == 0, out
-    assert a.count() + b.count() == SAMPLES and min(a.count(), b.count()) >= SAMPLES // 4, (a.count(), b.count())
-    assert f"--base-url {a.base_url} --base-url {b.base_url} --run-id two" in out  # the resume command
+    assert result.exit_code == 0, result.output
+    served = (a.count(), b.count())
+    assert sum(served) == SAMPLES and min(served) >= SAMPLES // 4, served
+    assert f"--base-url {a.base_url} --base-url {b.base_url} " in result.stderr  # the resume command
     config = json.loads(json.dumps(RunStore(home / "runs.sqlite").get_run("two")))
     assert config["base_url"] == a.base_url and config["replicas"] == [b.base_url]
     assert _answers(home, "two") == _single_server_rows(fault_server, tmp_path / "single")
@@ -109,4 +117,3 @@ def test_a_malformed_url_among_several_is_bad_input_and_writes_nothing(isolated_
     assert result.exit_code == 2, result.output
     assert "--base-url (URL 2 of 2): malformed base URL 'localhost:8000'" in result.stderr, result.stderr
     assert not isolated_home.exists() or not any(isolated_home.iterdir())
-
