@@ -21,6 +21,7 @@ pool lives on one event loop (its clients' connections do).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from contextvars import ContextVar
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 BaseUrls: TypeAlias = str | Sequence[str] | None  # one URL, several, or "A,B" (NATIONBIAS_BASE_URL)
 
+LOG = logging.getLogger("nationbias.endpoints")  # a drained replica, and its return, on stderr
 DRAIN_AFTER = 3
 COOLDOWN_S = 10.0
 MAX_COOLDOWN_S = 120.0
@@ -100,6 +102,8 @@ class Endpoint:
         return self.drained_until is None or (now >= self.drained_until and not self.probing)
 
     def answered(self) -> None:
+        if self.drained_until is not None:
+            LOG.warning("endpoint %s answers again: back in the rotation", self.url)
         self.failures = self.drains = 0
         self.drained_until, self.cause = None, ""
 
@@ -109,6 +113,12 @@ class Endpoint:
         if self.failures >= self.drain_after:
             self.drains += 1
             pause = min(self.max_cooldown_s, self.cooldown_s * 2 ** (self.drains - 1))
+            if self.drained_until is None:
+                LOG.warning(
+                    "endpoint %s drained after %d failures in a row (%s): the others take its calls, "
+                    "it is tried again in %.0f s",
+                    *(self.url, self.failures, self.cause, pause),
+                )
             self.drained_until = now + pause
 
     def status(self, now: float) -> str:

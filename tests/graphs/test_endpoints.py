@@ -82,7 +82,9 @@ def test_the_retry_of_a_failed_call_goes_to_another_replica(fault_server: FaultS
     assert good.count() == 12 and 1 <= broken.count() <= 12
 
 
-def test_a_drained_replica_comes_back_after_its_cool_down(fault_server: FaultServerFactory) -> None:
+def test_a_drained_replica_comes_back_after_its_cool_down(
+    fault_server: FaultServerFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     a, b = fault_server(), fault_server()
     port = a.port
 
@@ -108,6 +110,11 @@ def test_a_drained_replica_comes_back_after_its_cool_down(fault_server: FaultSer
     assert drained[0].startswith(f"{a.base_url}/chat/completions: drained (") and "next try in" in drained[0]
     assert after[0].startswith(f"{a.base_url}/chat/completions: ok"), after
     assert served >= 2, served  # back in the rotation, not only the probe
+    said = [r.getMessage() for r in caplog.records if r.name == "nationbias.endpoints"]
+    assert len(said) == 2 and said[0].startswith(f"endpoint {a.base_url}/chat/completions drained after 2"), (
+        said
+    )
+    assert "answers again" in said[1], said
 
 
 def test_a_drained_replica_gets_no_call_during_its_cool_down(fault_server: FaultServerFactory) -> None:

@@ -91,6 +91,17 @@ def test_one_server_stopped_in_the_middle_the_run_completes_on_the_other(
     assert got == _single_server_rows(fault_server, tmp_path / "single")
 
 
+def test_the_library_takes_a_list_of_urls(fault_server: FaultServerFactory, isolated_home: Path) -> None:
+    import nationbias
+
+    a, b = fault_server(latency_s=0.02), fault_server(latency_s=0.02)
+    urls = [a.base_url, b.base_url]
+    summary = nationbias.run("vote", model=MODEL, base_url=urls, limit=2, repeats=2, show_progress=False)
+
+    assert summary.ok == 20 and a.count() > 0 and b.count() > 0 and a.count() + b.count() == 20
+    assert RunStore().get_run(summary.run_id)["replicas"] == [b.base_url]
+
+
 def _closed_port_url() -> str:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
