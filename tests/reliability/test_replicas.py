@@ -67,6 +67,9 @@ def test_a_run_is_spread_over_two_servers_and_answers_as_one(
     config = json.loads(json.dumps(RunStore(home / "runs.sqlite").get_run("two")))
     assert config["base_url"] == a.base_url and config["replicas"] == [b.base_url]
     assert _answers(home, "two") == _single_server_rows(fault_server, tmp_path / "single")
+    # replicas are not part of a run's identity: it resumes on fewer (or other) servers
+    again = _invoke(home, *VOTE, "--base-url", a.base_url, "--run-id", "two")
+    assert again.exit_code == 0 and "0 done now, 80 already done" in again.output, again.output
 
 
 @pytest.mark.timeout(300)
