@@ -27,6 +27,7 @@ from stores.bundled import using_data
 if TYPE_CHECKING:
     import pandas as pd
 
+    from graphs.endpoints import BaseUrls
     from graphs.runner import RunSummary
 
 T = TypeVar("T")
@@ -53,7 +54,7 @@ async def arun(
     test: str,
     *,
     model: str,
-    base_url: str | None = None,
+    base_url: BaseUrls = None,
     judge: str | None = None,
     judge_base_url: str | None = None,
     limit: int | None = None,

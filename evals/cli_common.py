@@ -29,8 +29,12 @@ ModelOpt = Annotated[
     str, typer.Option("--model", "-m", help="Model spec, e.g. openai:gpt-4o-mini, local:smollm2.")
 ]
 BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option("--base-url", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."),
+    list[str] | None,
+    typer.Option(
+        "--base-url",
+        help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); repeat it for replicas "
+        "of one model: calls are spread over them.",
+    ),
 ]
 LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only this many items (a seeded sample).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for sampling items and prompt orders.")]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphs.budget import DEFAULT_REASONING_MAX_TOKENS
 from stores.domain import slug
+
+if TYPE_CHECKING:
+    from graphs.endpoints import BaseUrls
 
 REASONING_MAX_TOKENS = DEFAULT_REASONING_MAX_TOKENS
 
@@ -18,7 +21,7 @@ def new_run_id(test: str, model: str) -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{test}-{name}-{secrets.token_hex(2)}"
 
 
-def check_model(model: str, *, base_url: str | None) -> None:
+def check_model(model: str, *, base_url: BaseUrls) -> None:
     """Fail on a bad spec or a missing key or base URL, before anything is opened or written."""
     from graphs.models import check_ready, parse_spec
 
@@ -26,7 +29,7 @@ def check_model(model: str, *, base_url: str | None) -> None:
 
 
 def make_client(
-    model: str, *, base_url: str | None, no_cache: bool, reasoning_max_tokens: int = REASONING_MAX_TOKENS
+    model: str, *, base_url: BaseUrls, no_cache: bool, reasoning_max_tokens: int = REASONING_MAX_TOKENS
 ) -> Any:
     """The model client, failing fast on a bad spec, a missing key or base URL, or a bad budget."""
     from graphs.budget import check_budget

@@ -5,12 +5,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals.api import QUIET, Hooks, arun, sync
 from evals.errors import UsageError
 from evals.inputs import REASONING_MAX_TOKENS, check_prompts, new_run_id
 from stores.domain import KEYWORD_THRESHOLD, slug
+
+if TYPE_CHECKING:
+    from graphs.endpoints import BaseUrls
 
 ABLATED = "debias"  # the test the ablation's cells configure
 
@@ -54,7 +57,7 @@ async def aablate(
     model: str,
     cells: list[Cell],
     run_prefix: str | None = None,
-    base_url: str | None = None,
+    base_url: BaseUrls = None,
     limit: int | None = None,
     seed: int = 0,
     repeats: int = 3,
@@ -90,7 +93,7 @@ async def astudy(
     model: str,
     plan: StudyPlan | None = None,
     run_prefix: str | None = None,
-    base_url: str | None = None,
+    base_url: BaseUrls = None,
     judge: str | None = None,
     no_cache: bool = False,
     retry_errors: bool = False,

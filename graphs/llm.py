@@ -18,6 +18,7 @@ from graphs.breaker import CircuitBreaker
 from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, shows_reasoning
 from graphs.call_result import Answer, CallResult, ask_langchain, split_reasoning
 from graphs.cost import guard  # --max-cost and --dry-run: priced (or answered) before it leaves
+from graphs.endpoints import BaseUrls
 from graphs.models import BackendFatalError, GenerationParams, ModelSpec, check_ready, parse_spec
 from graphs.providers import PROVIDERS, ChatTransport, Provider
 from graphs.providers.base import per_loop
@@ -58,7 +59,7 @@ class ModelClient:
 
     @classmethod
     def from_spec(
-        cls, spec: str, *, base_url: str | None = None, cache: ResponseCache | None = None, **kwargs: Any
+        cls, spec: str, *, base_url: BaseUrls = None, cache: ResponseCache | None = None, **kwargs: Any
     ) -> ModelClient:
         parsed = parse_spec(spec, base_url=base_url)
         check_ready(parsed)

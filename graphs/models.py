@@ -18,6 +18,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from graphs.endpoints import BaseUrls, split_urls
 from graphs.providers import PROVIDERS, ModelSpec, ModelSpecError
 from graphs.providers.base import listed
 from graphs.retry import RetryPolicy
@@ -45,8 +46,9 @@ class BackendFatalError(RunFault):
     """
 
 
-def parse_spec(spec: str, *, base_url: str | None = None, cfg: Settings | None = None) -> ModelSpec:
-    """Split ``provider:model``; raise :class:`ModelSpecError` with what is wrong."""
+def parse_spec(spec: str, *, base_url: BaseUrls = None, cfg: Settings | None = None) -> ModelSpec:
+    """Split ``provider:model``; raise :class:`ModelSpecError` with what is wrong. ``base_url``: one
+    URL, or several (replicas of one server, graphs/endpoints.py); the first is the spec's own."""
     if not isinstance(spec, str) or ":" not in spec:
         raise ModelSpecError(
             f"malformed model spec {spec!r}: expected PROVIDER:MODEL, "
@@ -59,8 +61,8 @@ def parse_spec(spec: str, *, base_url: str | None = None, cfg: Settings | None =
         raise ModelSpecError(f"unknown provider {name!r} in {spec!r}: choose one of {choices}")
     if not model:
         raise ModelSpecError(f"malformed model spec {spec!r}: the model name after ':' is empty")
-    url = PROVIDERS[name].base_url(base_url, cfg or settings())
-    return ModelSpec(provider=name, model=model, base_url=url)
+    urls = PROVIDERS[name].base_urls(split_urls(base_url), cfg or settings())
+    return ModelSpec(provider=name, model=model, base_url=urls[0] if urls else None, replicas=urls[1:])
 
 
 @dataclass(frozen=True)
@@ -87,13 +89,17 @@ def check_ready(spec: ModelSpec, cfg: Settings | None = None) -> None:
 
 
 def get_chat_model(
-    spec: str, *, base_url: str | None = None, retry: RetryPolicy | None = None, **params: Any
+    spec: str, *, base_url: BaseUrls = None, retry: RetryPolicy | None = None, **params: Any
 ) -> BaseChatModel:
     """The LangChain chat model a spec names, for your own graphs: deterministic defaults
     (overridable by ``params``) and the studies' retry policy (graphs/retry.py) in its HTTP clients
     (``retry``: another policy)."""
     cfg = settings()
     parsed = parse_spec(spec, base_url=base_url, cfg=cfg)
+    if parsed.replicas:
+        raise ModelSpecError(
+            "get_chat_model takes one base URL; several replicas are for the studies' client"
+        )
     merged = {**GenerationParams().as_dict(), **params}
     provider = PROVIDERS[parsed.provider]
     if provider.embedded:

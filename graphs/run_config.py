@@ -35,7 +35,8 @@ def run_config(
     return {
         "test": test,
         "model": client.label,
-        "base_url": client.spec.base_url,
+        "base_url": client.spec.base_url,  # the cache key's; replicas beside (graphs/endpoints.py)
+        **({"replicas": list(client.spec.replicas)} if client.spec.replicas else {}),
         "embedded": client.spec.is_embedded,
         "params": {k: v for k, v in client.params.as_dict().items() if k != "timeout"},
         "prompt_set": chosen.name,

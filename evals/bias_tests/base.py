@@ -17,6 +17,7 @@ from evals.errors import UsageError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from graphs.endpoints import BaseUrls
     from graphs.llm import ModelClient
     from graphs.runner import RunSummary
     from graphs.sampling import SampleOptions
@@ -36,7 +37,7 @@ class RunRequest:
     """One run as the user asked for it (the CLI's options); checked before any store is opened."""
 
     model: str
-    base_url: str | None = None
+    base_url: BaseUrls = None  # one URL or several replicas (graphs/endpoints.py)
     judge: str | None = None
     judge_base_url: str | None = None
     limit: int | None = None

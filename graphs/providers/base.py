@@ -44,7 +44,13 @@ class ChatTransport(Protocol):
 class ModelSpec:
     provider: str
     model: str
-    base_url: str | None = None
+    base_url: str | None = None  # the server's URL: in the cache key and the run config
+    replicas: tuple[str, ...] = ()  # more servers answering the same (graphs/endpoints.py)
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        """Every endpoint calls may go to, the first one first."""
+        return (self.base_url, *self.replicas) if self.base_url else self.replicas
 
     def __str__(self) -> str:
         return f"{self.provider}:{self.model}"
@@ -89,6 +95,11 @@ class Provider:
     def base_url(self, given: str | None, cfg: Settings) -> str | None:
         """The server a spec names, kept in the spec (and the cache key); None: the provider's own."""
         return None
+
+    def base_urls(self, given: tuple[str, ...], cfg: Settings) -> tuple[str, ...]:
+        """Every server a spec names (several: replicas); by default the one of :meth:`base_url`."""
+        url = self.base_url(given[0] if given else None, cfg)
+        return (url,) if url else ()
 
     def endpoint(self, spec: ModelSpec, cfg: Settings) -> str | None:
         """The base URL calls go to (None: the SDK's default)."""

@@ -1,7 +1,8 @@
 """``openai-compatible:<model>``: any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server).
 
 The server from ``--base-url`` or ``NATIONBIAS_BASE_URL``; a key from ``NATIONBIAS_API_KEY`` if it
-wants one.
+wants one. Several servers (replicas of one model: ``--base-url`` repeated, or a comma-separated
+``NATIONBIAS_BASE_URL``) share the calls (graphs/endpoints.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ class Compatible(OpenAIWire):
     def base_url(self, given: str | None, cfg: Settings) -> str | None:
         return given or cfg.base_url
 
+    def base_urls(self, given: tuple[str, ...], cfg: Settings) -> tuple[str, ...]:
+        from graphs.endpoints import split_urls  # graphs/endpoints.py imports the providers
+
+        return given or split_urls(cfg.base_url, source="NATIONBIAS_BASE_URL")
+
     def key(self, cfg: Settings) -> str:
         return cfg.api_key.get_secret_value() if cfg.api_key else "not-needed"
 
@@ -29,4 +35,13 @@ class Compatible(OpenAIWire):
             )
 
     def status(self, cfg: Settings, *, recheck: bool = False) -> str:
-        return "yes" if cfg.base_url else "needs --base-url or NATIONBIAS_BASE_URL"
+        if not cfg.base_url:
+            return "needs --base-url or NATIONBIAS_BASE_URL"
+        from graphs.breaker import display_url
+        from graphs.endpoints import split_urls
+
+        try:
+            urls = split_urls(cfg.base_url, source="NATIONBIAS_BASE_URL")
+        except ModelSpecError as exc:
+            return f"no: {exc}"
+        return f"yes: {len(urls)} endpoints, {', '.join(map(display_url, urls))}" if len(urls) > 1 else "yes"

@@ -32,7 +32,14 @@ class OpenAIWire(Provider):
         return {}
 
     def transport(self, spec: ModelSpec, *, timeout: float, cfg: Settings, wire: str) -> ChatTransport:
-        base_url = self.endpoint(spec, cfg)
+        """The wire client; for a spec with replicas, a pool of one per server (graphs/endpoints.py)."""
+        if not spec.replicas:
+            return self.wire_client(self.endpoint(spec, cfg), timeout=timeout, cfg=cfg, wire=wire)
+        from graphs.endpoints import EndpointPool
+
+        return EndpointPool.of([self.wire_client(u, timeout=timeout, cfg=cfg, wire=wire) for u in spec.urls])
+
+    def wire_client(self, base_url: str | None, *, timeout: float, cfg: Settings, wire: str) -> ChatTransport:
         hint = " or ".join(self.key_envs) or "the server's API key"
         if wire == "sdk":
             from graphs.providers.sdk import SDKChatClient
