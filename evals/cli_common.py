@@ -85,6 +85,21 @@ ReasoningMaxTokensOpt = Annotated[
         "o-series: max_completion_tokens.",
     ),
 ]
+BatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Ask through the provider's batch API (half the price), in rounds; blocks until done "
+        "(openai:, together:, openai-compatible: servers offering /v1/batches).",
+    ),
+]
+BatchOfflineOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch-offline",
+        help="Batch mode without submitting: record each round for `nationbias batch export`/`import`.",
+    ),
+]
 
 
 def _shared(*rows: tuple[str, Any, Any]) -> dict[str, inspect.Parameter]:
@@ -112,10 +127,13 @@ SHARED = _shared(
     ("data", DataOpt, None),
     ("prompts", PromptsOpt, DEFAULT_SET),
     ("reasoning_max_tokens", ReasoningMaxTokensOpt, REASONING_MAX_TOKENS),
+    ("batch", BatchOpt, False),
+    ("batch_offline", BatchOfflineOpt, False),
 )
 MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under test and its judge
 SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
 RUN = ("concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts")
+RUN += ("batch", "batch_offline")  # --batch: the provider's batch API, in rounds (evals/batch_mode.py)
 TEST_RUN = (*SAMPLE, *RUN, "reasoning_max_tokens")  # a test's run, after MODELS (and its own options)
 
 

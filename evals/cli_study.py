@@ -177,6 +177,8 @@ def register(app: typer.Typer) -> None:
                     no_cache=no_cache,
                     retry_errors=retry_errors,
                     hooks=hooks,
+                    batch=options["batch"],
+                    batch_offline=options["batch_offline"],
                 )
             )
         print(write_study_report(ids))
