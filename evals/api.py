@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from evals.bias_tests import RunContext, RunRequest, get_test
 from evals.batch_mode import check_batch, run_test
+from evals.bias_tests import RunContext, RunRequest, get_test
 from evals.bias_tests.base import test_bodies
 from evals.errors import UsageError
 from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id

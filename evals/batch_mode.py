@@ -17,9 +17,7 @@ if TYPE_CHECKING:
     from graphs.runner import RunSummary
 
 
-async def check_batch(
-    specs: list[tuple[str, str | None]], *, no_cache: bool, offline: bool
-) -> None:
+async def check_batch(specs: list[tuple[str, str | None]], *, no_cache: bool, offline: bool) -> None:
     """Bad input before any store is opened or any batch submitted: no cache, a provider with no
     batch endpoint, or an OpenAI-compatible server that does not offer ``/v1/batches``."""
     from graphs.batch_api import BatchClient, check_provider

@@ -56,7 +56,9 @@ def batch_export(
 @cli_errors
 def batch_import(
     run_id: str,
-    results: Annotated[Path, typer.Argument(help="A batch output file (OpenAI's format; vLLM run_batch's -o).")],
+    results: Annotated[
+        Path, typer.Argument(help="A batch output file (OpenAI's format; vLLM run_batch's -o).")
+    ],
 ) -> None:
     """Ingest a results file into the response cache: the whole file is checked before anything is written."""
     from graphs.batch_ingest import ingest, parse_output
@@ -69,7 +71,9 @@ def batch_import(
         raise InputError(f"cannot read {results}: {exc}") from None
     requests = {r["custom_id"]: r for r in store.requests(run_id)}
     lines = parse_output(text, source=str(results), known=set(requests))
-    outcomes = ingest(lines, store=store, cache=ResponseCache(), run_id=run_id, requests=requests, final=False)
+    outcomes = ingest(
+        lines, store=store, cache=ResponseCache(), run_id=run_id, requests=requests, final=False
+    )
     ok = sum(o.ok for o in outcomes)
     console.print(
         f"imported {ok} answer(s), {len(outcomes) - ok} failed line(s) (asked again next round) into "
@@ -88,7 +92,9 @@ def runs_status(run_id: str) -> None:
     from graphs.batch_calls import Endpoint
 
     store = _store(run_id)
-    table = Table("round", "model", "batch", "state", "requests", "done", "failed", "pending", "submitted", "ended")
+    table = Table(
+        "round", "model", "batch", "state", "requests", "done", "failed", "pending", "submitted", "ended"
+    )
     for row in store.rounds(run_id):
         model = Endpoint.from_group(row.grp).model
         state = row.state + (f" ({row.server_state})" if row.server_state else "")
@@ -109,7 +115,9 @@ def runs_status(run_id: str) -> None:
         console.print(f"estimated cost saved on {model}: {estimate} · {prompt} in, {completion} out tokens")
     for request in store.requests(run_id):
         if request["status"] == "failed":
-            console.print(f"  failed {request['custom_id'][:16]}… ×{request['attempts']}: {request['reason']}")
+            console.print(
+                f"  failed {request['custom_id'][:16]}… ×{request['attempts']}: {request['reason']}"
+            )
 
 
 def runs_resume(run_id: str) -> None:

@@ -132,8 +132,10 @@ SHARED = _shared(
 )
 MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under test and its judge
 SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
-RUN = ("concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts")
-RUN += ("batch", "batch_offline")  # --batch: the provider's batch API, in rounds (evals/batch_mode.py)
+RUN = (
+    "concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts",
+    "batch", "batch_offline",  # the provider's batch API, in rounds (evals/batch_mode.py)
+)  # fmt: skip
 TEST_RUN = (*SAMPLE, *RUN, "reasoning_max_tokens")  # a test's run, after MODELS (and its own options)
 
 

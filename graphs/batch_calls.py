@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 MAX_ATTEMPTS = 3  # a line that failed this often in batches becomes the sample's error
 
 
-class Deferred(Exception):  # noqa: N818 (a signal, not an error: the sample waits for its batch)
+class Deferred(Exception):
     """The call waits for this round's batch: the sample is not done yet (no row, not an error)."""
 
 

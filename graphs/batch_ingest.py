@@ -121,8 +121,11 @@ def ingest(
     for (number, grp), found in by_round.items():
         covered = {o.custom_id for o in found}
         rest = [
-            r for r in requests.values()
-            if (r["round"], r["grp"]) == (number, grp) and r["status"] == "pending" and r["custom_id"] not in covered
-        ]  # fmt: skip
+            r
+            for r in requests.values()
+            if (r["round"], r["grp"]) == (number, grp)
+            and r["status"] == "pending"
+            and r["custom_id"] not in covered
+        ]
         store.ingested(run_id, number, grp, found, final=final or not rest)
     return outcomes

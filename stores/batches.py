@@ -12,7 +12,7 @@ import json
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +59,6 @@ CREATE TABLE IF NOT EXISTS batch_requests (
 );
 """
 
-_ROUND_COLUMNS = (
-    "run_id round grp state batch_id server_state input_file output_file error_file done failed "
-    "requests recorded submitted completed"
-).split()
 
 
 @dataclass(frozen=True)
@@ -84,6 +80,9 @@ class RoundRow:
     recorded: float
     submitted: float | None
     completed: float | None
+
+
+_ROUND_COLUMNS = [f.name for f in fields(RoundRow)]
 
 
 @dataclass(frozen=True)
@@ -129,7 +128,7 @@ class BatchStore:
             ]
         )
 
-    def argv(self, run_id: str) -> list[str] | None | bool:
+    def argv(self, run_id: str) -> list[str] | bool | None:
         """The stored command (None: started from the library); False: no batch run of that id."""
         with self._lock:
             row = self._conn.execute("SELECT argv FROM batch_runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -202,8 +201,12 @@ class BatchStore:
         )
 
     # requests ----------------------------------------------------------------------------------
-    def requests(self, run_id: str, number: int | None = None, *, grp: str | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT custom_id, round, grp, status, attempts, reason, body, prompt_tokens, completion_tokens "
+    def requests(
+        self, run_id: str, number: int | None = None, *, grp: str | None = None
+    ) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT custom_id, round, grp, status, attempts, reason, body, prompt_tokens, completion_tokens "
+        )
         sql += "FROM batch_requests WHERE run_id = ?"
         args: list[Any] = [run_id]
         if number is not None:
@@ -222,7 +225,8 @@ class BatchStore:
         """Requests whose last batch failed them: attempts so far and the last reason."""
         with self._lock:
             rows = self._conn.execute(
-                "SELECT custom_id, attempts, reason FROM batch_requests WHERE run_id = ? AND status = 'failed'",
+                "SELECT custom_id, attempts, reason FROM batch_requests "
+                "WHERE run_id = ? AND status = 'failed'",
                 (run_id,),
             ).fetchall()
         return {cid: (attempts, reason or "") for cid, attempts, reason in rows}

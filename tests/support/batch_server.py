@@ -167,7 +167,11 @@ class BatchApp:
                     file_id = self._new_id("file")
                     self.state.files[file_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
                     batch[key] = file_id
-            batch["request_counts"] = {"total": len(out) + len(errors), "completed": len(out), "failed": len(errors)}
+            batch["request_counts"] = {
+                "total": len(out) + len(errors),
+                "completed": len(out),
+                "failed": len(errors),
+            }
             batch["status"] = "completed"
         return {k: v for k, v in batch.items() if not k.startswith("_")}
 
