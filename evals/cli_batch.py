@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from evals.cli_common import cli_errors, console, err_console
 from stores.errors import InputError
@@ -92,18 +91,16 @@ def runs_status(run_id: str) -> None:
     from graphs.batch_calls import Endpoint
 
     store = _store(run_id)
-    table = Table(
-        "round", "model", "batch", "state", "requests", "done", "failed", "pending", "submitted", "ended"
-    )
     for row in store.rounds(run_id):
-        model = Endpoint.from_group(row.grp).model
         state = row.state + (f" ({row.server_state})" if row.server_state else "")
         pending = row.requests - row.done - row.failed
-        table.add_row(
-            str(row.round), model, row.batch_id or "-", state, str(row.requests), str(row.done),
-            str(row.failed), str(pending), _when(row.submitted), _when(row.completed),
-        )  # fmt: skip
-    console.print(table)
+        console.print(
+            f"round {row.round} · {Endpoint.from_group(row.grp).model} · batch {row.batch_id or '-'} · "
+            f"{state} · {row.requests} requests: {row.done} done, {row.failed} failed, {pending} pending · "
+            f"submitted {_when(row.submitted)} · ended {_when(row.completed)}",
+            highlight=False,
+            soft_wrap=True,
+        )
     tokens: dict[str, list[int]] = {}
     for request in store.requests(run_id):
         if request["status"] == "done":
@@ -112,7 +109,8 @@ def runs_status(run_id: str) -> None:
             count[1] += request["completion_tokens"] or 0
     for model, (prompt, completion) in tokens.items():
         estimate = saved(model, prompt_tokens=prompt, completion_tokens=completion)
-        console.print(f"estimated cost saved on {model}: {estimate} · {prompt} in, {completion} out tokens")
+        line = f"estimated cost saved on {model}: {estimate} · {prompt} in, {completion} out tokens"
+        console.print(line, highlight=False, soft_wrap=True)
     for request in store.requests(run_id):
         if request["status"] == "failed":
             console.print(

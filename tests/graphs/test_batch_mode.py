@@ -14,7 +14,7 @@ import nationbias
 from evals.study import Cell, ablate
 from stores.batches import BatchStore
 from stores.errors import InputError
-from tests.support.batch_helpers import MODEL, batch_server, comparable  # noqa: F401 (fixture)
+from tests.support.batch_helpers import MODEL, comparable
 
 FAST = {"show_progress": False, "repeats": 1}
 

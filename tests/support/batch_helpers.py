@@ -1,41 +1,20 @@
-"""Shared by the batch-mode tests: a batch server fixture and rows compared without timings."""
+"""Shared by the batch-mode tests: rows compared without timings (the server: fixtures.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.support.batch_server import BatchConfig, BatchServer
 from tests.support.reliability import rows
 
 MODEL = "openai-compatible:fault-model"
-BatchServerFactory = Callable[..., BatchServer]
-
-
-@pytest.fixture
-def batch_server() -> Iterator[BatchServerFactory]:
-    """``batch_server(delay_s=…, fail_once=…)``: a started batch server, stopped after the test."""
-    started: list[BatchServer] = []
-
-    def start(**config: Any) -> BatchServer:
-        server = BatchServer(BatchConfig(**config)).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
 def comparable(home: Path, run_id: str) -> list[dict[str, Any]]:
     """The run's rows without what differs between an online and a batch run (timings, cache hits)."""
     out = []
     for row in rows(home, run_id):
         extra = row["extra"] or {}
-        calls = [(c.get("node"), c.get("precedent"), c.get("messages"), c.get("raw")) for c in extra.get("calls", [])]
+        fields = ("node", "precedent", "messages", "raw")
+        calls = [tuple(c.get(k) for k in fields) for c in extra.get("calls", [])]
         keep = ("sample_id", "status", "messages", "raw", "parsed", "parse_error", "error", "model_calls")
         out.append(
             {
