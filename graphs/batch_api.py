@@ -37,6 +37,16 @@ BATCH_BASES: dict[str, Callable[[Endpoint, Settings], str]] = {
 }
 
 
+FILE_PURPOSE = {"together": "batch-api"}  # the files' purpose where it is not OpenAI's "batch"
+
+
+def _batch(data: dict[str, Any]) -> dict[str, Any]:
+    """A batch object as OpenAI spells it (Together wraps it in ``job`` and shouts its status)."""
+    batch = dict(data.get("job") or data)
+    batch["status"] = str(batch.get("status") or "").lower()
+    return batch
+
+
 class BatchUnsupported(InputError):
     """``--batch`` with a provider or server that has no batch endpoint."""
 
@@ -58,6 +68,7 @@ class BatchClient:
         cfg = settings()
         provider = PROVIDERS[endpoint.provider]
         self.base = BATCH_BASES[endpoint.provider](endpoint, cfg).rstrip("/")
+        self.purpose = FILE_PURPOSE.get(endpoint.provider, "batch")
         headers = {"Authorization": f"Bearer {provider.key(cfg)}"}
         headers.update(getattr(provider, "headers", lambda _cfg: {})(cfg))
         self._session = aiohttp.ClientSession(headers=headers, timeout=aiohttp.ClientTimeout(total=timeout))
@@ -97,7 +108,7 @@ class BatchClient:
 
     async def upload(self, content: bytes, *, name: str) -> str:
         form = aiohttp.FormData()
-        form.add_field("purpose", "batch")
+        form.add_field("purpose", self.purpose)
         form.add_field("file", content, filename=name, content_type="application/jsonl")
         return str((await self._json("POST", "/files", data=form))["id"])
 
@@ -108,24 +119,28 @@ class BatchClient:
             "completion_window": COMPLETION_WINDOW,
             "metadata": metadata,
         }
-        return await self._json("POST", "/batches", json=body)
+        return _batch(await self._json("POST", "/batches", json=body))
 
     async def get(self, batch_id: str) -> dict[str, Any]:
-        return await self._json("GET", f"/batches/{batch_id}")
+        return _batch(await self._json("GET", f"/batches/{batch_id}"))
 
-    async def find(self, metadata: dict[str, str]) -> dict[str, Any] | None:
-        """A batch created with exactly this metadata (a kill kept its id from being recorded)."""
+    async def find(self, metadata: dict[str, str], input_file: str | None) -> dict[str, Any] | None:
+        """The batch made from ``input_file``, or created with exactly this metadata: a kill between
+        creating a batch and recording its id must not make the round be submitted twice."""
         after: str | None = None
         while True:
             params = {"limit": "100", **({"after": after} if after else {})}
-            page = await self._json("GET", "/batches", params=params)
-            for batch in page.get("data") or []:
+            page: Any = json.loads(await self._send("GET", "/batches", params=params))
+            found = page if isinstance(page, list) else page.get("data") or []  # Together: a list
+            for batch in map(_batch, found):
                 meta = batch.get("metadata") or {}
-                if all(meta.get(k) == v for k, v in metadata.items()):
+                if (input_file and batch.get("input_file_id") == input_file) or (
+                    meta and all(meta.get(k) == v for k, v in metadata.items())
+                ):
                     return batch
-            if not page.get("has_more") or not page.get("data"):
+            if isinstance(page, list) or not page.get("has_more") or not found:
                 return None
-            after = page["data"][-1]["id"]
+            after = found[-1]["id"]
 
     async def content(self, file_id: str) -> bytes:
         return await self._send("GET", f"/files/{file_id}/content")

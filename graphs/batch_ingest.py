@@ -35,8 +35,9 @@ class OutputLine:
     error: str | None
 
 
-def parse_output(text: str, *, source: str, known: set[str]) -> list[OutputLine]:
-    """Every line of an OpenAI batch output (or error) file, checked; raises on the first bad one."""
+def parse_output(text: str, *, source: str, known: set[str], strict: bool = True) -> list[OutputLine]:
+    """Every line of an OpenAI batch output (or error) file, checked; raises on the first bad one.
+    ``strict=False`` (a batch the run found on its server) skips lines for requests it never made."""
     lines: list[OutputLine] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -50,6 +51,8 @@ def parse_output(text: str, *, source: str, known: set[str]) -> list[OutputLine]
         if not isinstance(record, dict) or not isinstance(record.get("custom_id"), str):
             raise BatchFileError(f"{where}: not a batch output line (no custom_id)")
         cid = record["custom_id"]
+        if cid not in known and not strict:
+            continue
         if cid not in known:
             raise BatchFileError(f"{where}: unknown custom_id {cid[:80]!r}: no request of this run has it")
         if cid in seen:

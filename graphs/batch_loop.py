@@ -76,14 +76,20 @@ class BatchRun:
         return waiting
 
     async def _submit(self, api: BatchClient, row: RoundRow) -> str:
-        """Find the batch a kill kept from being recorded, or upload the round's file and create it."""
+        """Find the batch a kill kept from being recorded, or upload the round's file and create it.
+
+        The uploaded file's id is recorded before the batch is created, so the batch made from it
+        is found again (or, by its metadata, on servers that keep metadata)."""
         metadata = self._metadata(row)
-        batch = await api.find(metadata)
+        batch = await api.find(metadata, row.input_file)
         if batch is None:
-            content = input_lines(self.store.requests(self.run_id, row.round, grp=row.grp))
-            input_file = await api.upload(content, name=f"{self.run_id}-round{row.round}.jsonl")
+            input_file = row.input_file
+            if input_file is None:
+                content = input_lines(self.store.requests(self.run_id, row.round, grp=row.grp))
+                input_file = await api.upload(content, name=f"{self.run_id}-round{row.round}.jsonl")
+                self.store.uploaded(row, input_file=input_file)
             batch = await api.create(input_file, metadata=metadata)
-        self.store.submitted(row, batch_id=str(batch["id"]), input_file=batch.get("input_file_id"))
+        self.store.submitted(row, batch_id=str(batch["id"]))
         return str(batch["id"])
 
     async def _finish(self, api: BatchClient, row: RoundRow, batch_id: str) -> None:
@@ -93,7 +99,7 @@ class BatchRun:
         for file_id in (batch.get("output_file_id"), batch.get("error_file_id")):
             if file_id:
                 text += (await api.content(str(file_id))).decode("utf-8") + "\n"
-        lines = parse_output(text, source=f"batch {batch_id} output", known=set(requests))
+        lines = parse_output(text, source=f"batch {batch_id} output", known=set(requests), strict=False)
         ingest(lines, store=self.store, cache=self.cache, run_id=self.run_id, requests=requests, final=True)
 
     async def _wait(self, api: BatchClient, row: RoundRow, batch_id: str) -> dict[str, object]:

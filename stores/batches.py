@@ -170,13 +170,24 @@ class BatchStore:
             )
         self._write(statements)
 
-    def submitted(self, row: RoundRow, *, batch_id: str, input_file: str | None) -> None:
+    def uploaded(self, row: RoundRow, *, input_file: str) -> None:
+        """The round's input file is on the server (recorded before the batch is created)."""
         self._write(
             [
                 (
-                    "UPDATE batch_rounds SET state = 'submitted', batch_id = ?, input_file = ?, "
-                    "submitted = ? WHERE run_id = ? AND round = ? AND grp = ?",
-                    (batch_id, input_file, time.time(), row.run_id, row.round, row.grp),
+                    "UPDATE batch_rounds SET input_file = ? WHERE run_id = ? AND round = ? AND grp = ?",
+                    (input_file, row.run_id, row.round, row.grp),
+                )
+            ]
+        )
+
+    def submitted(self, row: RoundRow, *, batch_id: str) -> None:
+        self._write(
+            [
+                (
+                    "UPDATE batch_rounds SET state = 'submitted', batch_id = ?, submitted = ? "
+                    "WHERE run_id = ? AND round = ? AND grp = ?",
+                    (batch_id, time.time(), row.run_id, row.round, row.grp),
                 )
             ]
         )

@@ -97,3 +97,27 @@ def test_server_without_batches_is_refused_before_submission(fault_server, isola
     with pytest.raises(InputError, match="offers no batch endpoint"):
         nationbias.run("vote", model=MODEL, base_url=plain.base_url, batch=True, limit=1, **FAST)
     assert plain.count() == 0 and not (isolated_home / "runs.sqlite").exists()
+
+
+def test_a_kill_between_create_and_record_submits_nothing_twice(
+    fault_server, batch_server, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process dies right after the server created the batch, before its id was recorded: the
+    resumed run finds that batch on the server (by its input file) instead of creating another."""
+    online, server = fault_server(), batch_server()
+    nationbias.run("vote", model=MODEL, base_url=online.base_url, limit=1, run_id="online", **FAST)
+
+    def killed(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt  # as a SIGKILL would stop it, with nothing recorded
+
+    with monkeypatch.context() as patch:
+        patch.setattr(BatchStore, "submitted", killed)
+        with pytest.raises(KeyboardInterrupt):
+            nationbias.run(
+                "vote", model=MODEL, base_url=server.base_url, limit=1, run_id="b", batch=True, **FAST
+            )
+    assert len(server.app.state.batches) == 1 and BatchStore().rounds("b")[0].batch_id is None
+
+    nationbias.run("vote", model=MODEL, base_url=server.base_url, limit=1, run_id="b", batch=True, **FAST)
+    assert len(server.app.state.batches) == 1 and max(server.submitted.values()) == 1
+    assert comparable(isolated_home, "b") == comparable(isolated_home, "online")
