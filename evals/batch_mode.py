@@ -61,6 +61,8 @@ async def run_test(
     store = BatchStore()
     for rid in dict.fromkeys((ctx.run_id, resume_id)):  # `runs resume` takes either
         store.note_run(rid, argv)
+    if ctx.request.retry_errors:
+        store.forgive(ctx.run_id)
     run = BatchRun(
         run_id=ctx.run_id,
         store=store,

@@ -60,7 +60,6 @@ CREATE TABLE IF NOT EXISTS batch_requests (
 """
 
 
-
 @dataclass(frozen=True)
 class RoundRow:
     """One round's batch for one endpoint (a batch holds one model's requests)."""
@@ -170,46 +169,23 @@ class BatchStore:
             )
         self._write(statements)
 
-    def uploaded(self, row: RoundRow, *, input_file: str) -> None:
-        """The round's input file is on the server (recorded before the batch is created)."""
+    def _set(self, row: RoundRow, assignments: str, *args: Any) -> None:
+        where = " WHERE run_id = ? AND round = ? AND grp = ?"
         self._write(
-            [
-                (
-                    "UPDATE batch_rounds SET input_file = ? WHERE run_id = ? AND round = ? AND grp = ?",
-                    (input_file, row.run_id, row.round, row.grp),
-                )
-            ]
+            [(f"UPDATE batch_rounds SET {assignments}{where}", (*args, row.run_id, row.round, row.grp))]
         )
 
+    def uploaded(self, row: RoundRow, *, input_file: str) -> None:
+        """The round's input file is on the server (recorded before the batch is created)."""
+        self._set(row, "input_file = ?", input_file)
+
     def submitted(self, row: RoundRow, *, batch_id: str) -> None:
-        self._write(
-            [
-                (
-                    "UPDATE batch_rounds SET state = 'submitted', batch_id = ?, submitted = ? "
-                    "WHERE run_id = ? AND round = ? AND grp = ?",
-                    (batch_id, time.time(), row.run_id, row.round, row.grp),
-                )
-            ]
-        )
+        self._set(row, "state = 'submitted', batch_id = ?, submitted = ?", batch_id, time.time())
 
     def server_state(self, row: RoundRow, batch: dict[str, Any]) -> None:
         """What the server last said of the batch: its status and files (for ``runs status``)."""
-        self._write(
-            [
-                (
-                    "UPDATE batch_rounds SET server_state = ?, output_file = ?, error_file = ? "
-                    "WHERE run_id = ? AND round = ? AND grp = ?",
-                    (
-                        batch.get("status"),
-                        batch.get("output_file_id"),
-                        batch.get("error_file_id"),
-                        row.run_id,
-                        row.round,
-                        row.grp,
-                    ),
-                )
-            ]
-        )
+        files = (batch.get("output_file_id"), batch.get("error_file_id"))
+        self._set(row, "server_state = ?, output_file = ?, error_file = ?", batch.get("status"), *files)
 
     # requests ----------------------------------------------------------------------------------
     def requests(
@@ -241,6 +217,12 @@ class BatchStore:
                 (run_id,),
             ).fetchall()
         return {cid: (attempts, reason or "") for cid, attempts, reason in rows}
+
+    def forgive(self, run_id: str) -> None:
+        """``--retry-errors``: requests that failed too often get their full number of tries again."""
+        self._write(
+            [("UPDATE batch_requests SET attempts = 0 WHERE run_id = ? AND status = 'failed'", (run_id,))]
+        )
 
     def ingested(self, run_id: str, number: int, grp: str, outcomes: list[Outcome], *, final: bool) -> None:
         """Mark each answered or failed request (one transaction); ``final``: the round is over, and a

@@ -121,3 +121,21 @@ def test_a_kill_between_create_and_record_submits_nothing_twice(
     nationbias.run("vote", model=MODEL, base_url=server.base_url, limit=1, run_id="b", batch=True, **FAST)
     assert len(server.app.state.batches) == 1 and max(server.submitted.values()) == 1
     assert comparable(isolated_home, "b") == comparable(isolated_home, "online")
+
+
+def test_a_line_failing_past_the_limit_is_an_error_row_and_retry_errors_asks_again(
+    fault_server, batch_server, isolated_home: Path
+) -> None:
+    online, server = fault_server(), batch_server(fail_once=0.5, fail_times=3)
+    options = {"model": MODEL, "limit": 1, "run_id": "b", "batch": True, **FAST}
+    nationbias.run("vote", model=MODEL, base_url=online.base_url, limit=1, run_id="online", **FAST)
+    summary = nationbias.run("vote", base_url=server.base_url, **options)
+
+    assert summary.error > 0  # like an online failure: an error row, never cached
+    errors = [row["error"] for row in comparable(isolated_home, "b") if row["status"] == "error"]
+    assert errors and all("batch: HTTP 500" in e and "failed in 3 batches" in e for e in errors)
+    assert sorted(set(server.submitted.values())) == [1, 3]  # failed lines asked 3 times, others once
+
+    summary = nationbias.run("vote", base_url=server.base_url, retry_errors=True, **options)
+    assert summary.error == 0
+    assert comparable(isolated_home, "b") == comparable(isolated_home, "online")

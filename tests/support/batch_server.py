@@ -34,6 +34,7 @@ from tests.support.fault_server import _completion
 class BatchConfig:
     delay_s: float = 0.0  # a batch completes this long after it is created
     fail_once: float = 0.0  # fraction of custom ids whose first submission fails
+    fail_times: int = 1  # ... or whose first N submissions fail
     offers_batches: bool = True  # False: /v1/files and /v1/batches answer 404 (a plain server)
 
 
@@ -156,7 +157,7 @@ class BatchApp:
             for request in batch["_requests"]:
                 cid = request["custom_id"]
                 line = {"id": self._new_id("req"), "custom_id": cid, "error": None}
-                if self.state.submitted[cid] == 1 and _fails(cid, self.config.fail_once):
+                if self.state.submitted[cid] <= self.config.fail_times and _fails(cid, self.config.fail_once):
                     body = wire.error("the server had an error", "server_error")
                     errors.append({**line, "response": {"status_code": 500, "request_id": "r", "body": body}})
                 else:
