@@ -22,6 +22,11 @@ NOWHERE = "http://127.0.0.1:9/v1"  # the offline run never talks to its server
 VOTE = ["run", "vote", "-m", MODEL, "--limit", "2", "--repeats", "1"]
 
 
+@pytest.fixture(autouse=True)
+def quick_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NATIONBIAS_BATCH_POLL_S", "0.05")
+
+
 def invoke(*args: str) -> str:
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output
@@ -111,3 +116,17 @@ def test_status_shows_rounds_and_unknown_runs_are_refused(batch_server, isolated
     for command in (["runs", "status", "nope"], ["batch", "export", "nope", "--round", "1"]):
         result = CliRunner().invoke(app, command)
         assert result.exit_code == 2 and "no batch rounds" in result.output
+
+
+def test_openai_spec_batches_through_its_base_url_and_prices_the_saving(
+    batch_server, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = batch_server()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-batch-test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)  # as the SDK reads it: the batch API too
+    vote = ["run", "vote", "-m", "openai:gpt-4o-mini", "--limit", "1", "--repeats", "1"]
+    invoke(*vote, "--batch", "--run-id", "oa")
+    status = " ".join(invoke("runs", "status", "oa").split())
+    assert "round 1 · gpt-4o-mini" in status and "estimated cost saved on gpt-4o-mini: $" in status
+    assert sum(server.submitted.values()) == 5 and server.app.state.chat_calls == 0
+    assert "sk-batch-test-key" not in (isolated_home / "runs.sqlite").read_bytes().decode("utf-8", "replace")
