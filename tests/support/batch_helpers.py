@@ -8,6 +8,8 @@ from typing import Any
 from tests.support.reliability import rows
 
 MODEL = "openai-compatible:fault-model"
+
+
 def comparable(home: Path, run_id: str) -> list[dict[str, Any]]:
     """The run's rows without what differs between an online and a batch run (timings, cache hits)."""
     out = []
