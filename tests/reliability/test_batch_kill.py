@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -13,7 +15,7 @@ from pathlib import Path
 import nationbias
 from tests.support.batch_helpers import MODEL, comparable
 from tests.support.batch_server import BatchServer
-from tests.support.reliability import cli_env, launch
+from tests.support.reliability import REPO, cli_env, launch
 
 RUN = ["run", "vote", "-m", MODEL, "--limit", "2", "--repeats", "1", "--batch", "--run-id", "killed"]
 
@@ -70,3 +72,28 @@ def test_killed_twice_resumes_without_resubmitting_or_losing(
 
     assert len(server.app.state.batches) == 1 and max(server.submitted.values()) == 1
     assert comparable(home, "killed") == comparable(isolated_home, "online")
+
+
+def test_ctrl_c_leaves_the_batch_running_and_says_how_to_resume(batch_server, tmp_path: Path) -> None:
+    server: BatchServer = batch_server(delay_s=1e9)
+    home, log = tmp_path / "home", tmp_path / "cli.log"
+    env = cli_env(home, server.base_url, NATIONBIAS_BATCH_POLL_S="0.1")
+    code = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    command = [sys.executable, "-c", code + "from evals.cli import app; app()", *RUN]
+    with log.open("w") as out:
+        process = subprocess.Popen(command, env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 240
+        while not server.app.state.batches:
+            assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        time.sleep(0.5)  # polling now
+        process.send_signal(signal.SIGINT)
+        assert process.wait(60) == 130, log.read_text()
+    said = " ".join(log.read_text().split())
+    assert "keeps running on the server; resume: nationbias runs resume killed" in said
+
+    server.app.config.delay_s = 0.0
+    with log.open("a") as out:
+        assert launch(["runs", "resume", "killed"], env, out).wait(300) == 0, log.read_text()
+    assert len(server.app.state.batches) == 1 and max(server.submitted.values()) == 1
+    assert _count(home / "runs.sqlite", "SELECT COUNT(*) FROM samples") == 10
