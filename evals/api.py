@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from evals.batch_mode import check_batch, run_test
 from evals.bias_tests import RunContext, RunRequest, get_test
 from evals.bias_tests.base import test_bodies
 from evals.errors import UsageError
@@ -72,12 +73,15 @@ async def arun(
     show_progress: bool = True,
     data: str | None = None,
     hooks: Hooks = QUIET,
+    batch: bool = False,
+    batch_offline: bool = False,
     **options: Any,
 ) -> RunSummary:
     """Run (or resume) one bias test for one model; ``options`` are the test's own (e.g. ``k`` for
     debias, ``pool`` for association); ``body`` the Council (``unsc``) or the Assembly (``unga``),
-    ``years`` a window (``2005-2019``); ``data`` a data folder to read instead of the packaged copy.
-    Every input is checked before a store is opened."""
+    ``years`` a window (``2005-2019``); ``data`` a data folder to read instead of the packaged copy;
+    ``batch`` asks through the provider's batch API in rounds (``batch_offline``: records them for
+    ``nationbias batch export``; evals/batch_mode.py). Every input is checked before a store is opened."""
     arguments = dict(locals())
     with using_data(data):  # the data folder for this run only (the environment is not touched)
         from graphs.budget import check_budget
@@ -100,6 +104,9 @@ async def arun(
         if judge is not None:
             bias.check_judge(chosen)
             check_model(judge, base_url=judge_url)
+        if batch or batch_offline:
+            specs = [(model, base_url)] + ([(judge, judge_url)] if judge is not None else [])
+            await check_batch(specs, no_cache=no_cache, offline=batch_offline)
         request = RunRequest.from_arguments(arguments, options)
         sample = SampleOptions(
             limit=limit,
@@ -132,7 +139,9 @@ async def arun(
             inputs=inputs,
         )
         with hooks.running():
-            summary = await bias.arun(ctx)
+            summary = await run_test(
+                bias, ctx, batch=batch, offline=batch_offline, show_progress=show_progress
+            )
         note_learned_reasoning(store, rid, client)
         hooks.on_summary(summary, client.spec.is_embedded)
         return summary

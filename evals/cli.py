@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from evals.cli_baselines import register as register_baselines
+from evals.cli_batch import register as register_batch
 from evals.cli_common import console
 from evals.cli_data import data_app
 from evals.cli_run import run_app
@@ -26,6 +27,7 @@ app.add_typer(cache_app, name="cache")
 app.add_typer(data_app, name="data")
 register_study(app)
 register_baselines(app)
+register_batch(app, runs_app)  # `batch export|import`, `runs status|resume`
 
 
 @app.command("models")

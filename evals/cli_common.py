@@ -91,6 +91,21 @@ ReasoningMaxTokensOpt = Annotated[
         "o-series: max_completion_tokens.",
     ),
 ]
+BatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Ask through the provider's batch API (half the price), in rounds; blocks until done "
+        "(openai:, together:, openai-compatible: servers offering /v1/batches).",
+    ),
+]
+BatchOfflineOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch-offline",
+        help="Batch mode without submitting: record each round for `nationbias batch export`/`import`.",
+    ),
+]
 
 
 def _shared(*rows: tuple[str, Any, Any]) -> dict[str, inspect.Parameter]:
@@ -119,10 +134,15 @@ SHARED = _shared(
     ("prompts", PromptsOpt, DEFAULT_SET),
     ("reasoning_max_tokens", ReasoningMaxTokensOpt, REASONING_MAX_TOKENS),
     *COST_OPTIONS,  # --dry-run, --max-cost and the prices (evals/cli_cost.py)
+    ("batch", BatchOpt, False),
+    ("batch_offline", BatchOfflineOpt, False),
 )
 MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under test and its judge
 SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
-RUN = ("concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts", *COST)
+RUN = (
+    "concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts", *COST,
+    "batch", "batch_offline",  # the provider's batch API, in rounds (evals/batch_mode.py)
+)  # fmt: skip
 TEST_RUN = (*SAMPLE, *RUN, "reasoning_max_tokens")  # a test's run, after MODELS (and its own options)
 
 

@@ -180,6 +180,8 @@ def register(app: typer.Typer) -> None:
                     no_cache=no_cache,
                     retry_errors=retry_errors,
                     hooks=hooks,
+                    batch=options["batch"],
+                    batch_offline=options["batch_offline"],
                 )
             )
         if not dry_running():  # a dry run's output is its table (evals/cli_cost.py)

@@ -68,6 +68,8 @@ async def aablate(
     reasoning_max_tokens: int = REASONING_MAX_TOKENS,
     show_progress: bool = True,
     hooks: Hooks = QUIET,
+    batch: bool = False,
+    batch_offline: bool = False,
 ) -> list[str]:
     """The debiased vote once per cell, run id ``<prefix>-debias-<cell>``; returns the run ids."""
     shared = {key: value for key, value in locals().items() if key not in ("cells", "run_prefix")}
@@ -99,6 +101,8 @@ async def astudy(
     retry_errors: bool = False,
     show_progress: bool = True,
     hooks: Hooks = QUIET,
+    batch: bool = False,
+    batch_offline: bool = False,
 ) -> list[str]:
     """Every test of the plan (``<prefix>-<test>``), then the ablation, as resumable runs; the ids."""
     from evals.bias_tests import get_test
@@ -117,6 +121,8 @@ async def astudy(
         reasoning_max_tokens=plan.reasoning_max_tokens,
         show_progress=show_progress,
         hooks=hooks,
+        batch=batch,
+        batch_offline=batch_offline,
     )
     ids = []
     for test, limit in plan.limits.items():

@@ -14,6 +14,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from graphs.batch_calls import BATCH
 from graphs.breaker import CircuitBreaker
 from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, shows_reasoning
 from graphs.call_result import Answer, CallResult, ask_langchain, split_reasoning
@@ -203,6 +204,8 @@ class ModelClient:
         hit = self.cache.get(key)
         if hit is not None:
             return CallResult.from_cache(hit, max_tokens)
+        if (batch := BATCH.get()) is not None:  # --batch: the round's batch asks it (graphs/batch_calls.py)
+            return batch.defer(self, key, messages, fmt, max_tokens)
         return await self._single_flight(key, messages, fmt, max_tokens)
 
     async def _single_flight(

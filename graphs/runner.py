@@ -28,6 +28,7 @@ from rich.progress import (
 )
 
 from graphs.cost import RunSpend, SpendColumn
+from graphs.batch_calls import Deferred
 from graphs.halt import Halt, RunHalted
 from stores.errors import InputError
 from stores.faults import RunFault
@@ -203,6 +204,8 @@ async def run_tasks(
             except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
                 halt.stop(fault)
                 return
+            except Deferred:  # --batch: it waits for this round's batch, no row (graphs/batch_calls.py)
+                continue
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)
             try:

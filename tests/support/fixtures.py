@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.batch_server import BatchConfig, BatchServer
 from tests.support.fault_server import FaultConfig, FaultServer
 
 FaultServerFactory = Callable[..., FaultServer]
@@ -27,4 +28,19 @@ def fault_server() -> Iterator[FaultServerFactory]:
 
     yield start
     for server in reversed(started):
+        server.stop()
+
+
+@pytest.fixture
+def batch_server() -> Iterator[Callable[..., BatchServer]]:
+    """``batch_server(delay_s=…, fail_once=…)``: a Files + Batches server (batch_server.py), stopped after."""
+    started: list[BatchServer] = []
+
+    def start(**config: Any) -> BatchServer:
+        server = BatchServer(BatchConfig(**config)).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
         server.stop()

@@ -1,0 +1,77 @@
+"""``--batch`` for a bias test: its checks before anything is opened, and its rounds (graphs/batch_loop.py).
+
+The library (evals/api.py ``arun``) comes through here, so ``run``, ``study``, ``ablate`` and a
+notebook get batch mode alike; ``--batch-offline`` records each round for ``nationbias batch
+export`` / ``import`` (an offline runner such as vLLM's) instead of submitting it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from stores.errors import InputError
+
+if TYPE_CHECKING:
+    from evals.bias_tests import RunContext
+    from graphs.runner import RunSummary
+
+
+async def check_batch(specs: list[tuple[str, str | None]], *, no_cache: bool, offline: bool) -> None:
+    """Bad input before any store is opened or any batch submitted: no cache, a provider with no
+    batch endpoint, or an OpenAI-compatible server that does not offer ``/v1/batches``."""
+    from graphs.batch_api import BatchClient, check_provider
+    from graphs.batch_calls import Endpoint
+    from graphs.models import parse_spec
+
+    if no_cache:
+        raise InputError("--batch needs the response cache (answers arrive through it): drop --no-cache")
+    for model, base_url in specs:
+        spec = parse_spec(model, base_url=base_url)
+        check_provider(spec.provider)
+        if spec.provider == "openai-compatible" and not offline:
+            async with BatchClient(Endpoint(spec.provider, spec.model, spec.base_url), timeout=30) as api:
+                await api.probe()
+
+
+def command_argv(run_id: str) -> tuple[str, list[str] | None]:
+    """The id that resumes the command (a study's prefix) and its command line (None outside the CLI)."""
+    from evals.cli_outcome import _CURRENT, _current_context, resume_command
+
+    outcome = _CURRENT.get()
+    rid = outcome.resume_id if outcome is not None and outcome.resume_id else run_id
+    if _current_context() is None:
+        return rid, None
+    return rid, shlex.split(resume_command(rid))
+
+
+async def run_test(
+    bias: Any, ctx: RunContext, *, batch: bool, offline: bool, show_progress: bool
+) -> RunSummary:
+    """The test's run, in rounds of batches when asked (else as it is)."""
+    if not (batch or offline):
+        summary: RunSummary = await bias.arun(ctx)
+        return summary
+    from graphs.batch_loop import BatchRun, run_rounds
+    from stores.batches import BatchStore
+
+    if ctx.client.cache is None:  # checked before; a library caller may pass a client of its own
+        raise InputError("--batch needs the response cache: drop --no-cache")
+    resume_id, argv = command_argv(ctx.run_id)
+    store = BatchStore()
+    for rid in dict.fromkeys((ctx.run_id, resume_id)):  # `runs resume` takes either
+        store.note_run(rid, argv)
+    if ctx.request.retry_errors:
+        store.forgive(ctx.run_id)
+    run = BatchRun(
+        run_id=ctx.run_id,
+        store=store,
+        cache=ctx.client.cache,
+        offline=offline,
+        show_progress=show_progress,
+        resume=shlex.join(argv) if argv else "",
+    )
+    try:
+        return await run_rounds(run, lambda: bias.arun(ctx))
+    finally:
+        store.close()
