@@ -13,11 +13,15 @@ from typing import TYPE_CHECKING, Any
 from stores.errors import InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from evals.bias_tests import RunContext
     from graphs.runner import RunSummary
 
 
-async def check_batch(specs: list[tuple[str, str | None]], *, no_cache: bool, offline: bool) -> None:
+async def check_batch(
+    specs: list[tuple[str, str | Sequence[str] | None]], *, no_cache: bool, offline: bool
+) -> None:
     """Bad input before any store is opened or any batch submitted: no cache, a provider with no
     batch endpoint, or an OpenAI-compatible server that does not offer ``/v1/batches``."""
     from graphs.batch_api import BatchClient, check_provider
@@ -29,6 +33,8 @@ async def check_batch(specs: list[tuple[str, str | None]], *, no_cache: bool, of
     for model, base_url in specs:
         spec = parse_spec(model, base_url=base_url)
         check_provider(spec.provider)
+        if spec.replicas:  # a batch goes to one server's Files + Batches API
+            raise InputError(f"--batch takes one --base-url, got {len(spec.urls)}: {', '.join(spec.urls)}")
         if spec.provider == "openai-compatible" and not offline:
             async with BatchClient(Endpoint(spec.provider, spec.model, spec.base_url), timeout=30) as api:
                 await api.probe()

@@ -27,8 +27,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from graphs.cost import RunSpend, SpendColumn
 from graphs.batch_calls import Deferred
+from graphs.cost import RunSpend, SpendColumn
 from graphs.halt import Halt, RunHalted
 from stores.errors import InputError
 from stores.faults import RunFault
