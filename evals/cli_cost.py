@@ -88,6 +88,9 @@ def cost_scope(kwargs: dict[str, Any], outcome: Any) -> Iterator[None]:
     from stores.prices import price_book
 
     cap = check_cap(options["max_cost"])
+    if (options["dry_run"] or cap is not None) and (kwargs.get("batch") or kwargs.get("batch_offline")):
+        flag = "--dry-run" if options["dry_run"] else "--max-cost"
+        raise InputError(f"{flag} meters calls sent one by one, not --batch rounds: drop one of them")
     book = price_book(options["prices"], price_in=options["price_in"], price_out=options["price_out"])
     unpriced = [model for model in _models(kwargs) if book.price(model) is None]
     if cap is not None and unpriced:

@@ -153,3 +153,15 @@ def test_a_debiased_vote_stopped_mid_sample_resumes_to_the_rows_of_an_uncapped_r
     assert fresh.exit_code == 0, fresh.output
     assert server.count() - sent == sent  # the capped run, resumed, asked each call once
     assert votes(isolated_home, "deb") == votes(isolated_home, "fresh")
+
+
+@pytest.mark.parametrize("flag", [["--dry-run"], ["--max-cost", "1", "--price-in", "1", "--price-out", "1"]])
+def test_cost_options_refuse_batch(flag: list[str], batch_server) -> None:  # type: ignore[no-untyped-def]
+    """A dry run or a cap meters calls sent one by one; with --batch nothing is submitted, exit 2."""
+    server = batch_server()
+    args = ["run", "vote", "-m", "openai-compatible:fault-model", "--base-url", server.base_url,
+            "--limit", "1", "--repeats", "1", "--batch", *flag]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "--batch" in result.output
+    assert not server.submitted
