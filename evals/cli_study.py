@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+import pandas as pd
 import typer
 
 from evals.api import sync
@@ -124,8 +125,11 @@ def register(app: typer.Typer) -> None:
         if dry_running():
             return  # the dry run's table (evals/cli_cost.py) is the output
         store = RunStore()
-        frame = ablation_table([(store.get_run(i), store.samples_frame(i)) for i in ids])
-        frame.insert(0, "run_id", ids)
+        # one row per run, in the grid's order: the pooled table sorts its cells, so ids set beside it
+        # afterwards would name the wrong rows
+        rows = [ablation_table([(store.get_run(i), store.samples_frame(i))]).assign(run_id=i) for i in ids]
+        frame = pd.concat(rows, ignore_index=True)
+        frame.insert(0, "run_id", frame.pop("run_id"))
         console.print(frame.to_string(index=False))
 
     @app.command("study")

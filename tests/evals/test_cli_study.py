@@ -61,6 +61,12 @@ def test_ablate_one_run_per_cell_and_table4(fault_server) -> None:  # type: igno
     )
     assert (runs["ok"] + runs["invalid"] == 10).all()
     assert "mean_weighted_f1" in result.output
+    rows = [line.split() for line in result.output.splitlines()]
+    printed = {cells[0]: cells for cells in rows if cells and cells[0].startswith("abl-")}
+    for run_id, cells in printed.items():  # each id on its own cell's row: k and reflexion as named
+        k, reflexion = run_id.split("-")[2:4]
+        assert cells[2] == k.removeprefix("k") and cells[3] == str(reflexion == "rf"), (run_id, cells)
+    assert len(printed) == 4
 
 
 def test_bad_grid_exits_2_before_any_work(fault_server) -> None:  # type: ignore[no-untyped-def]
