@@ -1,6 +1,7 @@
 """The price table: US dollars per million prompt and completion tokens, per model spec.
 
-The table ships as a data file (``stores/data/prices.toml``) the user can edit; a file of their own
+The table ships as a data file the user can edit (``stores/tables/prices.toml``: ``stores/data/`` holds
+only the copy of ../shared); a file of their own
 (``NATIONBIAS_PRICES`` or ``--prices``, the same layout) wins entry by entry. A key is a model spec
 (``openai:gpt-4o-mini``) or a whole provider (``local:*``). A model with no entry has no price:
 callers say so rather than guess.
@@ -16,7 +17,7 @@ from pathlib import Path
 from stores.errors import InputError
 from stores.settings import settings
 
-PACKAGED = Path(__file__).parent / "data" / "prices.toml"
+PACKAGED = Path(__file__).parent / "tables" / "prices.toml"
 
 
 @dataclass(frozen=True)

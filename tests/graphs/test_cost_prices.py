@@ -28,7 +28,7 @@ def test_the_packaged_table_loads_and_prices_the_models_the_readme_names() -> No
     assert mini.cost(1_000_000, 1_000_000) == pytest.approx(0.75)
     assert book.price("local:smollm2") is not None and book.price("local:smollm2").input == 0.0  # type: ignore[union-attr]
     assert book.price("openai-compatible:qwen2.5") is None  # a server of one's own: no price to guess
-    assert PACKAGED.name == "prices.toml" and PACKAGED.parent.name == "data"
+    assert PACKAGED.name == "prices.toml" and PACKAGED.parent.name == "tables"
 
 
 def test_a_user_file_wins_entry_by_entry_and_the_option_wins_over_the_variable(

@@ -61,7 +61,9 @@ def test_the_wheel_holds_every_shipped_file(tmp_path: Path) -> None:
     assert len(stored) == len(ALL) and stored <= names
     assert "stores/bundled.py" in names
     browser = {f"evals/browser/{p.name}" for p in (REPO / "evals/browser").iterdir()}  # the sample browser
-    assert len(browser) == 5 and browser <= names
+    pages = {"samples.html", "samples.js", "sample-view.js", "samples.css"}
+    assert browser == {f"evals/browser/{p}" for p in pages} and browser <= names
+    assert "stores/tables/prices.toml" in names  # the price table --dry-run and --max-cost read
     assert not any("nation-level-bias-paper" in n for n in names)  # the paper's own text is not shipped
 
 
