@@ -104,7 +104,8 @@ def runs_status(run_id: str) -> None:
     tokens: dict[str, list[int]] = {}
     for request in store.requests(run_id):
         if request["status"] == "done":
-            count = tokens.setdefault(Endpoint.from_group(request["grp"]).model, [0, 0])
+            endpoint = Endpoint.from_group(request["grp"])
+            count = tokens.setdefault(f"{endpoint.provider}:{endpoint.model}", [0, 0])
             count[0] += request["prompt_tokens"] or 0
             count[1] += request["completion_tokens"] or 0
     for model, (prompt, completion) in tokens.items():

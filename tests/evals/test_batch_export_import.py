@@ -127,6 +127,6 @@ def test_openai_spec_batches_through_its_base_url_and_prices_the_saving(
     vote = ["run", "vote", "-m", "openai:gpt-4o-mini", "--limit", "1", "--repeats", "1"]
     invoke(*vote, "--batch", "--run-id", "oa")
     status = " ".join(invoke("runs", "status", "oa").split())
-    assert "round 1 · gpt-4o-mini" in status and "estimated cost saved on gpt-4o-mini: $" in status
+    assert "round 1 · gpt-4o-mini" in status and "estimated cost saved on openai:gpt-4o-mini: $" in status
     assert sum(server.submitted.values()) == 5 and server.app.state.chat_calls == 0
     assert "sk-batch-test-key" not in (isolated_home / "runs.sqlite").read_bytes().decode("utf-8", "replace")
