@@ -42,8 +42,10 @@ def prefix(value: str, limit: int) -> str:
 
 
 def model_name(spec: str, limit: int = 24) -> str:
-    """A model spec without its provider and organisation (``together:meta-llama/X`` → ``X``)."""
-    return middle(spec.split(":", 1)[-1].rsplit("/", 1)[-1], limit)
+    """A model spec without its provider and organisation (``together:meta-llama/X`` → ``X``); a row's
+    framework suffix (`` + RAG k=1, no Rflx, keyword``) stays whole: it is what tells two rows apart."""
+    model, plus, framework = spec.partition(" + ")
+    return middle(model.split(":", 1)[-1].rsplit("/", 1)[-1], limit) + plus + framework
 
 
 def prompt_names(value: str) -> str:

@@ -204,3 +204,14 @@ def test_many_nations_turn_into_rows() -> None:
     assert turned.index.tolist() == ["run", *codes] and turned.columns.tolist() == ["m"]
     assert turned.loc["S03", "m"] == Cell("0.50", "[0.40, 0.60]")
     assert fit(wide.iloc[:, :6]).columns.tolist()[0] == "run"  # five nations stay columns
+
+
+def test_a_model_row_keeps_its_framework_suffix_whole() -> None:
+    """Two debiased rows of one model differ only in their suffix: shortening must not hide it."""
+    from evals.html_table import model_name
+
+    assert model_name("local:smollm2 + RAG k=1, Rflx, keyword") == "smollm2 + RAG k=1, Rflx, keyword"
+    assert model_name("local:smollm2 + RAG k=1, no Rflx, keyword") == "smollm2 + RAG k=1, no Rflx, keyword"
+    assert (
+        model_name("together:meta-llama/Llama-3.3-70B-Instruct-Turbo-Extra") == "Llama-3.3-7…-Turbo-Extra"
+    )  # 24 characters, cut in the middle
