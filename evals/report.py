@@ -44,7 +44,8 @@ def write_report(
     runs = load_runs(list(run_ids), store)
     ctx = Context(runs=runs, page=Page(out_dir), baselines=baselines, n_resamples=n_resamples, seed=seed)
     write_sections(ctx)
-    ctx.page.sections.insert(0, sample_browser_section(runs, out_dir=out_dir))  # the link to samples.html
+    # the link to samples.html, right after the first screen (what was run and what it found)
+    ctx.page.sections.insert(1, sample_browser_section(runs, out_dir=out_dir))
     embedded = any(r.embedded for r in runs)
     path = out_dir / "index.html"
     path.write_text(
