@@ -16,8 +16,9 @@ from stores.countries import name_for
 from stores.domain import P5_NAMES, VOTE_CODES
 from stores.records import Record
 from stores.runstore import SampleRow, Status
+from stores.text_budget import SERVER_CHARS, fit_text, prompt_text
 
-MAX_CONTEXT_CHARS = 3000
+MAX_CONTEXT_CHARS = SERVER_CHARS
 VOTE_MAX_TOKENS = 200  # a vote and a two-sentence rationale
 
 
@@ -51,7 +52,9 @@ def prompt_label(record: Record) -> str:
 
 
 def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+    """``text`` cut to ``limit`` characters between sentences, never inside one (a statement; a
+    record's own text goes through :func:`stores.text_budget.prompt_text`, operative paragraphs first)."""
+    return fit_text(text, limit)
 
 
 def symbol(record: Record) -> str:
@@ -69,19 +72,20 @@ def vote_messages(
     prompts: PromptSet | None = None,
     **values: str,
 ) -> list[dict[str, str]]:
-    """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind.
+    """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind,
+    within ``context_chars`` (operative paragraphs first, cut between sentences: ``stores.text_budget``).
 
     Each set's template takes what it names: the structured set the label and the context's kind,
     the paper's set the quoted symbol.
     """
-    ctx = context_for_prompt(record)
+    text = prompt_text(record, budget=context_chars)
     prompt = (prompts or prompt_set()).get(template)
     offered = {
         "nation": persona_name(persona),
         "label": prompt_label(record),
         "symbol": symbol(record),
-        "context_kind": ctx.description,
-        "context": clip(ctx.text, context_chars),
+        "context_kind": text.label,
+        "context": text.text,
         **values,
     }
     return prompt.render(**{k: v for k, v in offered.items() if k in prompt.fields})

@@ -19,6 +19,7 @@ from typing import Literal
 from stores.draft_text import draft_body, unwrap
 from stores.neutral import neutralise_sentence, without_asides
 from stores.records import Record
+from stores.text_source import TextSource, context_source, draft_text_source
 
 _NUMBER = (
     r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen)"
@@ -137,10 +138,13 @@ def strip_outcome_sentences(text: str, *, record: Record | None = None) -> tuple
 
 ContextKind = Literal["context", "draft_text", "fallback"]
 
+# What a prompt calls each kind of text: the same nouns whether the item was adopted or not, and
+# the source it really came from appended (``stores.text_source``), never an outcome.
 CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
-    "context": "a description of the draft from the UN press release (the outcome removed)",
-    "draft_text": "the text of the draft resolution",
-    "fallback": "only the title, agenda item and topic (no description of the draft was found)",
+    "context": "a description of what the draft would do",
+    "draft_text": "the text of the draft",
+    "partial_draft_text": "part of the text of the draft",
+    "fallback": "only what the record says of the draft's subject (no description of what it would do was found)",
 }
 
 MIN_CONTEXT_CHARS = 80  # shorter than this after stripping, a text says too little to use
@@ -168,10 +172,14 @@ class PromptContext:
     removed_sentences: int = 0
     changes: tuple[ContextChange, ...] = ()
     fallback_reason: str | None = None
+    source: TextSource | None = None
+    partial: bool = False
 
     @property
     def description(self) -> str:
-        return CONTEXT_KIND_DESCRIPTIONS[self.kind]
+        """"a description of what the draft would do, from a news report (tag24 (AFP))"."""
+        noun = CONTEXT_KIND_DESCRIPTIONS["partial_draft_text" if self.partial else self.kind]
+        return f"{noun}, from {self.source.phrase}" if self.source else noun
 
     @property
     def rewritten_sentences(self) -> int:
@@ -208,6 +216,9 @@ def context_for_prompt(record: Record) -> PromptContext:
         record.id,
         record.resolution,
         record.context.text if record.context else None,
+        record.context.url if record.context else None,
+        record.draft_text.url if record.draft_text else None,
+        "\n".join(record.notes),
         record.draft_text.text if record.draft_text else None,
         str(record.draft_text.complete) if record.draft_text else None,
         record.title,
@@ -252,19 +263,20 @@ def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[
 def _context_for_prompt(record: Record) -> PromptContext:
     """The complete draft text, then the press context, then a partial draft text, then title / agenda."""
     draft = record.draft_text
-    candidates: list[tuple[ContextKind, str | None]] = [
-        ("draft_text", draft_body(draft.text) if draft and draft.complete else None),
-        ("context", record.context.text if record.context else None),
-        ("draft_text", draft_body(draft.text) if draft and not draft.complete else None),
+    candidates: list[tuple[ContextKind, str | None, bool]] = [
+        ("draft_text", draft_body(draft.text) if draft and draft.complete else None, False),
+        ("context", record.context.text if record.context else None, False),
+        ("draft_text", draft_body(draft.text) if draft and not draft.complete else None, True),
     ]
     rejected: list[str] = []
-    for kind, raw in candidates:
+    for kind, raw, partial in candidates:
         if not raw or not raw.strip():
             continue
         text, changes = neutral_text(raw.strip(), record=record)
         if len(text) >= MIN_CONTEXT_CHARS:
             removed = sum(1 for c in changes if c.rewritten is None)
-            return PromptContext(text, kind, removed, changes)
+            source = context_source(record) if kind == "context" else draft_text_source(record)
+            return PromptContext(text, kind, removed, changes, source=source, partial=partial)
         leaked = any(c.rewritten is None for c in changes)
         why = "still revealed the outcome after rewriting" if leaked else f"< {MIN_CONTEXT_CHARS} characters"
         rejected.append(f"the {kind.replace('_', ' ')} {why}")

@@ -151,7 +151,7 @@ def test_no_context_starts_mid_description(vote_prompts: dict[str, str]) -> None
 @pytest.mark.parametrize("draft", ["S/2023/970", "S/2024/302", "S/2024/835"])
 def test_a_complete_draft_text_is_what_the_model_reads(draft: str, vote_prompts: dict[str, str]) -> None:
     prompt = vote_prompts[draft]
-    assert "(the text of the draft resolution):\nThe Security Council,\n" in prompt
+    assert "(the text of the draft, from a copy of the UN document):\nThe Security Council,\n" in prompt
     assert "press release" not in prompt
 
 

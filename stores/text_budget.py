@@ -1,0 +1,554 @@
+"""A prompt's text budget, spent on what the draft would do.
+
+A draft's point is in its operative paragraphs ("1. Demands …"), which come after a long preamble:
+cutting a draft at its first 3,000 characters sent S/2024/302's preamble and none of its eight
+operative paragraphs. :func:`prompt_text` spends the budget (3,000 characters for a server, 1,200
+for the embedded model) on the operative paragraphs first and the preamble after, and cuts only
+between sentences (``sentencex``: rules shipped in its wheel, no run-time download), never inside
+a sentence or a word. It also mends what the data hands it: a text that ends mid-sentence is taken
+back to its last whole sentence or clause, and a sentence that starts from a referent the curation
+removed ("That draft would demand …") names the draft instead.
+
+A thin text (under :data:`THIN_CHARS`, or no description at all) is enriched only from what
+describes the draft before its vote: a partial copy of its own text, earlier texts it names (read
+from the corpus), the draft it would amend, its agenda item and its sponsors. Each enrichment keeps
+its source. Never the UN Digital Library export (adopted resolutions only), the meeting tables or
+records (they state outcomes), tallies, vetoes or ``press_excerpt``; every added line passes the
+leak guard, and one that does not is left out.
+
+:func:`text_audit` tabulates, per target and budget, what reached the model and why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+import pandas as pd
+from sentencex import segment
+
+from stores.countries import to_iso3
+from stores.draft_text import draft_body
+from stores.leak import ContextKind, PromptContext, context_for_prompt, find_outcome_language, neutral_text
+from stores.records import Record
+from stores.text_source import draft_text_source
+
+SERVER_CHARS = 3000
+EMBEDDED_CHARS = 1200
+BUDGETS = (SERVER_CHARS, EMBEDDED_CHARS)
+THIN_CHARS = 200  # under this a text says little of what the draft would do
+MAX_SPONSORS_NAMED = 10
+MAX_NAMED_TEXTS = 2
+
+EnrichmentKind = Literal["partial_draft", "named_text", "amended_draft", "agenda_item", "sponsors"]
+
+ENRICHMENT_NOUNS: dict[str, str] = {
+    "partial_draft": "part of the draft's own text",
+    "named_text": "a description of an earlier text the draft names",
+    "amended_draft": "a description of the draft it would amend",
+    "agenda_item": "its agenda item",
+    "sponsors": "its sponsors",
+}
+
+
+@dataclass(frozen=True)
+class Enrichment:
+    """A line added to a thin text, and where it came from."""
+
+    kind: EnrichmentKind
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
+class TextFix:
+    """A sentence mended on its way to a prompt: ``rewritten`` is None when it was dropped."""
+
+    original: str
+    rewritten: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class PromptText:
+    """What of a record's text reaches a prompt under one budget, and how it got there."""
+
+    record_id: str
+    budget: int
+    text: str
+    kind: ContextKind
+    label: str
+    chars_available: int
+    operative_total: int
+    operative_sent: int
+    enrichments: tuple[Enrichment, ...] = ()
+    fixes: tuple[TextFix, ...] = ()
+    thin: bool = False
+    thin_reason: str | None = None
+
+    @property
+    def chars_sent(self) -> int:
+        return len(self.text)
+
+
+# --- sentences ---------------------------------------------------------------------------------
+
+_CLOSERS = re.escape("\"”’')]»")
+_PROSE_END = re.compile(rf"[.!?…][{_CLOSERS}]*$")
+_PARAGRAPH_END = re.compile(rf"[.!?;:,…][{_CLOSERS}]*$")
+_OPERATIVE = re.compile(r"^(?:OP\s*\d+\s+|\(?\d{1,2}[.)]\s)")
+_HEADER = re.compile(r"^\s*The Security Council\s*,?\s*$")
+
+
+_FIELD_LINE = re.compile(r"^(?:Title|Agenda item|Topic|Sponsors): \S")
+
+
+def ends_cleanly(text: str) -> bool:
+    """Whether a prompt's text ends with a whole sentence, a whole paragraph of a draft, or a field
+    line ("Sponsors: …"): never inside a sentence or a word."""
+    lines = text.rstrip().splitlines()
+    return bool(lines) and (bool(_FIELD_LINE.match(lines[-1])) or ends_whole(lines[-1], prose=False))
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of one paragraph (a line), stripped; ``sentencex``'s English rules."""
+    return [s.strip() for s in segment("en", text) if s.strip()]
+
+
+def ends_whole(text: str, *, prose: bool = True) -> bool:
+    """Whether ``text`` ends at the end of a sentence (prose) or of a paragraph (a draft's own text,
+    whose paragraphs end in "," or ";": a resolution is one long sentence)."""
+    return bool((_PROSE_END if prose else _PARAGRAPH_END).search(text.rstrip()))
+
+
+def fit_text(text: str, limit: int) -> str:
+    """The whole sentences of ``text`` that fit in ``limit`` characters, in order, line breaks kept.
+
+    A text whose first sentence alone is longer is cut at the last clause boundary (";" or ",")
+    that fits, and says so with "…"; never inside a word.
+    """
+    if len(text) <= limit:
+        return text
+    lines: list[str] = []
+    used = 0
+    for paragraph in text.splitlines():
+        kept: list[str] = []
+        for sentence in sentences(paragraph):
+            extra = len(sentence) + (1 if kept or lines else 0)
+            if used + extra > limit:
+                break
+            kept.append(sentence)
+            used += extra
+        else:
+            if kept:
+                lines.append(" ".join(kept))
+            continue
+        if kept:
+            lines.append(" ".join(kept))
+        break
+    if lines:
+        return "\n".join(lines)
+    return _clause_cut(text, limit)
+
+
+def _clause_cut(text: str, limit: int) -> str:
+    head = text[: max(limit - 2, 0)]
+    cut = max(head.rfind("; "), head.rfind(", "))
+    if cut <= 0:
+        cut = head.rfind(" ")
+    return (head[:cut].rstrip(",; ") + " …") if cut > 0 else ""
+
+
+# --- mending what the data hands over ----------------------------------------------------------
+
+_DANGLING = (
+    (re.compile(r"^That (draft(?: resolution)?|text)\b"), r"The \1"),
+    (re.compile(r"^(By|Under|In) (the terms of )?that (?:draft(?: resolution)?|text)\b"), r"\1 \2the draft"),
+    (
+        re.compile(r"^The (?:second|first|third|other|latter|former|competing|rival) (draft(?: resolution)?|text)\b"),
+        r"The \1",
+    ),
+)
+_DANGLING_FIRST = (
+    (re.compile(r"^By its terms\b"), "By the draft's terms"),
+    (re.compile(r"^It (would|also would|further would)\b"), r"The draft \1"),
+)
+
+
+def dangling_start(sentence: str, *, first: bool) -> str | None:
+    """``sentence`` with its dangling opening ("That draft would …") naming the draft, or None."""
+    rules = (*_DANGLING, *(_DANGLING_FIRST if first else ()))
+    for pattern, replacement in rules:
+        if pattern.search(sentence):
+            return pattern.sub(replacement, sentence, count=1)
+    return None
+
+
+def count_dangling(text: str) -> int:
+    """Sentences of ``text`` that start from a referent it does not contain."""
+    count, first = 0, True
+    for line in text.splitlines():
+        for sentence in sentences(line):
+            count += dangling_start(sentence, first=first) is not None
+            first = False
+    return count
+
+
+_CLAUSE_BREAK = re.compile(
+    r"(?:;\s+|,\s+(?=(?:including|as well as|through|and|while|with|which|in order|by|but)\b))"
+)
+
+
+_TYPOS = ((re.compile(r"\bAs{3,}embly\b"), "Assembly"),)  # S/2024/312's web copy
+
+
+def _balanced(text: str) -> bool:
+    pairs = (("(", ")"), ("[", "]"), ("“", "”"))
+    return all(text.count(a) == text.count(b) for a, b in pairs) and text.count('"') % 2 == 0
+
+
+def _close_clause(sentence: str) -> str | None:
+    """The whole clauses of a sentence cut short, closed with a full stop, or None if none is whole."""
+    stripped = sentence.rstrip()
+    if stripped.endswith((",", ";")) and _balanced(stripped):
+        return stripped[:-1].rstrip() + "."
+    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(stripped)]
+    for cut in reversed(breaks):
+        head = stripped[:cut].rstrip(" ,;")
+        if len(head) >= 40 and _balanced(head) and " would " in f" {head} ":
+            return head + "."
+    return None
+
+
+def mend(text: str, *, prose: bool) -> tuple[str, tuple[TextFix, ...]]:
+    """``text`` without a dangling reference at a sentence's start and without an unfinished end."""
+    fixes: list[TextFix] = []
+    lines: list[str] = []
+    first = True
+    for typo, right in _TYPOS:
+        if typo.search(text):
+            fixes.append(TextFix(typo.pattern, right, "a typing error in the copy"))
+            text = typo.sub(right, text)
+    for line in text.splitlines():
+        if not prose:
+            lines.append(line)
+            continue
+        kept = []
+        for sentence in sentences(line):
+            resolved = dangling_start(sentence, first=first)
+            if resolved is not None:
+                fixes.append(TextFix(sentence, resolved, "it began from a referent the text does not contain"))
+                sentence = resolved
+            kept.append(sentence)
+            first = False
+        if kept:
+            lines.append(" ".join(kept))
+    while lines and not ends_whole(lines[-1], prose=prose):
+        last = lines.pop()
+        if prose:
+            *whole, tail = sentences(last)
+            closed = _close_clause(tail)
+            fixes.append(TextFix(tail, closed, "the text ends inside this sentence in the data"))
+            rest = " ".join([*whole, closed] if closed else whole)
+            if rest:
+                lines.append(rest)
+            break  # one unfinished sentence at most: the lines before it ended whole when written
+        else:
+            fixes.append(TextFix(last, None, "the copy ends inside this paragraph in the data"))
+    return "\n".join(lines), tuple(fixes)
+
+
+# --- a draft's own text: operative paragraphs first --------------------------------------------
+
+
+def is_operative(paragraph: str) -> bool:
+    return bool(_OPERATIVE.match(paragraph))
+
+
+def fit_draft(text: str, limit: int) -> tuple[str, int, int]:
+    """A draft's text within ``limit``: (text, operative paragraphs in it, operative paragraphs sent).
+
+    Whole, in its own order, when it fits. Otherwise the operative paragraphs first (whole, or their
+    leading sentences), then as much of the preamble as fits, each part in its own order.
+    """
+    paragraphs = [p for p in text.splitlines() if p.strip()]
+    operative = [p for p in paragraphs if is_operative(p)]
+    if len(text) <= limit:
+        return text, len(operative), len(operative)
+    header = [p for p in paragraphs[:1] if _HEADER.match(p)]
+    preamble = [p for p in paragraphs if p not in operative and p not in header]
+    used = sum(len(p) + 1 for p in header)
+    chosen_ops: list[str] = []
+    for paragraph in operative:
+        room = limit - used - 1
+        if len(paragraph) <= room:
+            chosen_ops.append(paragraph)
+            used += len(paragraph) + 1
+        elif room > 80:
+            lead = _leading_sentences(paragraph, room)
+            if lead:
+                chosen_ops.append(lead)
+                used += len(lead) + 1
+    intro = "From its preamble:"
+    chosen_pre: list[str] = []
+    room_for_intro = len(intro) + 1
+    for paragraph in preamble:
+        if used + room_for_intro + len(paragraph) + 1 <= limit:
+            chosen_pre.append(paragraph)
+            used += len(paragraph) + 1
+    parts = [*header, *chosen_ops, *([intro, *chosen_pre] if chosen_pre else [])]
+    return "\n".join(parts), len(operative), len(chosen_ops)
+
+
+def _leading_sentences(paragraph: str, room: int) -> str:
+    number = _OPERATIVE.match(paragraph)
+    prefix = number.group(0) if number else ""
+    kept = ""
+    for sentence in sentences(paragraph[len(prefix) :]):
+        candidate = f"{kept} {sentence}".strip()
+        if len(prefix) + len(candidate) > room:
+            break
+        kept = candidate
+    return f"{prefix}{kept}" if kept else ""
+
+
+# --- enrichment of thin texts ------------------------------------------------------------------
+
+_NAMED_RESOLUTION = re.compile(r"\bresolutions? (\d{3,4}) \((\d{4})\)")
+_AMENDS_NOTE = re.compile(r"\bamendments? to (?:[\w’']+ )?(?:draft )?(S/\d{4}/\d+)")
+_COUNTRY_WITH_AND = re.compile(r"\band (?:Herzegovina|Tobago|Principe|the Grenadines|Barbuda|Nevis|Northern Ireland)\b")
+
+
+@cache
+def _default_corpus_index() -> tuple[dict[str, Record], dict[str, Record]]:
+    """The packaged corpus by resolution number and by id: where earlier texts a draft names are read."""
+    from stores.corpus import load_corpus
+
+    corpus = load_corpus()
+    by_resolution = {r.resolution: r for r in corpus.records if r.resolution}
+    return by_resolution, {r.id: r for r in corpus.records}
+
+
+def sponsor_names(record: Record) -> list[str]:
+    """The sponsors as names: spreadsheet residue removed, "Nicaragua and Syrian Arab Republic" split."""
+    names: list[str] = []
+    for raw in record.sponsors:
+        name = re.sub(r"_x000D_|\s+", " ", raw).strip(" .")
+        name = re.sub(r"^the ", "", name)
+        pieces = name.split(" and ")
+        if len(pieces) == 2 and not _COUNTRY_WITH_AND.search(name) and all(to_iso3(p) for p in pieces):
+            names.extend(re.sub(r"^the ", "", p) for p in pieces)
+        elif name:
+            names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def _join(names: Sequence[str]) -> str:
+    if len(names) > MAX_SPONSORS_NAMED:
+        shown = names[: MAX_SPONSORS_NAMED - 2]
+        return f"{', '.join(shown)} and {len(names) - len(shown)} other States"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _safe(text: str, record: Record) -> bool:
+    return bool(text.strip()) and not find_outcome_language(text, record=record)
+
+
+def _first_sentences(text: str, limit: int) -> str:
+    """The whole leading sentences of ``text`` within ``limit``; "" when the first is longer."""
+    fitted = fit_text(" ".join(text.split()), limit)
+    return "" if fitted.endswith("…") else fitted
+
+
+def enrichments(record: Record, ctx: PromptContext, shown: str) -> tuple[Enrichment, ...]:
+    """What describes a thin record's draft before its vote, each line with its source."""
+    found: list[Enrichment] = []
+    draft = record.draft_text
+    if ctx.kind == "context" and draft is not None and not draft.complete:
+        partial, _ = neutral_text(draft_body(draft.text), record=record)
+        partial, _ = mend(partial, prose=False)
+        ops = [p for p in partial.splitlines() if is_operative(p) or p.startswith(("Recommends", "Decides"))]
+        body = "\n".join(ops) or partial
+        if len(body) >= 40 and _safe(body, record):
+            where = draft_text_source(record).phrase
+            found.append(Enrichment("partial_draft", f"From a partial copy of the draft's text:\n{body}", where))
+    by_resolution, by_id = _default_corpus_index()
+    named = []
+    for number, year in _NAMED_RESOLUTION.findall(shown):
+        earlier = by_resolution.get(f"{number} ({year})")
+        if earlier is not None and earlier.date < record.date and earlier.id != record.id and earlier not in named:
+            named.append(earlier)
+    for earlier in named[:MAX_NAMED_TEXTS]:
+        described = context_for_prompt(earlier)
+        if described.kind == "fallback":
+            continue
+        said = _first_sentences(described.text, 500)
+        line = f"Resolution {earlier.resolution}, which the draft names, as described: {said}"
+        if said and _safe(line, record):
+            found.append(Enrichment("named_text", line, f"corpus record {earlier.id}: {described.description}"))
+    amended = record.id.split("#")[0] if "#" in record.id else None
+    amended = amended or next((m.group(1) for n in record.notes if (m := _AMENDS_NOTE.search(n))), None)
+    target = by_id.get(amended) if amended else None
+    if target is not None and target.id != record.id:
+        described = context_for_prompt(target)
+        if described.kind != "fallback":
+            said = _first_sentences(described.text, 500)
+            line = f"The draft would amend draft {target.id}, described as follows: {said}"
+            if said and _safe(line, record):
+                source = f"corpus record {target.id}: {described.description}; the link from {record.id}'s notes"
+                found.append(Enrichment("amended_draft", line, source))
+    if record.agenda_item and "Agenda item:" not in shown:
+        line = f"Agenda item: {record.agenda_item}"
+        if _safe(line, record):
+            found.append(Enrichment("agenda_item", line, "the record's agenda item (the Council's voting sheet)"))
+    names = sponsor_names(record)
+    if names:
+        line = f"Sponsors: {_join(names)}"
+        if _safe(line, record):
+            found.append(Enrichment("sponsors", line, "the record's sponsors (the voting sheet, corrected from the press)"))
+    return tuple(found)
+
+
+def _thin_reason(record: Record, ctx: PromptContext, described: int) -> str | None:
+    if ctx.kind == "fallback" and described == 0:
+        return f"no description of what the draft would do in the data ({ctx.fallback_reason})"
+    if described < THIN_CHARS:
+        return f"the only pre-vote description in the data has {described} characters"
+    return None
+
+
+# --- the text a prompt gets --------------------------------------------------------------------
+
+_MEMO: dict[tuple[object, ...], PromptText] = {}
+_MEMO_MAX = 50_000
+
+
+def prompt_text(record: Record, *, budget: int = SERVER_CHARS) -> PromptText:
+    """The record's leak-guarded text, mended, enriched if thin, within ``budget`` characters.
+
+    Memoised on the record's prompt context and the fields enrichment reads: a study asks for the
+    same text once per persona, repeat and rehearsal.
+    """
+    ctx = context_for_prompt(record)
+    key = (record.id, record.body, record.date, ctx, budget, tuple(record.sponsors), record.agenda_item,
+           tuple(record.notes))
+    hit = _MEMO.get(key)
+    if hit is None:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        hit = _MEMO[key] = _prompt_text(record, ctx, budget)
+    return hit
+
+
+def _prompt_text(record: Record, ctx: PromptContext, budget: int) -> PromptText:
+    if budget < 1:
+        raise ValueError(f"text budget for {record.id}: {budget} characters; it must be at least 1")
+    if ctx.kind == "fallback":
+        text, fixes = ctx.text, ()  # field lines ("Topic: …"), not sentences
+    else:
+        text, fixes = mend(ctx.text, prose=ctx.kind != "draft_text")
+    if ctx.kind == "draft_text":
+        sent, op_total, op_sent = fit_draft(text, budget)
+    else:
+        sent, op_total, op_sent = fit_text(text, budget), 0, 0
+    described = 0 if ctx.kind == "fallback" else len(text)
+    added: tuple[Enrichment, ...] = ()
+    if record.body == "unsc" and (ctx.kind == "fallback" or len(text) < THIN_CHARS):
+        kept: list[Enrichment] = []
+        for extra in enrichments(record, ctx, text):
+            room = budget - len(sent) - 1
+            line = extra.text if len(extra.text) <= room else fit_text(extra.text, room)
+            if len(line) < 20 or (line != extra.text and not ends_whole(line, prose=False)):
+                continue
+            sent = f"{sent}\n{line}"
+            kept.append(Enrichment(extra.kind, line, extra.source))
+            if extra.kind in ("partial_draft", "named_text"):  # the amended draft is another text
+                described += len(line)
+        added = tuple(kept)
+    thin_reason = _thin_reason(record, ctx, described)
+    label = ctx.description
+    if added:
+        label += "; with " + ", ".join(dict.fromkeys(ENRICHMENT_NOUNS[e.kind] for e in added))
+    return PromptText(
+        record_id=record.id,
+        budget=budget,
+        text=sent,
+        kind=ctx.kind,
+        label=label,
+        chars_available=len(text),
+        operative_total=op_total,
+        operative_sent=op_sent,
+        enrichments=added,
+        fixes=fixes,
+        thin=thin_reason is not None,
+        thin_reason=thin_reason,
+    )
+
+
+# --- the audit ---------------------------------------------------------------------------------
+
+
+def text_audit(records: Iterable[Record], *, budgets: Sequence[int] = BUDGETS) -> pd.DataFrame:
+    """Per record and budget: text kind and why, characters sent of available, operative paragraphs
+    sent of all, enrichments with their sources, mended sentences, thin or not and why."""
+    rows = []
+    for record in records:
+        ctx = context_for_prompt(record)
+        for budget in budgets:
+            pt = prompt_text(record, budget=budget)
+            rows.append(
+                {
+                    "id": record.id,
+                    "budget": budget,
+                    "kind": pt.kind,
+                    "label": pt.label,
+                    "why": ctx.fallback_reason or _why_kind(record, ctx),
+                    "chars_sent": pt.chars_sent,
+                    "chars_available": pt.chars_available,
+                    "operative_sent": pt.operative_sent,
+                    "operative_total": pt.operative_total,
+                    "enrichments": "; ".join(f"{e.kind} ({e.source})" for e in pt.enrichments),
+                    "mended": len(pt.fixes),
+                    "ends_whole": ends_cleanly(pt.text),
+                    "dangling": count_dangling(pt.text),
+                    "thin": pt.thin,
+                    "thin_reason": pt.thin_reason,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _why_kind(record: Record, ctx: PromptContext) -> str:
+    if ctx.kind == "draft_text":
+        whole = record.draft_text is not None and bool(record.draft_text.complete)
+        return "a complete copy of the draft's text" if whole else "a partial copy of the draft (no usable description)"
+    return "no complete copy of the draft's text; a description of it" + (
+        " (a partial copy exists)" if record.draft_text else ""
+    )
+
+
+def audit_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """The audit's counts per budget: what the issue measures, before → after."""
+    rows = []
+    for budget, sub in table.groupby("budget", sort=False):
+        drafts = sub[sub["operative_total"] > 0]
+        rows.append(
+            {
+                "budget": budget,
+                "targets": len(sub),
+                "agenda/topic only": int(((sub["kind"] == "fallback") & (sub["enrichments"] == "")).sum()),
+                "fallback (enriched)": int(((sub["kind"] == "fallback") & (sub["enrichments"] != "")).sum()),
+                "text < 200 chars": int((sub["chars_sent"] < THIN_CHARS).sum()),
+                "ends mid-sentence": int((~sub["ends_whole"]).sum()),
+                "dangling starts": int((sub["dangling"] > 0).sum()),
+                "enriched": int((sub["enrichments"] != "").sum()),
+                "still thin": int(sub["thin"].sum()),
+                "with draft text": len(drafts),
+                "all operative sent": int((drafts["operative_sent"] == drafts["operative_total"]).sum()),
+                "operative sent": f"{int(drafts['operative_sent'].sum())}/{int(drafts['operative_total'].sum())}",
+            }
+        )
+    return pd.DataFrame(rows)
