@@ -137,6 +137,13 @@ def audit(
         if row["markers"] or row["fallback_reason"]:
             why = "; ".join(row["markers"]) or row["fallback_reason"]
             console.print(f"  {row['id']}: {row['kind']}: {why}", highlight=False)
+    from stores.text_budget import audit_summary, text_audit
+
+    texts = audit_summary(text_audit(drafts)).astype(str)
+    budget_table = Table(*texts.columns, title="What of each draft's text reaches the model, per budget")
+    for values in texts.itertuples(index=False):
+        budget_table.add_row(*values)
+    console.print(budget_table)
     if changes:
         for draft in drafts:
             for change in context_for_prompt(draft).changes:

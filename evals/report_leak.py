@@ -65,6 +65,19 @@ def leak_section(ctx: Context) -> None:
         caption="Leak audit of the target prompts: outcome and counterfactual markers found, sentences "
         "rewritten or removed, contexts that fell back to title / agenda",
     )
+    texts = [
+        {"run": r.label, **r.config["leak_audit"]["text_budget"]}
+        for r in runs
+        if "text_budget" in r.config["leak_audit"]
+    ]
+    if texts:
+        ctx.page.table(
+            pd.DataFrame(texts),
+            table_id="text-budget",
+            caption="What of each target's text reached the model (stores.text_budget): texts left as "
+            "agenda / topic only, under 200 characters, ending mid-sentence or starting from a removed "
+            "referent; targets enriched from pre-vote sources, still thin; operative paragraphs sent",
+        )
     for run in runs:
         slug = run.run_id.replace("/", "-")
         details = audit_details(run.config["leak_audit"])

@@ -21,6 +21,7 @@ from retrievers.keyword import keyword_match
 from stores.augment import Augmented
 from stores.leak import context_for_prompt, find_outcome_language
 from stores.records import Record
+from stores.text_budget import budget_counts
 
 
 def leak_audit(
@@ -60,6 +61,7 @@ def leak_audit(
         "contexts_rewritten": sum(1 for r in rows if r["rewritten"]),
         "fallbacks": sum(1 for r in rows if r["kind"] == "fallback"),
         "kinds": dict(Counter(r["kind"] for r in rows)),
+        "text_budget": budget_counts(targets, budget=context_chars),
         "rows": rows,
     }
 

@@ -144,7 +144,8 @@ CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
     "context": "a description of what the draft would do",
     "draft_text": "the text of the draft",
     "partial_draft_text": "part of the text of the draft",
-    "fallback": "only what the record says of the draft's subject (no description of what it would do was found)",
+    "fallback": "only what the record says of the draft's subject "
+    "(no description of what it would do was found)",
 }
 
 MIN_CONTEXT_CHARS = 80  # shorter than this after stripping, a text says too little to use
@@ -177,7 +178,7 @@ class PromptContext:
 
     @property
     def description(self) -> str:
-        """"a description of what the draft would do, from a news report (tag24 (AFP))"."""
+        """ "a description of what the draft would do, from a news report (tag24 (AFP))"."""
         noun = CONTEXT_KIND_DESCRIPTIONS["partial_draft_text" if self.partial else self.kind]
         return f"{noun}, from {self.source.phrase}" if self.source else noun
 

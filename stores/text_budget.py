@@ -97,8 +97,8 @@ class PromptText:
 # --- sentences ---------------------------------------------------------------------------------
 
 _CLOSERS = re.escape("\"”’')]»")
-_PROSE_END = re.compile(rf"[.!?…][{_CLOSERS}]*$")
-_PARAGRAPH_END = re.compile(rf"[.!?;:,…][{_CLOSERS}]*$")
+_PROSE_END = re.compile(rf"[.!?…](?:\s*[{_CLOSERS}])*$")
+_PARAGRAPH_END = re.compile(rf"[.!?;:,…](?:\s*[{_CLOSERS}])*$")
 _OPERATIVE = re.compile(r"^(?:OP\s*\d+\s+|\(?\d{1,2}[.)]\s)")
 _HEADER = re.compile(r"^\s*The Security Council\s*,?\s*$")
 
@@ -134,7 +134,7 @@ def fit_text(text: str, limit: int) -> str:
         return text
     lines: list[str] = []
     used = 0
-    for paragraph in text.splitlines():
+    for paragraph in _whole_lines(text):
         kept: list[str] = []
         for sentence in sentences(paragraph):
             extra = len(sentence) + (1 if kept or lines else 0)
@@ -154,6 +154,22 @@ def fit_text(text: str, limit: int) -> str:
     return _clause_cut(text, limit)
 
 
+def _whole_lines(text: str) -> list[str]:
+    """Lines with a sentence broken across them joined again ("… of the OPCW" / "Executive Council …")."""
+    joined: list[str] = []
+    for line in text.splitlines():
+        if (
+            joined
+            and not ends_whole(joined[-1])
+            and not _FIELD_LINE.match(joined[-1])
+            and not _FIELD_LINE.match(line)
+        ):
+            joined[-1] = f"{joined[-1]} {line.strip()}"
+        else:
+            joined.append(line)
+    return joined
+
+
 def _clause_cut(text: str, limit: int) -> str:
     head = text[: max(limit - 2, 0)]
     cut = max(head.rfind("; "), head.rfind(", "))
@@ -168,7 +184,9 @@ _DANGLING = (
     (re.compile(r"^That (draft(?: resolution)?|text)\b"), r"The \1"),
     (re.compile(r"^(By|Under|In) (the terms of )?that (?:draft(?: resolution)?|text)\b"), r"\1 \2the draft"),
     (
-        re.compile(r"^The (?:second|first|third|other|latter|former|competing|rival) (draft(?: resolution)?|text)\b"),
+        re.compile(
+            r"^The (?:second|first|third|other|latter|former|competing|rival) (draft(?: resolution)?|text)\b"
+        ),
         r"The \1",
     ),
 )
@@ -240,7 +258,9 @@ def mend(text: str, *, prose: bool) -> tuple[str, tuple[TextFix, ...]]:
         for sentence in sentences(line):
             resolved = dangling_start(sentence, first=first)
             if resolved is not None:
-                fixes.append(TextFix(sentence, resolved, "it began from a referent the text does not contain"))
+                fixes.append(
+                    TextFix(sentence, resolved, "it began from a referent the text does not contain")
+                )
                 sentence = resolved
             kept.append(sentence)
             first = False
@@ -279,7 +299,10 @@ def fit_draft(text: str, limit: int) -> tuple[str, int, int]:
     if len(text) <= limit:
         return text, len(operative), len(operative)
     header = [p for p in paragraphs[:1] if _HEADER.match(p)]
-    preamble = [p for p in paragraphs if p not in operative and p not in header]
+    # a section heading inside a draft ("Reporting") is not a preamble paragraph: left out when cut
+    preamble = [
+        p for p in paragraphs if p not in operative and p not in header and ends_whole(p, prose=False)
+    ]
     used = sum(len(p) + 1 for p in header)
     chosen_ops: list[str] = []
     for paragraph in operative:
@@ -319,7 +342,9 @@ def _leading_sentences(paragraph: str, room: int) -> str:
 
 _NAMED_RESOLUTION = re.compile(r"\bresolutions? (\d{3,4}) \((\d{4})\)")
 _AMENDS_NOTE = re.compile(r"\bamendments? to (?:[\w’']+ )?(?:draft )?(S/\d{4}/\d+)")
-_COUNTRY_WITH_AND = re.compile(r"\band (?:Herzegovina|Tobago|Principe|the Grenadines|Barbuda|Nevis|Northern Ireland)\b")
+_COUNTRY_WITH_AND = re.compile(
+    r"\band (?:Herzegovina|Tobago|Principe|the Grenadines|Barbuda|Nevis|Northern Ireland)\b"
+)
 
 
 @cache
@@ -374,12 +399,19 @@ def enrichments(record: Record, ctx: PromptContext, shown: str) -> tuple[Enrichm
         body = "\n".join(ops) or partial
         if len(body) >= 40 and _safe(body, record):
             where = draft_text_source(record).phrase
-            found.append(Enrichment("partial_draft", f"From a partial copy of the draft's text:\n{body}", where))
+            found.append(
+                Enrichment("partial_draft", f"From a partial copy of the draft's text:\n{body}", where)
+            )
     by_resolution, by_id = _default_corpus_index()
     named = []
     for number, year in _NAMED_RESOLUTION.findall(shown):
         earlier = by_resolution.get(f"{number} ({year})")
-        if earlier is not None and earlier.date < record.date and earlier.id != record.id and earlier not in named:
+        if (
+            earlier is not None
+            and earlier.date < record.date
+            and earlier.id != record.id
+            and earlier not in named
+        ):
             named.append(earlier)
     for earlier in named[:MAX_NAMED_TEXTS]:
         described = context_for_prompt(earlier)
@@ -388,7 +420,9 @@ def enrichments(record: Record, ctx: PromptContext, shown: str) -> tuple[Enrichm
         said = _first_sentences(described.text, 500)
         line = f"Resolution {earlier.resolution}, which the draft names, as described: {said}"
         if said and _safe(line, record):
-            found.append(Enrichment("named_text", line, f"corpus record {earlier.id}: {described.description}"))
+            found.append(
+                Enrichment("named_text", line, f"corpus record {earlier.id}: {described.description}")
+            )
     amended = record.id.split("#")[0] if "#" in record.id else None
     amended = amended or next((m.group(1) for n in record.notes if (m := _AMENDS_NOTE.search(n))), None)
     target = by_id.get(amended) if amended else None
@@ -398,17 +432,25 @@ def enrichments(record: Record, ctx: PromptContext, shown: str) -> tuple[Enrichm
             said = _first_sentences(described.text, 500)
             line = f"The draft would amend draft {target.id}, described as follows: {said}"
             if said and _safe(line, record):
-                source = f"corpus record {target.id}: {described.description}; the link from {record.id}'s notes"
+                source = (
+                    f"corpus record {target.id}: {described.description}; the link from {record.id}'s notes"
+                )
                 found.append(Enrichment("amended_draft", line, source))
     if record.agenda_item and "Agenda item:" not in shown:
         line = f"Agenda item: {record.agenda_item}"
         if _safe(line, record):
-            found.append(Enrichment("agenda_item", line, "the record's agenda item (the Council's voting sheet)"))
+            found.append(
+                Enrichment("agenda_item", line, "the record's agenda item (the Council's voting sheet)")
+            )
     names = sponsor_names(record)
     if names:
         line = f"Sponsors: {_join(names)}"
         if _safe(line, record):
-            found.append(Enrichment("sponsors", line, "the record's sponsors (the voting sheet, corrected from the press)"))
+            found.append(
+                Enrichment(
+                    "sponsors", line, "the record's sponsors (the voting sheet, corrected from the press)"
+                )
+            )
     return tuple(found)
 
 
@@ -433,8 +475,16 @@ def prompt_text(record: Record, *, budget: int = SERVER_CHARS) -> PromptText:
     same text once per persona, repeat and rehearsal.
     """
     ctx = context_for_prompt(record)
-    key = (record.id, record.body, record.date, ctx, budget, tuple(record.sponsors), record.agenda_item,
-           tuple(record.notes))
+    key = (
+        record.id,
+        record.body,
+        record.date,
+        ctx,
+        budget,
+        tuple(record.sponsors),
+        record.agenda_item,
+        tuple(record.notes),
+    )
     hit = _MEMO.get(key)
     if hit is None:
         if len(_MEMO) >= _MEMO_MAX:
@@ -446,8 +496,9 @@ def prompt_text(record: Record, *, budget: int = SERVER_CHARS) -> PromptText:
 def _prompt_text(record: Record, ctx: PromptContext, budget: int) -> PromptText:
     if budget < 1:
         raise ValueError(f"text budget for {record.id}: {budget} characters; it must be at least 1")
+    fixes: tuple[TextFix, ...] = ()
     if ctx.kind == "fallback":
-        text, fixes = ctx.text, ()  # field lines ("Topic: …"), not sentences
+        text = ctx.text  # field lines ("Topic: …"), not sentences
     else:
         text, fixes = mend(ctx.text, prose=ctx.kind != "draft_text")
     if ctx.kind == "draft_text":
@@ -524,7 +575,11 @@ def text_audit(records: Iterable[Record], *, budgets: Sequence[int] = BUDGETS) -
 def _why_kind(record: Record, ctx: PromptContext) -> str:
     if ctx.kind == "draft_text":
         whole = record.draft_text is not None and bool(record.draft_text.complete)
-        return "a complete copy of the draft's text" if whole else "a partial copy of the draft (no usable description)"
+        return (
+            "a complete copy of the draft's text"
+            if whole
+            else "a partial copy of the draft (no usable description)"
+        )
     return "no complete copy of the draft's text; a description of it" + (
         " (a partial copy exists)" if record.draft_text else ""
     )
@@ -535,6 +590,7 @@ def audit_summary(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for budget, sub in table.groupby("budget", sort=False):
         drafts = sub[sub["operative_total"] > 0]
+        ops_sent, ops_all = int(drafts["operative_sent"].sum()), int(drafts["operative_total"].sum())
         rows.append(
             {
                 "budget": budget,
@@ -548,7 +604,13 @@ def audit_summary(table: pd.DataFrame) -> pd.DataFrame:
                 "still thin": int(sub["thin"].sum()),
                 "with draft text": len(drafts),
                 "all operative sent": int((drafts["operative_sent"] == drafts["operative_total"]).sum()),
-                "operative sent": f"{int(drafts['operative_sent'].sum())}/{int(drafts['operative_total'].sum())}",
+                "operative sent": f"{ops_sent}/{ops_all}",
             }
         )
     return pd.DataFrame(rows)
+
+
+def budget_counts(records: Iterable[Record], *, budget: int) -> dict[str, int | str]:
+    """:func:`audit_summary`'s counts for one budget, as plain values a run's config can keep."""
+    row = audit_summary(text_audit(records, budgets=(budget,))).iloc[0].to_dict()
+    return {str(k): (v.item() if hasattr(v, "item") else v) for k, v in row.items()}

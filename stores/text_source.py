@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 
 from stores.records import Record
 
-SourceKind = Literal["un_document", "un_press", "press_copy", "un_news", "un_other", "news", "gov", "wiki", "web", "unknown"]
+SourceKind = Literal[
+    "un_document", "un_press", "press_copy", "un_news", "un_other", "news", "gov", "wiki", "web", "unknown"
+]
 
 SOURCE_PHRASES: dict[str, str] = {
     "un_document": "a copy of the UN document",
@@ -40,7 +42,10 @@ _PRESS_COPY_NOTE = re.compile(
     r"verbatim (?:mirror|reproduction) of UN press)",
     re.IGNORECASE,
 )
-_FROM_NOTE = re.compile(r"\b[Cc]ontext (?:for [^.;]*? )?from (?!an? )([\w][\w .&/'-]{1,30}?(?: \(([\w .&/'-]{2,30})\))?)(?:[.;]|$)")
+_FROM_NOTE = re.compile(
+    r"\b[Cc]ontext (?:for [^.;]*? )?from (?!an? )"
+    r"([\w][\w .&/'-]{1,30}?(?: \(([\w .&/'-]{2,30})\))?)(?:[.;]|$)"
+)
 _NEWS_NOTE = re.compile(
     r"\b(?:Reuters|AP|AFP|Xinhua|TASS|IANS|Global Times|CNBC|i24news|Republic World|news report)\b"
 )
@@ -57,9 +62,11 @@ class TextSource:
 
     @property
     def phrase(self) -> str:
-        """"a news report (tag24 (AFP))", "a UN press release": what a prompt says after "from"."""
+        """ "a news report (tag24 (AFP))", "a UN press release": what a prompt says after "from"."""
         base = SOURCE_PHRASES[self.kind]
-        named = self.outlet or (self.site if self.kind not in ("un_document", "un_press", "un_news") else None)
+        named = self.outlet or (
+            self.site if self.kind not in ("un_document", "un_press", "un_news") else None
+        )
         return f"{base} ({named})" if named else base
 
 
@@ -72,7 +79,7 @@ def site_of(url: str | None) -> str | None:
 
 
 def _outlet(found: re.Match[str]) -> str:
-    """"Xinhua copy" → "Xinhua"; a note's aside in brackets is kept only when it names an agency."""
+    """ "Xinhua copy" → "Xinhua"; a note's aside in brackets is kept only when it names an agency."""
     name = re.sub(r"\s+(?:copy|summary|report)$", "", found.group(1).strip())
     aside = found.group(2)
     if aside and not _NEWS_NOTE.search(aside):
