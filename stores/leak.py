@@ -148,7 +148,9 @@ CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
     "(no description of what it would do was found)",
 }
 
-MIN_CONTEXT_CHARS = 80  # shorter than this after stripping, a text says too little to use
+MIN_CONTEXT_CHARS = 80  # shorter than this after stripping, a text says too little to use…
+MIN_SENTENCE_CHARS = 40  # …unless it is one whole sentence ("The text would enable aid to pass …")
+_WHOLE_SENTENCE = re.compile(r"[.!?][\"”’')\]]*\s*$")
 
 
 @dataclass(frozen=True)
@@ -274,7 +276,8 @@ def _context_for_prompt(record: Record) -> PromptContext:
         if not raw or not raw.strip():
             continue
         text, changes = neutral_text(raw.strip(), record=record)
-        if len(text) >= MIN_CONTEXT_CHARS:
+        whole = len(text) >= MIN_SENTENCE_CHARS and bool(_WHOLE_SENTENCE.search(text))
+        if len(text) >= MIN_CONTEXT_CHARS or whole:
             removed = sum(1 for c in changes if c.rewritten is None)
             source = context_source(record) if kind == "context" else draft_text_source(record)
             return PromptContext(text, kind, removed, changes, source=source, partial=partial)

@@ -97,8 +97,8 @@ class PromptText:
 # --- sentences ---------------------------------------------------------------------------------
 
 _CLOSERS = re.escape("\"”’')]»")
-_PROSE_END = re.compile(rf"[.!?…](?:\s*[{_CLOSERS}])*$")
-_PARAGRAPH_END = re.compile(rf"[.!?;:,…](?:\s*[{_CLOSERS}])*$")
+_PROSE_END = re.compile(rf"(?<!…)[.!?](?:\s*[{_CLOSERS}])*$")  # "…" marks a cut, not an end
+_PARAGRAPH_END = re.compile(rf"(?<!…)[.!?;:,](?:\s*[{_CLOSERS}])*$")
 _OPERATIVE = re.compile(r"^(?:OP\s*\d+\s+|\(?\d{1,2}[.)]\s)")
 _HEADER = re.compile(r"^\s*The Security Council\s*,?\s*$")
 
@@ -106,11 +106,11 @@ _HEADER = re.compile(r"^\s*The Security Council\s*,?\s*$")
 _FIELD_LINE = re.compile(r"^(?:Title|Agenda item|Topic|Sponsors): \S")
 
 
-def ends_cleanly(text: str) -> bool:
-    """Whether a prompt's text ends with a whole sentence, a whole paragraph of a draft, or a field
-    line ("Sponsors: …"): never inside a sentence or a word."""
+def ends_cleanly(text: str, *, prose: bool = True) -> bool:
+    """Whether a prompt's text ends with a whole sentence (``prose``), a whole paragraph of a draft,
+    or a field line ("Sponsors: …"): never inside a sentence or a word."""
     lines = text.rstrip().splitlines()
-    return bool(lines) and (bool(_FIELD_LINE.match(lines[-1])) or ends_whole(lines[-1], prose=False))
+    return bool(lines) and (bool(_FIELD_LINE.match(lines[-1])) or ends_whole(lines[-1], prose=prose))
 
 
 def sentences(text: str) -> list[str]:
@@ -563,7 +563,7 @@ def text_audit(records: Iterable[Record], *, budgets: Sequence[int] = BUDGETS) -
                     "operative_total": pt.operative_total,
                     "enrichments": "; ".join(f"{e.kind} ({e.source})" for e in pt.enrichments),
                     "mended": len(pt.fixes),
-                    "ends_whole": ends_cleanly(pt.text),
+                    "ends_whole": ends_cleanly(pt.text, prose=pt.kind != "draft_text"),
                     "dangling": count_dangling(pt.text),
                     "thin": pt.thin,
                     "thin_reason": pt.thin_reason,

@@ -112,7 +112,7 @@ def test_the_budget_is_honoured_and_no_text_ends_inside_a_sentence(corpus: Corpu
     for record in corpus.drafts:
         sent = prompt_text(record, budget=budget)
         assert 0 < len(sent.text) <= budget, record.id
-        assert ends_cleanly(sent.text), (record.id, sent.text[-60:])
+        assert ends_cleanly(sent.text, prose=sent.kind != "draft_text"), (record.id, sent.text[-60:])
         assert not CUT_INSIDE.search(sent.text.splitlines()[-1]) or sent.text.splitlines()[-1].startswith(
             ("Agenda item:", "Topic:", "Sponsors:", "Title:")
         ), (record.id, sent.text[-60:])
