@@ -61,6 +61,31 @@ def main() -> None:
         print(f"| {measure} | " + " | ".join(cells) + " |")
     for measure in ("fallback (enriched)", "enriched", "still thin"):
         print(f"| {measure} | " + " | ".join(f"– → {after.loc[b, measure]}" for b in BUDGETS) + " |")
+    print()
+    per_target(drafts)
+
+
+def per_target(drafts: list[Record]) -> None:
+    """One row per target: text kind and why, characters and operative paragraphs sent per budget,
+    enrichments (their sources are in ``text_audit``), thin and why."""
+    table = text_audit(drafts)
+    wide = table.pivot(index="id", columns="budget", values=["chars_sent", "operative_sent"])
+    first = table[table["budget"] == BUDGETS[0]].set_index("id")
+    head = ["target", "text kind", "why", "chars sent (3000; 1200) / in its text", "operative (3000; 1200)"]
+    print("| " + " | ".join([*head, "enriched with", "thin: why"]) + " |")
+    print("|---|---|---|---|---|---|---|")
+    for record in drafts:
+        row = first.loc[record.id]
+        sent = "; ".join(str(wide.loc[record.id, ("chars_sent", b)]) for b in BUDGETS)
+        ops = "; ".join(
+            f"{wide.loc[record.id, ('operative_sent', b)]}/{row['operative_total']}" for b in BUDGETS
+        )
+        added = row["enriched_with"] or "–"
+        thin = row["thin_reason"] if row["thin"] else "no"
+        print(
+            f"| {record.id} | {row['kind']} | {row['why']} | {sent} / {row['chars_available']} | "
+            f"{ops if row['operative_total'] else '–'} | {added} | {thin} |"
+        )
 
 
 if __name__ == "__main__":

@@ -139,10 +139,11 @@ def audit(
             console.print(f"  {row['id']}: {row['kind']}: {why}", highlight=False)
     from stores.text_budget import audit_summary, text_audit
 
-    texts = audit_summary(text_audit(drafts)).astype(str)
-    budget_table = Table(*texts.columns, title="What of each draft's text reaches the model, per budget")
-    for values in texts.itertuples(index=False):
-        budget_table.add_row(*values)
+    texts = audit_summary(text_audit(drafts)).set_index("budget").T.astype(str)
+    title = "What of each draft's text reaches the model (chars per budget)"
+    budget_table = Table("", *(f"{b} chars" for b in texts.columns), title=title)
+    for measure, values in texts.iterrows():
+        budget_table.add_row(str(measure), *values)
     console.print(budget_table)
     if changes:
         for draft in drafts:

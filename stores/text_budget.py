@@ -561,6 +561,7 @@ def text_audit(records: Iterable[Record], *, budgets: Sequence[int] = BUDGETS) -
                     "chars_available": pt.chars_available,
                     "operative_sent": pt.operative_sent,
                     "operative_total": pt.operative_total,
+                    "enriched_with": ", ".join(e.kind for e in pt.enrichments),
                     "enrichments": "; ".join(f"{e.kind} ({e.source})" for e in pt.enrichments),
                     "mended": len(pt.fixes),
                     "ends_whole": ends_cleanly(pt.text, prose=pt.kind != "draft_text"),
