@@ -41,6 +41,8 @@ def test_debias_run_stores_its_audit_and_the_report_shows_it(corpus: Corpus, tmp
     assert [row["id"] for row in audit["rows"]] == drafts
     assert audit["targets"] == 6 and audit["prompts_with_markers"] == 0 and audit["markers"] == 0
     assert audit["fallbacks"] == sum(1 for row in audit["rows"] if row["kind"] == "fallback")
+    texts = audit["text_budget"]  # what of each target's text reached the model, at the run's budget
+    assert texts["budget"] == 3000 and texts["targets"] == 6 and texts["ends mid-sentence"] == 0
     coverage = config["precedent_coverage"]
     assert coverage["threshold"] == 3.0
     for part in ("adopted", "non-adopted"):
@@ -48,6 +50,7 @@ def test_debias_run_stores_its_audit_and_the_report_shows_it(corpus: Corpus, tmp
         assert coverage["per_pool"][part]["0"] == sum(1 for m in coverage["missing"] if m["pool"] == part)
     html = write_report(["d1"], out_dir=tmp_path / "report", store=store, n_resamples=20).read_text()
     assert 'id="prompt-audit"' in html and 'id="leak-audit"' in html and 'id="precedents-d1"' in html
+    assert 'id="text-budget"' in html
 
 
 def test_audit_counts_rewrites_fallbacks_and_explains_missing_precedents(corpus: Corpus) -> None:
