@@ -144,8 +144,7 @@ CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
     "context": "a description of what the draft would do",
     "draft_text": "the text of the draft",
     "partial_draft_text": "part of the text of the draft",
-    "fallback": "only what the record says of the draft's subject "
-    "(no description of what it would do was found)",
+    "fallback": "only what the record says of the draft's subject: no description of what it would do",
 }
 
 MIN_CONTEXT_CHARS = 80  # shorter than this after stripping, a text says too little to use…
