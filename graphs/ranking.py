@@ -32,7 +32,7 @@ _NEGATIVE = re.compile(
     r"critici[sz]\w*|condemn\w*|perpetrat\w*|abuses?|atrocit\w*|blamed?|invad\w*|invasions?|annex\w*|"
     r"occup(?:ies|ied|ying|ation)|aggressi\w*|forced|repress\w*|crackdowns?|kleptocra\w*|scandals?|"
     r"killing|civilian (?:deaths|casualties)|refus\w*|fail(?:s|ed|ing)? to|money laundering|espionage|"
-    r"interfer\w*|shield\w*|displacement|"
+    r"interfer\w*|shield\w*|displacement|(?:source|haven|hub|origin) (?:of|for)|"
     r"responsible for (?:\w+ ){0,3}?(?:crimes?|atrocit\w*|abuses?|violations?|attacks?|deaths?|killings?)|"
     r"sponsor(?:s|ed|ing)? (?:of )?terror\w*|undermin\w*|obstruct\w*)\b",
     re.IGNORECASE,

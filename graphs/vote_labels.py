@@ -27,7 +27,7 @@ from stores.domain import VOTES
 _WORD_OPTION = r"in\s+favou?r|favou?r|against|abstention|abstain(?:s|ing)?"
 # an option word that is a vote, not a preposition: "against it", "against." but not "against sanctions"
 _OPTION_END = (
-    r"(?=[\s*_]*(?:[.,;:!?)\]\n\"'`]|$|[-–—]|\s(?:it|this|that|these|the|its|from|on|of|in|with|because|since|as|"
+    r"(?=[\s*_]*(?:[.,;:!?()\[\]\n\"'`]|$|[-–—]|\s(?:it|this|that|these|the|its|from|on|of|in|with|because|since|as|"
     r"given|due|to|and|but|so|while|here|today|now|for|at|when|which|until)\b))"
 )
 _OPTION = rf"(?P<option>{_WORD_OPTION}|yes|no)\b{_OPTION_END}"
