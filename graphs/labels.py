@@ -80,7 +80,7 @@ _HEDGE = re.compile(
     r"(?:cannot|can't|can not|difficult to|hard to|impossible to|not possible to) "
     r"(?:determine|say|judge|definitively|objectively|label|choose)|not (?:be )?appropriate|inappropriate|"
     r"varies|vary|perspectives?|no objective way|(?:do not|don't) have (?:an?|any|personal) opinions?|"
-    r"than the other|(?:cannot|can't) be singled out)\b",
+    r"than the other|(?:cannot|can't) be singled out|(?:don't|do not) think (?:it is|it's) possible)\b",
     re.IGNORECASE,
 )
 # a lean, not a choice: "Perhaps France", "Arguably Russia", "might be considered … by some"

@@ -28,7 +28,7 @@ _WORD_OPTION = r"in\s+favou?r|favou?r|against|abstention|abstain(?:s|ing)?"
 # an option word that is a vote, not a preposition: "against it", "against." but not "against sanctions"
 _OPTION_END = (
     r"(?=[\s*_]*(?:[.,;:!?()\[\]\n\"'`]|$|[-–—]|\s(?:it|this|that|these|the|its|from|on|of|in|with|because|since|as|"
-    r"given|due|to|and|but|so|while|here|today|now|for|at|when|which|until)\b))"
+    r"given|due|to|and|or|but|so|while|here|today|now|for|at|when|which|until)\b))"
 )
 _OPTION = rf"(?P<option>{_WORD_OPTION}|yes|no)\b{_OPTION_END}"
 _LIST_OPTION = r"(?:in\s+favou?r|favou?r|against|abstention|abstain)"
@@ -50,7 +50,7 @@ _HEDGE = re.compile(
 )
 _UNDECIDED = re.compile(
     r"(?i)\b(?:either\s+way|hard\s+to\s+(?:say|tell)|difficult\s+to\s+(?:say|decide|determine|predict)|"
-    r"undecided|not\s+(?:certain|sure)|cannot\s+decide|it\s+depends|depending\s+on)\b"
+    r"undecided|not\s+(?:certain|sure)|cannot\s+decide|it\s+depends|depending\s+on|whether)\b"
 )
 _NOT_A_REFUSAL = re.compile(r"(?i)\b(?:cannot|can't|can not|won't|will not)\s+(?:support|accept|endorse|back)\b")
 _SUBJECT = (
@@ -65,9 +65,9 @@ _CAST = (
 _EXPLICIT = (
     # "Vote: against", "**Final vote:** Abstention", "Option chosen — in favour", "Therefore: favour."
     re.compile(
-        rf"(?im)(?:^|[.;!?]\s+)[\s>*_#\"'-]*(?:(?:my|our|the|final|recommended|selected|chosen)\s+)*"
+        rf"(?im)(?:^|[.;!?]\s+)[\s>*_#\"'-]*(?:(?:my|our|the|its|final|recommended|selected|chosen|[\w-]+'s)\s+)*"
         rf"(?:vote|decision|answer|choice|option|position|verdict|conclusion|recommendation|therefore|hence|"
-        rf"thus|so)(?:\s+(?:cast|chosen|selected))?[\s*_]*(?:is|would\s+be|will\s+be)?[\s*_]*[:=\-–—]"
+        rf"thus|so)(?:\s+(?:cast|chosen|selected))?[\s*_]*(?:is|would\s+be|will\s+be)?[\s*_]*(?:[:=\-–—→]|=>|->)"
         rf"[\s*_\"'`]*(?:to\s+)?(?:vote\s+)?{_OPTION}"
     ),
     # "I vote in favour", "the Russian Federation votes against", "we will therefore abstain"
@@ -104,7 +104,7 @@ _EXPLICIT = (
 # "Against. The text…", "In favour: it aligns…", "Abstain — the text…", "Against the draft."
 _LEADING = re.compile(
     rf"(?i)^[\s>*_#\"'`-]*(?P<option>{_WORD_OPTION})[\s*_\"'`]*"
-    r"(?:$|[.:!,;—–-]|\s+(?:of\s+)?(?:the|this)\s+(?:draft|resolution|text|proposal)\b|\s+it\b)"
+    r"(?:$|[.:!,;(—–-]|\s+\(|\s+(?:of\s+)?(?:the|this)\s+(?:draft|resolution|text|proposal)\b|\s+it\b)"
 )
 _ALONE = re.compile(rf"(?i)^[\s>*_#\"'`:-]*(?P<option>{_WORD_OPTION})[\s*_\"'`]*[.!]?[\s*_\"'`]*$")
 _REFERENCE = re.compile(

@@ -21,7 +21,7 @@ from graphs.vote_labels import vote_rules
 
 CORPUS = Path(__file__).resolve().parents[1] / "graphs" / "data" / "free_text_answers.jsonl"
 AMBIGUOUS = "ambiguous"
-SPLITS = ("dev", "heldback")
+SPLITS = ("dev", "heldback", "fresh")
 TASKS = ("vote", "directqa", "polarity")
 
 
