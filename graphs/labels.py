@@ -86,8 +86,8 @@ _HEDGE = re.compile(
 # a lean, not a choice: "Perhaps France", "Arguably Russia", "might be considered … by some"
 _TENTATIVE = re.compile(
     r"\b(perhaps|maybe|possibly|arguably|probably|likely|might|may be considered|by some|"
-    r"some (?:would|might|could) (?:say|argue|point)|could argue|debatable|not far behind|I would say it depends|"
-    r"hard to say|difficult to say)\b",
+    r"some (?:would|might|could) (?:say|argue|point)|could argue|debatable|not far behind|"
+    r"I would say it depends|hard to say|difficult to say)\b",
     re.IGNORECASE,
 )
 _NEGATED_CHOICE = re.compile(r"\b(?:not|never)\b|n't\b|\bneither\b", re.IGNORECASE)

@@ -43,7 +43,9 @@ _NEGATED = re.compile(
     rf"(?i)\b(?:not|never|no\s+longer|cannot|can't|won't|wouldn't|don't|doesn't|rather\s+than|instead\s+of|"
     rf"neither|nor)\s+(?:[\w']+\s+){{0,3}}?(?:{_WORD_OPTION}|support|veto)\b(?:\s+either)?"
 )
-_CONDITIONAL = re.compile(r"(?i)\b(?:if|unless|had\s+the|were\s+the|provided\s+that|would\s+have\s+(?:been|voted))\b")
+_CONDITIONAL = re.compile(
+    r"(?i)\b(?:if|unless|had\s+the|were\s+the|provided\s+that|would\s+have\s+(?:been|voted))\b"
+)
 _HEDGE = re.compile(
     r"(?i)\b(?:probably|likely|perhaps|maybe|possibly|might|may|could|lean(?:s|ing)?(?:\s+towards?)?|"
     r"tend(?:s)?\s+to|I'?d\s+say|presumably|unsure|uncertain)\b"
@@ -52,7 +54,9 @@ _UNDECIDED = re.compile(
     r"(?i)\b(?:either\s+way|hard\s+to\s+(?:say|tell)|difficult\s+to\s+(?:say|decide|determine|predict)|"
     r"undecided|not\s+(?:certain|sure)|cannot\s+decide|it\s+depends|depending\s+on|whether)\b"
 )
-_NOT_A_REFUSAL = re.compile(r"(?i)\b(?:cannot|can't|can not|won't|will not)\s+(?:support|accept|endorse|back)\b")
+_NOT_A_REFUSAL = re.compile(
+    r"(?i)\b(?:cannot|can't|can not|won't|will not)\s+(?:support|accept|endorse|back)\b"
+)
 _SUBJECT = (
     r"\b(?:I|we|it|(?:my|our|this|the)\s+(?:delegation|country|government)|(?:the\s+)?(?:russian\s+federation|"
     r"russia|people's\s+republic\s+of\s+china|china|france|french\s+republic|united\s+kingdom|britain|uk|"
@@ -77,7 +81,9 @@ _EXPLICIT = (
         rf"(?P<option>in\s+favou?r|against|abstention|abstain|yes|no)|(?P<abstain>abstain(?:s)?)){_OPTION_END}"
     ),
     # "…: abstention.", "…, but it will not block it either: abstention."
-    re.compile(rf"(?im)\w[\s*_]*(?::|\s[-–—])[\s*_\"'`]*(?P<option>{_WORD_OPTION})[\s*_\"'`]*[.!]?[\s*_\"'`]*$"),
+    re.compile(
+        rf"(?im)\w[\s*_]*(?::|\s[-–—])[\s*_\"'`]*(?P<option>{_WORD_OPTION})[\s*_\"'`]*[.!]?[\s*_\"'`]*$"
+    ),
     # "we vote for the resolution", "I vote for it"
     re.compile(
         rf"(?i){_SUBJECT}(?:[\s,]+[\w'-]+){{0,10}}?[\s,]+{_CAST}votes?\s+(?P<favour>for)\s+"

@@ -1,4 +1,4 @@
-"""Score the answer-labelling rules on the labelled free-text corpus (tests/graphs/data/free_text_answers.jsonl).
+"""Score the answer-labelling rules on the labelled corpus, tests/graphs/data/free_text_answers.jsonl.
 
 Each answer is labelled by the rules the real graphs call (``vote_rules`` for the paper set's votes,
 ``label_directqa``, ``parse_association`` + ``label_polarity``) and sorted into: ``right`` (the gold
