@@ -16,6 +16,7 @@ tests/graphs/data/free_text_answers.jsonl measures these rules (benchmarks/RESUL
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -57,56 +58,74 @@ _UNDECIDED = re.compile(
 _NOT_A_REFUSAL = re.compile(
     r"(?i)\b(?:cannot|can't|can not|won't|will not)\s+(?:support|accept|endorse|back)\b"
 )
-_SUBJECT = (
-    r"\b(?:I|we|it|(?:my|our|this|the)\s+(?:delegation|country|government)|(?:the\s+)?(?:russian\s+federation|"
+_P5_SUBJECT = (
+    r"I|we|it|(?:my|our|this|the)\s+(?:delegation|country|government)|(?:the\s+)?(?:russian\s+federation|"
     r"russia|people's\s+republic\s+of\s+china|china|france|french\s+republic|united\s+kingdom|britain|uk|"
-    r"united\s+states(?:\s+of\s+america)?|us|usa))\b"
+    r"united\s+states(?:\s+of\s+america)?|us|usa)"
 )
 _CAST = (
     r"(?:(?:will|would|shall|must|should|is\s+going\s+to|are\s+going\s+to|therefore|thus|hence|accordingly|"
     r"hereby|then|now|also|ultimately|clearly|firmly|to)\s+)*"
 )
-_EXPLICIT = (
-    # "Vote: against", "**Final vote:** Abstention", "Option chosen — in favour", "Therefore: favour."
-    re.compile(
-        rf"(?im)(?:^|[.;!?]\s+)[\s>*_#\"'-]*(?:(?:my|our|the|its|final|recommended|selected|chosen|[\w-]+'s)\s+)*"
-        rf"(?:vote|decision|answer|choice|option|position|verdict|conclusion|recommendation|therefore|hence|"
-        rf"thus|so)(?:\s+(?:cast|chosen|selected))?[\s*_]*(?:is|would\s+be|will\s+be)?[\s*_]*(?:[:=\-–—→]|=>|->)"
-        rf"[\s*_\"'`]*(?:to\s+)?(?:vote\s+)?{_OPTION}"
-    ),
-    # "I vote in favour", "the Russian Federation votes against", "we will therefore abstain"
-    re.compile(
-        rf"(?i){_SUBJECT}(?:[\s,]+[\w'-]+){{0,10}}?[\s,]+{_CAST}"
-        rf"(?:(?:votes?|cast(?:s)?\s+(?:a|an|my|our|its)\s+vote)\s+(?:for\s+|to\s+)?"
-        rf"(?P<option>in\s+favou?r|against|abstention|abstain|yes|no)|(?P<abstain>abstain(?:s)?)){_OPTION_END}"
-    ),
-    # "…: abstention.", "…, but it will not block it either: abstention."
-    re.compile(
-        rf"(?im)\w[\s*_]*(?::|\s[-–—])[\s*_\"'`]*(?P<option>{_WORD_OPTION})[\s*_\"'`]*[.!]?[\s*_\"'`]*$"
-    ),
-    # "we vote for the resolution", "I vote for it"
-    re.compile(
-        rf"(?i){_SUBJECT}(?:[\s,]+[\w'-]+){{0,10}}?[\s,]+{_CAST}votes?\s+(?P<favour>for)\s+"
-        r"(?:it|the|this)\b(?!\s+abstention)"
-    ),
-    # "I will cast a negative vote", "I cast an affirmative vote", "Russia will veto the draft"
-    re.compile(
-        rf"(?i){_SUBJECT}(?:[\s,]+[\w'-]+){{0,10}}?[\s,]+{_CAST}"
-        r"(?:cast(?:s)?\s+(?:a|an|my|our|its)\s+(?:(?P<negative>negative)|(?P<affirmative>affirmative|positive))"
-        r"\s+vote|(?P<veto>veto(?:es)?)\b(?!\s+power))"
-    ),
-    # "I choose against", "the United States chooses favour", "I'd go with abstention"
-    re.compile(
-        rf"(?i){_SUBJECT}(?:[\s,]+[\w'-]+){{0,6}}?[\s,]+{_CAST}(?:choose|chooses|select|selects|opt(?:s)?\s+for|"
-        rf"pick(?:s)?|go(?:es)?\s+with)[\s*_\"'`]*{_OPTION}"
-    ),
-    # "my vote is in favour", "the best option for China is abstention", "the answer is against"
-    re.compile(
-        rf"(?i)\b(?:the|my|our)\s+(?:[\w-]+\s+){{0,2}}?(?:vote|option|choice|course(?:\s+of\s+action)?|"
-        rf"decision|answer|position)(?:\s+for\s+[^.;:\n]{{1,40}}?)?\s+(?:is|would\s+be|will\s+be|remains)"
-        rf"[\s*_]*:?[\s*_\"'`]*(?:to\s+)?(?:vote\s+|cast\s+a\s+vote\s+)?{_OPTION}"
-    ),
-)
+
+
+def _subject(nation: str | None) -> str:
+    """Who casts a vote: the speaker, a P5 member, or the persona's own name ("Brazil abstains")."""
+    own = (
+        r"|(?:the\s+)?" + r"\s+".join(re.escape(w) for w in nation.split())
+        if nation and nation.strip()
+        else ""
+    )
+    return rf"\b(?:{_P5_SUBJECT}{own})\b"
+
+
+@functools.lru_cache(maxsize=512)
+def _explicit(nation: str | None) -> tuple[re.Pattern[str], ...]:
+    """The patterns of a vote cast plainly, for a persona named ``nation``."""
+    subject = _subject(nation)
+    return (
+        # "Vote: against", "**Final vote:** Abstention", "Option chosen — in favour", "Therefore: favour."
+        re.compile(
+            rf"(?im)(?:^|[.;!?]\s+)[\s>*_#\"'-]*(?:(?:my|our|the|its|final|recommended|selected|chosen|[\w-]+'s)\s+)*"
+            rf"(?:vote|decision|answer|choice|option|position|verdict|conclusion|recommendation|therefore|hence|"
+            rf"thus|so)(?:\s+(?:cast|chosen|selected))?[\s*_]*(?:is|would\s+be|will\s+be)?[\s*_]*(?:[:=\-–—→]|=>|->)"
+            rf"[\s*_\"'`]*(?:to\s+)?(?:vote\s+)?{_OPTION}"
+        ),
+        # "I vote in favour", "the Russian Federation votes against", "we will therefore abstain"
+        re.compile(
+            rf"(?i){subject}(?:[\s,]+[\w'-]+){{0,10}}?[\s,]+{_CAST}"
+            rf"(?:(?:votes?|cast(?:s)?\s+(?:a|an|my|our|its)\s+vote)\s+(?:for\s+|to\s+)?"
+            rf"(?P<option>in\s+favou?r|against|abstention|abstain|yes|no)|(?P<abstain>abstain(?:s)?)){_OPTION_END}"
+        ),
+        # "…: abstention.", "…, but it will not block it either: abstention."
+        re.compile(
+            rf"(?im)\w[\s*_]*(?::|\s[-–—])[\s*_\"'`]*(?P<option>{_WORD_OPTION})[\s*_\"'`]*[.!]?[\s*_\"'`]*$"
+        ),
+        # "we vote for the resolution", "I vote for it"
+        re.compile(
+            rf"(?i){subject}(?:[\s,]+[\w'-]+){{0,10}}?[\s,]+{_CAST}votes?\s+(?P<favour>for)\s+"
+            r"(?:it|the|this)\b(?!\s+abstention)"
+        ),
+        # "I will cast a negative vote", "I cast an affirmative vote", "Russia will veto the draft"
+        re.compile(
+            rf"(?i){subject}(?:[\s,]+[\w'-]+){{0,10}}?[\s,]+{_CAST}"
+            r"(?:cast(?:s)?\s+(?:a|an|my|our|its)\s+(?:(?P<negative>negative)|(?P<affirmative>affirmative|positive))"
+            r"\s+vote|(?P<veto>veto(?:es)?)\b(?!\s+power))"
+        ),
+        # "I choose against", "the United States chooses favour", "I'd go with abstention"
+        re.compile(
+            rf"(?i){subject}(?:[\s,]+[\w'-]+){{0,6}}?[\s,]+{_CAST}(?:choose|chooses|select|selects|opt(?:s)?\s+for|"
+            rf"pick(?:s)?|go(?:es)?\s+with)[\s*_\"'`]*{_OPTION}"
+        ),
+        # "my vote is in favour", "the best option for China is abstention", "the answer is against"
+        re.compile(
+            rf"(?i)\b(?:the|my|our)\s+(?:[\w-]+\s+){{0,2}}?(?:vote|option|choice|course(?:\s+of\s+action)?|"
+            rf"decision|answer|position)(?:\s+for\s+[^.;:\n]{{1,40}}?)?\s+(?:is|would\s+be|will\s+be|remains)"
+            rf"[\s*_]*:?[\s*_\"'`]*(?:to\s+)?(?:vote\s+|cast\s+a\s+vote\s+)?{_OPTION}"
+        ),
+    )
+
+
 # "Against. The text…", "In favour: it aligns…", "Abstain — the text…", "Against the draft."
 _LEADING = re.compile(
     rf"(?i)^[\s>*_#\"'`-]*(?P<option>{_WORD_OPTION})[\s*_\"'`]*"
@@ -117,10 +136,18 @@ _REFERENCE = re.compile(
     r"(?i)(?:\b(?:option|choice|answer|choose|select|pick|go\s+with)\s*[:\-–—]?\s*(?:number\s+)?\(?(?P<key>[a-c1-3])"
     r"\b\)?|^\W*\((?P<alone>[a-c1-3])\)\W*$)"
 )
-_SUPPORTS = re.compile(
-    rf"(?i){_SUBJECT}(?:[\s,]+[\w'-]+){{0,4}}?[\s,]+(?:(?P<favour>supports?)|(?P<against>opposes?|rejects?))\s+"
-    r"(?:the|this)\s+(?:draft|resolution|text)\b"
-)
+
+
+@functools.lru_cache(maxsize=512)
+def _supports(nation: str | None) -> re.Pattern[str]:
+    """ "France supports the draft", "we oppose this text": a weaker sign, read only when no vote is cast."""
+    subject = _subject(nation)
+    return re.compile(
+        rf"(?i){subject}(?:[\s,]+[\w'-]+){{0,4}}?[\s,]+(?:(?P<favour>supports?)|(?P<against>opposes?|rejects?))\s+"
+        r"(?:the|this)\s+(?:draft|resolution|text)\b"
+    )
+
+
 _CLAUSE = re.compile(r"[.;!?\n]+|\s[-–—]\s")
 
 
@@ -152,7 +179,7 @@ def _without_unasserted(text: str) -> str:
     return "".join(p for p in pieces if not _CONDITIONAL.search(p))
 
 
-def _votes_cast(text: str, keys: dict[str, str]) -> tuple[set[str], set[str]]:
+def _votes_cast(text: str, keys: dict[str, str], nation: str | None) -> tuple[set[str], set[str]]:
     """Votes cast plainly, and votes cast with a hedge in their own clause."""
     plain: set[str] = set()
     hedged: set[str] = set()
@@ -160,7 +187,7 @@ def _votes_cast(text: str, keys: dict[str, str]) -> tuple[set[str], set[str]]:
     def add(label: str, start: int, end: int) -> None:
         (hedged if _HEDGE.search(_clause_of(text, start, end)) else plain).add(label)
 
-    for pattern in _EXPLICIT:
+    for pattern in _explicit(nation):
         for match in pattern.finditer(text):
             found = match.groupdict()
             if found.get("option"):
@@ -186,8 +213,11 @@ def _votes_cast(text: str, keys: dict[str, str]) -> tuple[set[str], set[str]]:
     return plain, hedged
 
 
-def label_vote_text(text: str | None) -> LabelDecision:
-    """A free-text vote: an explicit choice, or undecided (the judge may read it), or invalid."""
+def label_vote_text(text: str | None, *, nation: str | None = None) -> LabelDecision:
+    """A free-text vote: an explicit choice, or undecided (the judge may read it), or invalid.
+
+    ``nation`` is the persona's name as the prompt gives it, so "Brazil abstains" is read as a vote too.
+    """
     if text is None or not text.strip():
         return LabelDecision(None, "empty")
     answer, _ = split_reasoning(text)  # a <think> part reasons about the options: it casts no vote
@@ -208,11 +238,11 @@ def label_vote_text(text: str | None) -> LabelDecision:
     asserted = _without_unasserted(cleaned)
     if not re.search(r"[A-Za-z]{2,}", asserted) and _OPTION_LIST.search(cleaned):
         return LabelDecision(None, "template_echo")
-    plain, hedged = _votes_cast(asserted, keys)
+    plain, hedged = _votes_cast(asserted, keys, nation)
     if not plain:
         plain = {
             "favour" if m.group("favour") else "against"
-            for m in _SUPPORTS.finditer(asserted)
+            for m in _supports(nation).finditer(asserted)
             if not _HEDGE.search(_clause_of(asserted, m.start(), m.end()))
         }
     if degenerate == "other_language" and not plain:  # the hint list misreads a short English label
@@ -228,12 +258,14 @@ def label_vote_text(text: str | None) -> LabelDecision:
     return LabelDecision(None, "no_option", final=False)
 
 
-def vote_rules(answer: str | None, *, truncated: bool, free_text: bool) -> LabelDecision:
+def vote_rules(
+    answer: str | None, *, truncated: bool, free_text: bool, nation: str | None = None
+) -> LabelDecision:
     """The rules' verdict on one vote answer; the structured set's invalid answers are final."""
     if truncated:
         return LabelDecision(None, truncated_reason(answer))
     if free_text:
-        return label_vote_text(answer)
+        return label_vote_text(answer, nation=nation)
     parsed = parse_vote(answer)
     return LabelDecision(parsed.value, "json") if parsed.ok else LabelDecision(None, parsed.reason or "")
 

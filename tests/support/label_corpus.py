@@ -17,6 +17,7 @@ from typing import Any
 
 from graphs.labels import LabelDecision, label_directqa
 from graphs.ranking import label_polarity, parse_association
+from graphs.vote import persona_name
 from graphs.vote_labels import vote_rules
 
 CORPUS = Path(__file__).resolve().parents[1] / "graphs" / "data" / "free_text_answers.jsonl"
@@ -37,7 +38,8 @@ def rules_decision(item: dict[str, Any]) -> LabelDecision:
     """What the rules alone make of one corpus answer, through the functions the graphs call."""
     text = item["text"]
     if item["task"] == "vote":
-        return vote_rules(text, truncated=False, free_text=True)
+        nation = persona_name(item["persona"]) if item.get("persona") else None
+        return vote_rules(text, truncated=False, free_text=True, nation=nation)
     if item["task"] == "directqa":
         first, second, _ = item["options"]
         return label_directqa(text, first, second)
