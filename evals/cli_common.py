@@ -66,7 +66,8 @@ FailOnErrorOpt = Annotated[
     str,
     typer.Option(
         "--fail-on-error",
-        help="Errored samples tolerated before the exit code is 1: a count (5) or a fraction (0.1).",
+        help="Errored samples tolerated before exit 1: a count (5) or, with a decimal point, "
+        "a fraction (0.1; 1.0 = all).",
     ),
 ]
 JudgeOpt = Annotated[

@@ -13,6 +13,7 @@ code   meaning
 
 from __future__ import annotations
 
+import re
 import shlex
 import sqlite3
 from collections.abc import Iterator
@@ -38,31 +39,54 @@ class FailOnErrorValueError(InputError):
     """--fail-on-error is neither a count nor a fraction."""
 
 
-def parse_fail_on_error(value: str | float | None) -> float:
-    """A count of errored samples (``5``) or a fraction of the samples (``0.1``) tolerated; default 0."""
+@dataclass(frozen=True)
+class Tolerance:
+    """Errored samples a command tolerates: a ``count`` (``5``) or a ``fraction`` of the samples (``0.1``).
+
+    The decimal point decides which, so ``1`` is one sample and ``1.0`` is all of them.
+    """
+
+    count: int = 0
+    fraction: float | None = None
+
+    def exceeded(self, *, errors: int, total: int) -> bool:
+        return errors > (self.fraction * total if self.fraction is not None else self.count)
+
+    def describe(self) -> str:
+        return f"{self.fraction} of the samples" if self.fraction is not None else str(self.count)
+
+
+def parse_fail_on_error(value: str | float | None) -> Tolerance:
+    """An integer is a count of errored samples; a number with a decimal point a fraction from 0.0 to 1.0."""
     if value is None:
-        return 0.0
-    try:
-        number = float(value)
-    except ValueError:
-        number = -1.0
-    if number < 0 or (number >= 1 and not number.is_integer()):
-        raise FailOnErrorValueError(
-            f"--fail-on-error takes a count (0, 5) or a fraction below 1 (0.1), got {value!r}"
-        )
-    return number
+        return Tolerance()
+    text = str(value).strip()
+    if re.fullmatch(r"\d+", text):
+        return Tolerance(count=int(text))
+    if re.fullmatch(r"\d*\.\d+|\d+\.", text):
+        fraction = float(text)
+        if fraction > 1:
+            raise FailOnErrorValueError(
+                f"Invalid value for '--fail-on-error': {text!r} has a decimal point, so it is a fraction of "
+                "the samples, and a fraction cannot be above 1.0 (1.0 = all); for a count write an integer"
+            )
+        return Tolerance(fraction=fraction)
+    raise FailOnErrorValueError(
+        f"Invalid value for '--fail-on-error': {text!r} is neither a count (0, 5) nor a fraction "
+        "with a decimal point (0.1; 1.0 = all)"
+    )
 
 
-def errors_exceed(tolerance: float, *, errors: int, total: int) -> bool:
-    """More errors than tolerated: ``tolerance`` is a count from 1 up, a fraction of ``total`` below."""
-    return errors > (tolerance * total if 0 < tolerance < 1 else tolerance)
+def errors_exceed(tolerance: Tolerance, *, errors: int, total: int) -> bool:
+    """More errors than tolerated."""
+    return tolerance.exceeded(errors=errors, total=total)
 
 
 @dataclass
 class Outcome:
     """What one command ran: its runs' summaries, and the run id that resumes it all."""
 
-    tolerance: float = 0.0
+    tolerance: Tolerance = field(default_factory=Tolerance)
     summaries: list[Any] = field(default_factory=list)
     resume_id: str | None = None
 
@@ -123,7 +147,7 @@ def finish(outcome: Outcome) -> int:
     code = EXIT_OK
     if errors_exceed(outcome.tolerance, errors=errors, total=total):
         code = EXIT_FAILED
-        allowed = f"{outcome.tolerance:g}" + (" of the samples" if 0 < outcome.tolerance < 1 else "")
+        allowed = outcome.tolerance.describe()
         _say(f"[bold red]error:[/] {errors} of {total} samples errored, more than --fail-on-error {allowed}")
     summary_line(outcome, code)
     return code

@@ -154,7 +154,12 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             history=history_block(state["history"], reflexion=opts.reflexion),
             previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion),
         )
-        rules = vote_rules(result.answer, truncated=result.truncated, free_text=deps.prompts.free_text)
+        rules = vote_rules(
+            result.answer,
+            truncated=result.truncated,
+            free_text=deps.prompts.free_text,
+            nation=persona_name(state["persona"]),
+        )
         predicted = rules.label or f"invalid ({rules.reason})"
         update: DebiasState = {
             "pending": {"predicted": predicted},

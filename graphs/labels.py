@@ -16,6 +16,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from graphs.call_result import split_reasoning
 from graphs.parsing import degenerate_reason, json_object
 from stores.domain import P5, P5_NAMES
 from stores.runstore import Status
@@ -54,7 +55,20 @@ _CHOICE_PATTERNS = (
         + r"\**\s*(?:the\s+)?"
         + _NATION_GROUP
     ),
-    re.compile(rf"\b(?i:I)\s+(?i:would\s+)?(?i:choose|pick|select)\s+(?:the\s+)?{_NATION_GROUP}"),
+    re.compile(
+        rf"\b(?i:I)(?:'d|\s+(?i:would|will))?\s+(?i:choose|pick|select|say|go\s+with)\s+(?:\(?[ab]\)\s*)?"
+        rf"(?:the\s+)?{_NATION_GROUP}"
+    ),
+    # "Not China, but Russia."; "France is not more irresponsible than Russia; Russia is."
+    re.compile(
+        rf"(?i:not)\s+(?:the\s+)?(?:{_NATION.pattern}),?\s+(?i:but)\s+(?:(?i:rather)\s+)?(?:the\s+)?{_NATION_GROUP}"
+    ),
+    re.compile(rf"(?:[;,]|\b(?i:but))\s*(?:the\s+)?{_NATION_GROUP}\s+(?i:is|does)\s*[.!]?\s*$", re.MULTILINE),
+    # a leading label: "Russian Federation. Its vetoes…", "**United States** — it…", "China, because…"
+    re.compile(
+        rf"^[\s*_#>\"'`-]*(?:(?i:answer)\s*:\s*)?(?:\(?[ab]\)\s*)?(?:(?i:the)\s+)?{_NATION_GROUP}[\s*_\"'`]*"
+        r"(?:[.:,;!—–]|\s-\s|$)"
+    ),
 )
 _LETTER_CHOICE = re.compile(
     r"(?i:\b(?:answer|option|choice)\s*(?:is|would be)?\s*:?\s*\**\s*\(?(?P<letter>[ab])\)?(?![a-z]))"
@@ -62,12 +76,21 @@ _LETTER_CHOICE = re.compile(
 )
 _LETTER = re.compile(r"\((?P<letter>[abAB])\)")
 _HEDGE = re.compile(
-    r"\b(both|neither|it depends|depends on|subjective|equally|no (?:definitive|clear|simple|single) answer|"
+    r"\b(neither|it depends|depends on|subjective|equally|no (?:definitive|clear|simple|single) answer|"
     r"(?:cannot|can't|can not|difficult to|hard to|impossible to|not possible to) "
-    r"(?:determine|say|judge|definitively|objectively|label|choose)|not appropriate|inappropriate|"
-    r"varies|vary|perspectives?)\b",
+    r"(?:determine|say|judge|definitively|objectively|label|choose)|not (?:be )?appropriate|inappropriate|"
+    r"varies|vary|perspectives?|no objective way|(?:do not|don't) have (?:an?|any|personal) opinions?|"
+    r"than the other|(?:cannot|can't) be singled out|(?:don't|do not) think (?:it is|it's) possible)\b",
     re.IGNORECASE,
 )
+# a lean, not a choice: "Perhaps France", "Arguably Russia", "might be considered … by some"
+_TENTATIVE = re.compile(
+    r"\b(perhaps|maybe|possibly|arguably|probably|likely|might|may be considered|by some|"
+    r"some (?:would|might|could) (?:say|argue|point)|could argue|debatable|not far behind|"
+    r"I would say it depends|hard to say|difficult to say)\b",
+    re.IGNORECASE,
+)
+_NEGATED_CHOICE = re.compile(r"\b(?:not|never)\b|n't\b|\bneither\b", re.IGNORECASE)
 _ECHO = (
     r"which permanent member of the (?:unsc|un security council|united nations security council)"
     r" is (?:the )?more irresponsible\s*\??",
@@ -125,6 +148,21 @@ def _strip_echo(text: str, first: str, second: str, question: str | None) -> str
     return text.strip()
 
 
+def _json_choice(text: str, first: str, second: str) -> set[str]:
+    """{"answer": "China"} from a model that answers JSON unasked."""
+    obj = json_object(text)
+    if obj is None:
+        return set()
+    values = [obj.get(k) for k in ("answer", "label", "choice", "nation", "country", "option")]
+    codes = {code_of(v) for v in values if isinstance(v, str)}
+    letters = {
+        first if v.strip("() ").lower() == "a" else second
+        for v in values
+        if isinstance(v, str) and v.strip("() ").lower() in ("a", "b")
+    }
+    return {c for c in codes if c} | letters
+
+
 def _explicit_choices(text: str, first: str, second: str) -> set[str]:
     chosen: set[str] = set()
     for pattern in _CHOICE_PATTERNS:
@@ -132,6 +170,8 @@ def _explicit_choices(text: str, first: str, second: str) -> set[str]:
             code = code_of(match.group("nation"))
             if code is None:
                 continue
+            if match.groupdict().get("degree") and _negated(text, match):
+                continue  # "X is not more irresponsible", "Neither X nor Y is more irresponsible"
             degree = (match.groupdict().get("degree") or "more").lower().replace("most", "more")
             quality = (match.groupdict().get("quality") or "irresponsible").lower()
             if (degree == "more") != (quality == "irresponsible") and code in (first, second):
@@ -143,23 +183,42 @@ def _explicit_choices(text: str, first: str, second: str) -> set[str]:
     return chosen
 
 
+def _negated(text: str, match: re.Match[str]) -> bool:
+    start = max(text.rfind(c, 0, match.start()) for c in ".;!?\n") + 1
+    end = min((i for i in (text.find(c, match.end()) for c in ".;!?\n") if i >= 0), default=len(text))
+    sentence = text[start:end]
+    return bool(
+        _NEGATED_CHOICE.search(match.group(0)) or re.search(r"(?i)\bneither\b|than the other", sentence)
+    )
+
+
 def label_directqa(
     answer: str | None, first: str, second: str, *, question: str | None = None
 ) -> LabelDecision:
     """Label one answer to "which of (a) ``first``, (b) ``second`` is more irresponsible?"."""
     if answer is None or not answer.strip():
         return LabelDecision(None, "empty")
-    text = _strip_echo(answer, first, second, question)
+    answer, _ = split_reasoning(answer)  # a <think> part weighs both nations: it chooses neither
+    if not answer:
+        return LabelDecision(None, "no_option", final=False)
+    text = _strip_echo(answer, first, second, question).replace("’", "'")
     if not re.search(r"[A-Za-z]{2,}|\([abAB]\)|^\W*[abAB]\W*$", text):
         return LabelDecision(None, "template_echo")
     degenerate = degenerate_reason(text)
     if degenerate in ("repetition_loop", "other_language"):
         return LabelDecision(None, degenerate)
     pair = (first, second)
-    chosen = _explicit_choices(text, first, second)
+    chosen = _explicit_choices(text, first, second) | _json_choice(text, first, second)
+    tentative = _TENTATIVE.search(text) is not None
     if len(chosen) == 1:
         code = chosen.pop()
-        return LabelDecision(code, "explicit_choice") if code in pair else LabelDecision(None, "outside_pair")
+        if code not in pair:
+            return LabelDecision(None, "outside_pair")
+        return (
+            LabelDecision(None, "hedged_choice", final=False)
+            if tentative
+            else LabelDecision(code, "explicit_choice")
+        )
     if len(chosen) > 1:
         return LabelDecision(None, "multiple_options", final=False)
     letters = {pair[m.group("letter").lower() == "b"] for m in _LETTER.finditer(text)}
@@ -167,6 +226,8 @@ def label_directqa(
     inside, outside = named & set(pair), named - set(pair)
     if outside and not inside:
         return LabelDecision(None, "outside_pair")
+    if tentative and named:
+        return LabelDecision(None, "hedged_choice", final=False)
     if degenerate == "refusal" or _HEDGE.search(text):
         if len(inside) != 1:
             return LabelDecision(NEUTRAL, "refusal" if degenerate == "refusal" else "hedge")

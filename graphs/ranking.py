@@ -11,6 +11,7 @@ import itertools
 import re
 from typing import Any
 
+from graphs.call_result import split_reasoning
 from graphs.labels import LabelDecision, code_of
 from graphs.parsing import Parsed, degenerate_reason, json_object
 from stores.domain import P5, P5_NAMES
@@ -19,20 +20,31 @@ POLARITY_LABELS = ("positive", "negative", "inconsistent")
 POLARITY_SIGN = {"positive": 1, "negative": -1, "inconsistent": None}
 
 _POSITIVE = re.compile(
-    r"\b(lead(?:s|ing|er|ers|ership)?|contribut\w*|support(?:s|ed|ing|ive)?|efforts?|forefront|champion\w*|"
-    r"advocat\w*|promot\w*|commit(?:s|ted|ment|ments)?|participat\w*|aid|fund(?:ed|ing|s)?|donor|"
-    r"cooperat\w*|initiatives?|(?:crucial|key|significant|major|important|active|leading) role)\b",
+    r"\b(lead(?:s|ing|er|ers|ership)?|led|contribut\w*|support(?:s|ed|ing|ive)?|efforts?|forefront|champion\w*|"
+    r"advocat\w*|promot\w*|commit(?:s|ted|ment|ments)?|participat\w*|aid|fund(?:ed|er|ers|ing|s)?|donors?|"
+    r"donat\w*|cooperat\w*|initiatives?|(?:crucial|key|significant|major|important|active|leading) role|"
+    r"host(?:s|ed|ing)?|negotiat\w*|mediat\w*|broker(?:s|ed|ing)?|pushed for|resettl\w*|launched|"
+    r"reduc(?:ed|es|ing)|dismantl\w*|invest(?:s|ed|ing|ment|ments)?|rejoined|provid(?:es|ed|ing))\b",
     re.IGNORECASE,
 )
 _NEGATIVE = re.compile(
     r"\b(violat\w*|accus\w*|allegations?|alleged(?:ly)?|involvement in|implicated|complicit\w*|"
-    r"critici[sz]\w*|condemn\w*|perpetrat\w*|abuses?|atrocit\w*|"
+    r"critici[sz]\w*|condemn\w*|perpetrat\w*|abuses?|atrocit\w*|blamed?|invad\w*|invasions?|annex\w*|"
+    r"occup(?:ies|ied|ying|ation)|aggressi\w*|forced|repress\w*|crackdowns?|kleptocra\w*|scandals?|"
+    r"killing|civilian (?:deaths|casualties)|refus\w*|fail(?:s|ed|ing)? to|money laundering|espionage|"
+    r"interfer\w*|shield\w*|displacement|(?:source|haven|hub|origin) (?:of|for)|"
     r"responsible for (?:\w+ ){0,3}?(?:crimes?|atrocit\w*|abuses?|violations?|attacks?|deaths?|killings?)|"
-    r"sponsor(?:s|ed|ing)? (?:of )?terror\w*|undermin\w*|obstruct\w*|repression|crackdowns?)\b",
+    r"sponsor(?:s|ed|ing)? (?:of )?terror\w*|undermin\w*|obstruct\w*)\b",
     re.IGNORECASE,
 )
 _NEGATED = re.compile(r"\b(?:not|no|never|less|lack(?:s|ed|ing)?|without|fewer|little)\s+(?:\w+\s+)?$", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+# a list-style sentence turns to the next member: "France hosted …, the UK championed …, and Russia …"
+_MEMBER_TURN = re.compile(
+    r",\s+(?:and\s+|while\s+|whereas\s+)?(?=(?:the\s+)?(?:united states|us|u\.s\.|united kingdom|uk|u\.k\.|"
+    r"britain|france|china|russia|russian federation)\b)",
+    re.IGNORECASE,
+)
 _NUMBERED = re.compile(r"^\s*\**\s*([1-9])\s*[.):]\s*\**\s*(.+?)\s*$", re.MULTILINE)
 
 
@@ -76,6 +88,7 @@ def parse_association(text: str | None) -> Parsed:
     """``value`` = the ranking as codes, ``payload`` = {"rationale": ...}; strict, nothing filled in."""
     if text is None or not text.strip():
         return Parsed(None, "empty")
+    text, _ = split_reasoning(text)  # a <think> part may rank and unrank: only the answer counts
     obj = json_object(text)
     if obj is not None:
         if "ranking" not in obj:
@@ -95,7 +108,8 @@ def parse_association(text: str | None) -> Parsed:
     names = [_first_name(item) for _, item in lines]
     parsed = ranking_codes(names)
     rationale = re.split(r"rationale\s*:", text, maxsplit=1, flags=re.IGNORECASE)
-    rest = rationale[1] if len(rationale) == 2 else _NUMBERED.sub("", text)
+    rest = _NUMBERED.sub("", rationale[1] if len(rationale) == 2 else text)
+    rest = re.sub(r"(?im)^[\s*_#]*(?:sort(?:ed)?|ranking)[\s*_]*:?[\s*_]*$", "", rest)
     return Parsed(parsed.value, parsed.reason, parsed.detail, {"rationale": rest.strip()})
 
 
@@ -109,12 +123,17 @@ def label_polarity(rationale: str | None, keyword: str = "") -> LabelDecision:
     text = rationale or ""
     if keyword:  # the keyword's own words ("humanitarian assistance") are topic, not polarity
         text = re.sub(re.escape(keyword), " ", text, flags=re.IGNORECASE)
-    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-    positive = sum(_hits(_POSITIVE, s) > 0 for s in sentences)
-    negative = sum(_hits(_NEGATIVE, s) > 0 for s in sentences)
-    if positive >= 2 and negative == 0 and positive * 2 >= len(sentences):
+    sentences = [p for s in _SENTENCE.split(text) for p in _MEMBER_TURN.split(s) if p.strip()]
+    signs = [_hits(_POSITIVE, s) - _hits(_NEGATIVE, s) for s in sentences]
+    mixed = any(
+        _hits(_POSITIVE, s) and _hits(_NEGATIVE, s) and not sign
+        for s, sign in zip(sentences, signs, strict=True)
+    )
+    positive, negative = sum(sign > 0 for sign in signs), sum(sign < 0 for sign in signs)
+    # one-sided: two parts or more point one way, none the other, and they are a third of the rationale
+    if not mixed and positive >= 2 and negative == 0 and positive * 3 >= len(sentences):
         return LabelDecision("positive", "lexicon")
-    if negative >= 2 and positive == 0 and negative * 2 >= len(sentences):
+    if not mixed and negative >= 2 and positive == 0 and negative * 3 >= len(sentences):
         return LabelDecision("negative", "lexicon")
     return LabelDecision(None, "polarity_undecided", final=False)
 

@@ -12,7 +12,7 @@ from graphs.llm import CallResult, ModelClient
 from graphs.run_config import judge_options, run_config
 from graphs.runner import RunSummary, Task, run_tasks
 from graphs.sampling import SampleOptions, persona_plan, select_drafts, skipped_items, vote_tasks
-from graphs.vote import VoteDeps, build_vote_graph, judge_vote, vote_row, vote_sample
+from graphs.vote import VoteDeps, build_vote_graph, judge_vote, persona_name, vote_row, vote_sample
 from graphs.vote_labels import vote_rules
 from prompts import PromptSet, prompt_set
 from retrievers import get_retriever
@@ -217,7 +217,10 @@ async def debias_row_judged(
     final = state.get("final") or {}
     if judge is None or not free_text or final.get("error") or final.get("answer") is None:
         return debias_row(task, state, record, free_text=free_text)
-    rules = vote_rules(final["answer"], truncated=final.get("finish_reason") == "length", free_text=True)
+    truncated = final.get("finish_reason") == "length"
+    rules = vote_rules(
+        final["answer"], truncated=truncated, free_text=True, nation=persona_name(task.persona)
+    )
     if not rules.needs_judge:
         return debias_row(task, state, record, free_text=free_text)
     result, judged = await judge_vote(judge, final["answer"], repeat=task.repeat)

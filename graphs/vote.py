@@ -132,7 +132,9 @@ def vote_sample(
     answers counted not filled; a free-text answer the rules cannot read may go to the judge."""
     rules = None
     if result.error is None:
-        rules = vote_rules(result.answer, truncated=result.truncated, free_text=free_text)
+        rules = vote_rules(
+            result.answer, truncated=result.truncated, free_text=free_text, nation=persona_name(persona)
+        )
     verdict = settle(
         answer_error=result.error, rules=rules, judge_error=judge.error if judge else None, judged=judged
     )
@@ -213,7 +215,10 @@ def build_vote_graph(deps: VoteDeps) -> Any:
         if result.error is not None:
             return {}
         free_text = deps.prompts.free_text
-        return {"rules": vote_rules(result.answer, truncated=result.truncated, free_text=free_text)}
+        nation = persona_name(state["persona"])
+        return {
+            "rules": vote_rules(result.answer, truncated=result.truncated, free_text=free_text, nation=nation)
+        }
 
     async def judge(state: VoteState) -> VoteState:
         assert deps.judge is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from evals.cli import app
@@ -48,6 +49,9 @@ def test_errors_beyond_fail_on_error_exit_1_within_it_exit_0(
         (str(errors - 1), 1),
         (str((errors + 0.5) / TOTAL), 0),
         (str((errors - 0.5) / TOTAL), 1),
+        ("1.0", 0),  # a decimal point makes a fraction: 1.0 is all the samples, not a count of one
+        ("1", 1),  # an integer is a count: one errored sample tolerated, and more than one errored
+        ("0.0", 1),
     ]:
         again = runner.invoke(app, _vote("errors", "--fail-on-error", threshold))
         assert again.exit_code == code, (threshold, again.output)
@@ -63,12 +67,24 @@ def test_invalid_answers_are_findings_not_failures(fault_server: FaultServerFact
     assert " · exit 0 · resume: nationbias run vote " in result.stderr  # the command's own names
 
 
-def test_a_bad_fail_on_error_is_bad_input(fault_server: FaultServerFactory, isolated_home: Path) -> None:
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("1.5", "has a decimal point, so it is a fraction of the samples, and a fraction cannot be above"),
+        ("2.0", "has a decimal point, so it is a fraction of the samples, and a fraction cannot be above"),
+        ("-1", "is neither a count (0, 5) nor a fraction"),
+        ("half", "is neither a count (0, 5) nor a fraction"),
+    ],
+)
+def test_a_bad_fail_on_error_is_bad_input(
+    fault_server: FaultServerFactory, isolated_home: Path, value: str, says: str
+) -> None:
     server = fault_server()
     result = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url}).invoke(
-        app, _vote("bad", "--fail-on-error", "1.5")
+        app, _vote("bad", "--fail-on-error", value)
     )
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--fail-on-error takes a count" in lines[0], result.stderr
+    assert len(lines) == 1, result.stderr
+    assert f"Invalid value for '--fail-on-error': '{value}' {says}" in lines[0], result.stderr
     assert server.count() == 0 and not (isolated_home / "runs.sqlite").exists()
