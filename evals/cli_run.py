@@ -15,7 +15,7 @@ from stores.domain import KEYWORD_THRESHOLD
 run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
 
 
-VOTE_OWN = ("debias", "k", "reflexion", "retriever", "threshold")  # --debias and the retrieval it uses
+VOTE_OWN = ("debias", "k", "reflexion", "retriever", "threshold", "recency_halflife")  # --debias and the retrieval it uses
 
 
 def run_vote_command(*, debias: bool = False, **options: Any) -> str:
@@ -41,6 +41,14 @@ def run_vote(
     threshold: Annotated[
         float, typer.Option("--threshold", help="Keyword retriever: keep score > this.")
     ] = KEYWORD_THRESHOLD,
+    recency_halflife: Annotated[
+        float | None,
+        typer.Option(
+            "--recency-halflife",
+            help="Prefer recent precedents: a precedent's retrieval score halves every this many years "
+            "(0: no preference). Default: 10 on --body unga, 0 on the Council.",
+        ),
+    ] = None,
     **options: Any,
 ) -> None:
     """Persona vote simulation: the Council's non-adopted drafts, or the Assembly's roll calls with
