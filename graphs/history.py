@@ -41,7 +41,7 @@ def _rendered(
 
 
 def _structured_heading(entry: dict[str, Any]) -> str:
-    """"Rehearsal <label> (<date>, <outcome>)"; the date once only, when the label already names it
+    """ "Rehearsal <label> (<date>, <outcome>)"; the date once only, when the label already names it
     (an Assembly roll call: "roll call 936 of 1966-12-07")."""
     date = "" if entry["date"] in entry["label"] else f"{entry['date']}, "
     return f"Rehearsal {entry['label']} ({date}{entry['outcome']})"

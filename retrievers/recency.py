@@ -16,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import median
 
-from retrievers.base import POOL_NAMES, PoolName, Precedent, Retriever, Scored, check_k, precedents_from, select_top
+from retrievers.base import (
+    POOL_NAMES,
+    PoolName,
+    Precedent,
+    Retriever,
+    Scored,
+    check_k,
+    precedents_from,
+    select_top,
+)
 from stores.errors import InputError
 from stores.records import Record
 
@@ -51,7 +60,8 @@ class RecencyRetriever:
         for p in ranked:
             age = age_years(target, p.record)
             score = round(discounted(p.score, age, self.halflife), 6)
-            why = f"{p.reason}; recency: {p.score:.4g} at {age:.1f} years, half-life {self.halflife:g} -> {score:.4g}"
+            why = f"{p.reason}; recency: {p.score:.4g} at {age:.1f} years, half-life {self.halflife:g}"
+            why += f" -> {score:.4g}"
             out.append(Scored(p.record, score, why))
         return out
 

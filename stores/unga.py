@@ -51,11 +51,15 @@ ACRONYMS = (
 )  # fmt: skip
 # A run of two or more upper-case words inside mixed-case text: a subject heading ("- HUMAN RIGHTS –
 # REPORTS"), which says nothing of how a word is usually written.
-_CAPS_RUN = re.compile(
-    r"(?<![\w/])[A-Z][A-Z'’.-]*[A-Z](?:[\s,/–]+[A-Z][A-Z'’.-]*[A-Z])+(?![\w/])"
-)
+_CAPS_RUN = re.compile(r"(?<![\w/])[A-Z][A-Z'’.-]*[A-Z](?:[\s,/–]+[A-Z][A-Z'’.-]*[A-Z])+(?![\w/])")
 _CAPS_WORD = re.compile(r"(?<![\w/.’'-])[A-Z]{4,}(?![\w/’'-])")  # one shouted word in mixed-case text
 _DOTTED = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]$")  # U.N, U.S, E.S.C: an abbreviation in capitals
+# The UN's organs, written as names whatever the row's case ("security Council" in an old row).
+ORGAN_NAMES = (
+    "Security Council", "General Assembly", "Trusteeship Council", "Economic and Social Council",
+    "International Court of Justice", "Secretary-General", "Human Rights Council", "United Nations",
+)  # fmt: skip
+_ORGANS = re.compile(r"\b(?:" + "|".join(map(re.escape, ORGAN_NAMES)) + r")\b", re.IGNORECASE)
 _LATIN = frozenset({"i.a", "e.g", "i.e"})  # inter alia, exempli gratia, id est: lower case
 
 
@@ -152,6 +156,10 @@ def description(row: dict[Any, Any], *, issues: str) -> Description:
     went: the catalogue's "resolution / adopted by …" suffix is dropped and no A/RES number is used."""
     descr, short = without_catalogue(row["descr"]), without_catalogue(row["short"])
     descr = _CUT_VOTE_REQUEST.sub("", descr)
+    if own := re.sub(r"^(?:A/RES/|A/|R/)", "", str(row.get("unres") or "").strip()):
+        # its own resolution number ("A/RES/ES-10/19, Status of Jerusalem") says it was adopted
+        number = re.compile(rf"(?:\bA/RES/|\bR/|(?<![\w/-])){re.escape(own)}(?![\w/-])[,:;]?\s*")
+        descr, short = number.sub("", descr).strip(), number.sub("", short).strip()
     agenda = _AGENDA_ROW.match(descr)
     if agenda:
         main, subject, item = short, agenda["subject"], f"{agenda['number']}: {agenda['item']}"
@@ -243,8 +251,13 @@ def sentence_case(text: str, cases: dict[str, str]) -> str:
         token = match.group(0)
         return token if match.group("symbol") else _cased(token, cases)
 
-    lowered = _TOKEN.sub(word, text)
+    lowered = _ORGANS.sub(lambda m: _organ(m.group(0)), _TOKEN.sub(word, text))
     return lowered[:1].upper() + lowered[1:]
+
+
+def _organ(found: str) -> str:
+    """An organ's name as the UN writes it."""
+    return next(name for name in ORGAN_NAMES if name.lower() == found.lower())
 
 
 def title_key(text: str) -> str:
