@@ -15,14 +15,36 @@ from stores.domain import KEYWORD_THRESHOLD
 run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
 
 
-VOTE_OWN = ("debias", "k", "reflexion", "retriever", "threshold")  # --debias and the retrieval it uses
+# --debias and the retrieval it uses
+VOTE_OWN = ("debias", "k", "reflexion", "retriever", "threshold", "recency_halflife")
 
 
 def run_vote_command(*, debias: bool = False, **options: Any) -> str:
     """`run vote [--debias]`: the plain or debiased vote through the library; returns the run id."""
     if not debias:  # the retrieval options belong to the debiased vote only
         options = {key: value for key, value in options.items() if key not in VOTE_OWN}
-    return run_bias_test("debias" if debias else "vote", **options)
+    run_id = run_bias_test("debias" if debias else "vote", **options)
+    if debias:
+        print_precedent_age(run_id)
+    return run_id
+
+
+def print_precedent_age(run_id: str) -> None:
+    """One line under a debiased run's summary: how old its precedents are (its run config keeps it)."""
+    from evals.cli_common import console
+    from evals.cli_cost import dry_running
+    from stores.runstore import RunStore
+
+    if dry_running():
+        return
+    ages = RunStore().get_run(run_id).get("precedent_age") or {}
+    if ages.get("precedents"):
+        halflife = ages.get("recency_halflife")
+        preference = f"recency half-life {halflife:g} years" if halflife else "no recency preference"
+        console.print(
+            f"precedents: {ages['precedents']} rehearsed, median age {ages['median_years']:g} years, "
+            f"{ages['over_20_years']} over 20 years ({preference})"
+        )
 
 
 @run_app.command("vote")
@@ -41,6 +63,14 @@ def run_vote(
     threshold: Annotated[
         float, typer.Option("--threshold", help="Keyword retriever: keep score > this.")
     ] = KEYWORD_THRESHOLD,
+    recency_halflife: Annotated[
+        float | None,
+        typer.Option(
+            "--recency-halflife",
+            help="Prefer recent precedents: a precedent's retrieval score halves every this many years "
+            "(0: no preference). Default: 10 on --body unga, 0 on the Council.",
+        ),
+    ] = None,
     **options: Any,
 ) -> None:
     """Persona vote simulation: the Council's non-adopted drafts, or the Assembly's roll calls with

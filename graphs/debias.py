@@ -10,7 +10,7 @@ sample resumes at the node where it stopped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, TypedDict
 
 from langgraph.channels import DeltaChannel
@@ -24,6 +24,7 @@ from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label,
 from graphs.vote_labels import vote_rules
 from prompts import PromptSet, prompt_set
 from retrievers import Precedent, Retriever
+from retrievers.recency import DEFAULT_UNGA_HALFLIFE
 from stores.augment import Augmented
 from stores.domain import KEYWORD_THRESHOLD
 from stores.errors import InputError
@@ -71,10 +72,21 @@ class DebiasOptions:
     reflexion: bool = True
     retriever: str = "keyword"
     threshold: float = KEYWORD_THRESHOLD
+    # Years over which a precedent's retrieval score halves (retrievers/recency.py); 0 = no
+    # preference; None = the body's default (the Assembly's 10 years, none on the Council).
+    recency_halflife: float | None = None
 
     def __post_init__(self) -> None:
         if self.k < 0:
             raise InputError(f"k must be >= 0, got {self.k}")
+        if self.recency_halflife is not None and not self.recency_halflife >= 0:
+            raise InputError(f"--recency-halflife must be >= 0 years (0: none), got {self.recency_halflife}")
+
+    def for_body(self, body: str) -> DebiasOptions:
+        """These options with the recency preference settled for ``body``: what the run config records."""
+        if self.recency_halflife is not None:
+            return self
+        return replace(self, recency_halflife=DEFAULT_UNGA_HALFLIFE if body == "unga" else 0.0)
 
     @property
     def recursion_limit(self) -> int:
@@ -93,17 +105,42 @@ class DebiasDeps:
     prompts: PromptSet = field(default_factory=prompt_set)
     _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
 
-    def precedents(self, target: Record) -> list[Precedent]:
-        """The retriever's answer for ``target``, asked once: it does not depend on the persona."""
-        found = self._found.get(target.id)
+    def precedents(self, target: Record, depth: int | None = None) -> list[Precedent]:
+        """The retriever's answer for ``target`` (top ``depth`` per pool part, ``k`` by default), asked
+        once: it does not depend on the persona."""
+        depth = depth or self.options.k
+        key = target.id if depth == self.options.k else f"{target.id}#{depth}"
+        found = self._found.get(key)
         if found is None:
-            found = self._found[target.id] = self.retriever.retrieve(target, self.pool, self.options.k)
+            found = self._found[key] = self.retriever.retrieve(target, self.pool, depth)
         return found
 
-    def expected_calls(self, target: Record) -> int:
+    def precedents_for(self, target: Record, persona: str) -> list[Precedent]:
+        """The precedents ``persona`` rehearses: the retriever's top ``k`` per pool part among the
+        items on which it has a recorded vote. A rehearsal is scored against the real vote, and a
+        state that was absent or not yet a member has none (the study does not score such pairs
+        either), so those items are passed over, not shown as "no recorded vote". The retriever is
+        asked for a deeper list until each part has ``k`` (or the part is exhausted): the same order
+        as the retriever's, filtered. A Council P5 persona always voted: its answer is unchanged."""
+        k, depth = self.options.k, self.options.k
+        while True:
+            found = self.precedents(target, depth)
+            kept: dict[str, list[Precedent]] = {}
+            done = True
+            for part in ("adopted", "non-adopted"):
+                ranked = sorted((p for p in found if p.pool == part), key=lambda p: p.rank)
+                kept[part] = [p for p in ranked if member_vote(p.record, persona) is not None][:k]
+                done &= len(kept[part]) >= k or len(ranked) < depth  # enough, or nothing more to find
+            if done or depth >= len(self.pool):
+                chosen = [p for part in kept.values() for p in part]
+                return sorted(chosen, key=lambda p: (p.record.date, p.record.id))
+            depth = min(depth * 4, len(self.pool))
+
+    def expected_calls(self, target: Record, persona: str | None = None) -> int:
         """Model calls one sample on ``target`` makes when nothing fails (for scheduling)."""
         per_precedent = 2 if self.options.reflexion else 1
-        return 1 + per_precedent * len(self.precedents(target))
+        found = self.precedents(target) if persona is None else self.precedents_for(target, persona)
+        return 1 + per_precedent * len(found)
 
 
 def _call_record(
@@ -121,7 +158,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
 
     async def retrieve(state: DebiasState) -> Command[str]:
         target = deps.records[state["target_id"]]
-        found = deps.precedents(target)
+        found = deps.precedents_for(target, state["persona"])
         precedents = [
             {
                 "id": p.record.id,
@@ -131,7 +168,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
                 "label": prompt_label(p.record),
                 "symbol": symbol(p.record),
                 "date": p.record.date.isoformat(),
-                "truth": member_vote(p.record, state["persona"]) or "no recorded vote",
+                "truth": member_vote(p.record, state["persona"]),
             }
             for p in found
         ]

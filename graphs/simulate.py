@@ -16,6 +16,7 @@ from graphs.vote import VoteDeps, build_vote_graph, judge_vote, persona_name, vo
 from graphs.vote_labels import vote_rules
 from prompts import PromptSet, prompt_set
 from retrievers import get_retriever
+from retrievers.recency import age_summary
 from stores.augment import augmented_for
 from stores.checkpoints import InlineSqliteSaver
 from stores.corpus import Corpus
@@ -40,6 +41,17 @@ def skipped(corpus: Corpus, drafts: list[Record], sample: SampleOptions) -> dict
         "items_without_votes": skipped_items(corpus, sample),
         "personas_without_vote": persona_plan(drafts, sample).skipped(drafts),
     }
+
+
+def precedent_ages(deps: DebiasDeps, tasks: list[Task]) -> dict[str, Any]:
+    """The ages (target year minus precedent year) of the precedents each (item, persona) rehearses,
+    summarised, with the recency preference that chose them."""
+    ages = [
+        deps.records[item].date.year - p.record.date.year
+        for item, persona in sorted({(task.item, task.persona) for task in tasks})
+        for p in deps.precedents_for(deps.records[item], persona)
+    ]
+    return {"recency_halflife": deps.options.recency_halflife, **age_summary(ages)}
 
 
 def precedent_pool(corpus: Corpus) -> list[Record]:
@@ -117,6 +129,7 @@ async def run_debias_study(
     """The debiased vote simulation (paper §7): checkpointed per sample. With a free-text set the
     judge reads the final votes the rules cannot (the rehearsal votes stay with the rules)."""
     prompts = prompts or prompt_set()
+    options = options.for_body(sample.body)
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks("debias", drafts, sample)
     config = run_config(
@@ -140,7 +153,9 @@ async def run_debias_study(
         records=records,
         pool=precedent_pool(corpus),
         augmented=augmented,
-        retriever=get_retriever(options.retriever, **retriever_options),
+        retriever=get_retriever(
+            options.retriever, recency_halflife=options.recency_halflife, **retriever_options
+        ),
         options=options,
         prompts=prompts,
     )
@@ -153,9 +168,10 @@ async def run_debias_study(
         augmented=augmented if options.retriever == "keyword" else None,
         threshold=options.threshold if options.retriever == "keyword" else None,
     )
+    config["precedent_age"] = precedent_ages(deps, tasks)
     # Longest samples first (retrieval is cheap and asked once per draft): a 5-call sample started
     # last would leave one worker running alone for a second at the end of the run.
-    tasks.sort(key=lambda task: -deps.expected_calls(records[task.item]))
+    tasks.sort(key=lambda task: -deps.expected_calls(records[task.item], task.persona))
     store.create_run(run_id, config)  # only once the retriever and its inputs are ready
     # Every finished call is already durable in the response cache, so with the cache on a sample
     # checkpoints once, when it ends (an interrupted one replays its calls from the cache on resume);

@@ -44,12 +44,20 @@ _FACTORIES: dict[str, Callable[..., Retriever]] = {
 }
 
 
-def get_retriever(name: str, **options: Any) -> Retriever:
-    """A new retriever of strategy ``name``; ``options`` are its keyword-only settings."""
+def get_retriever(name: str, *, recency_halflife: float | None = None, **options: Any) -> Retriever:
+    """A new retriever of strategy ``name``; ``options`` are its keyword-only settings. A positive
+    ``recency_halflife`` (years) discounts its scores by the precedent's age (retrievers/recency.py)."""
     factory = _FACTORIES.get(name.strip().lower())
     if factory is None:
         raise InputError(f"unknown retriever {name!r}; valid names: {', '.join(RETRIEVERS)}")
+    if recency_halflife is not None and recency_halflife < 0:
+        raise InputError(f"--recency-halflife must be >= 0 years (0: no preference), got {recency_halflife}")
     try:
-        return factory(**options)
+        inner = factory(**options)
     except TypeError as exc:
         raise InputError(f"bad options for retriever {name!r}: {exc}") from exc
+    if not recency_halflife:
+        return inner
+    from retrievers.recency import RecencyRetriever
+
+    return RecencyRetriever(inner, halflife=recency_halflife)

@@ -45,7 +45,22 @@ _CATALOGUE = re.compile(
     r"\s*:?\s*(?:(?:draft\s+)?resolutions?\s*)?/\s*adopted\b.*$", re.IGNORECASE | re.DOTALL
 )
 # Acronyms of the early sessions that the file's mixed-case rows never spell out.
-ACRONYMS = ("ussr", "uk", "us", "usa", "un", "uar", "ecosoc", "unesco", "unicef", "unrwa", "iaea", "npt")
+ACRONYMS = (
+    "ussr", "uk", "us", "usa", "un", "uar", "ecosoc", "unesco", "unicef", "unrwa", "iaea", "npt",
+    "undp", "unctad", "unhcr", "unep", "unido", "unitar", "oau", "plo", "nato", "imf", "gatt", "fao",
+)  # fmt: skip
+# A run of two or more upper-case words inside mixed-case text: a subject heading ("- HUMAN RIGHTS –
+# REPORTS"), which says nothing of how a word is usually written.
+_CAPS_RUN = re.compile(r"(?<![\w/])[A-Z][A-Z'’.-]*[A-Z](?:[\s,/–]+[A-Z][A-Z'’.-]*[A-Z])+(?![\w/])")
+_CAPS_WORD = re.compile(r"(?<![\w/.’'-])[A-Z]{4,}(?![\w/’'-])")  # one shouted word in mixed-case text
+_DOTTED = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]$")  # U.N, U.S, E.S.C: an abbreviation in capitals
+# The UN's organs, written as names whatever the row's case ("security Council" in an old row).
+ORGAN_NAMES = (
+    "Security Council", "General Assembly", "Trusteeship Council", "Economic and Social Council",
+    "International Court of Justice", "Secretary-General", "Human Rights Council", "United Nations",
+)  # fmt: skip
+_ORGANS = re.compile(r"\b(?:" + "|".join(map(re.escape, ORGAN_NAMES)) + r")\b", re.IGNORECASE)
+_LATIN = frozenset({"i.a", "e.g", "i.e"})  # inter alia, exempli gratia, id est: lower case
 
 
 @dataclass(frozen=True)
@@ -82,7 +97,9 @@ class Assembly:
 def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
     counts = Counter(votes.values())
     issues = [ISSUES[code] for code in ISSUES if row[code]]
-    text = without_catalogue(row["descr"]) or without_catalogue(row["short"]) or f"Roll call {rcid}"
+    described = description(row, issues="; ".join(issues))
+    text = described.text or f"Roll call {rcid}"
+    main = described.main
     notes = ["adopted is inferred from the tally (more yes than no); the roll-call file does not record it"]
     return Record.model_construct(  # the loader checked every field; validation would cost seconds
         id=f"UNGA-{rcid}",
@@ -93,12 +110,12 @@ def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
         resolution=row["unres"] or None,
         date=row["date"].date(),
         meeting=None,
-        agenda_item=None,
+        agenda_item=described.agenda_item,
         category=None,
         region=None,
-        topic="; ".join(issues) or None,
+        topic="; ".join(filter(None, [described.subject, *issues])) or None,
         sponsors=[],
-        title=without_catalogue(row["short"]) or None,
+        title=(main if main and len(main) <= TITLE_CHARS else without_catalogue(row["short"])) or None,
         tally=Tally(yes=counts["Y"], no=counts["N"], abstain=counts["A"]),
         votes=votes,
         vetoed_by=[],
@@ -110,9 +127,60 @@ def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
     )
 
 
+TITLE_CHARS = 150  # a description this short is the roll call's title (what a fallback prompt shows)
+# The 71st session's rows: "A/71/251 98 - General and complete disarmament. - Disarmament – general …":
+# the Committee report, the agenda item and its subject heading; the title is then in ``short``.
+# The verbatim rows stop at "A" of "A recorded vote has been requested": a cut word, not a description.
+_CUT_VOTE_REQUEST = re.compile(r"(?<=[.:])\s+A$")
+_AGENDA_ROW = re.compile(r"^A/\d+/\S+\s+(?P<number>\w{1,6})\s+-\s+(?P<item>.+?)\.?\s+-\s+(?P<subject>.+)$")
+
+
+@dataclass(frozen=True)
+class Description:
+    """What the roll-call file says was put to the vote (see :func:`description`)."""
+
+    main: str  # the description or title ("" when the file has none)
+    agenda_item: str | None  # "98: General and complete disarmament" (71st session rows only)
+    subject: str | None  # the subject heading ("Middle East situation"), when the main text lacks it
+    facts: tuple[str, ...]  # one line each: agenda item, subject, issue, what kind of vote
+
+    @property
+    def text(self) -> str:
+        return "\n".join(filter(None, [self.main, *self.facts]))
+
+
+def description(row: dict[Any, Any], *, issues: str) -> Description:
+    """What the roll-call file says was put to the vote, before the vote: the description (``descr``,
+    else ``short``), then, one line each, the agenda item, the subject heading, the issue and what
+    kind of vote it was (an amendment, a paragraph voted separately). Nothing that says how the vote
+    went: the catalogue's "resolution / adopted by …" suffix is dropped and no A/RES number is used."""
+    descr, short = without_catalogue(row["descr"]), without_catalogue(row["short"])
+    descr = _CUT_VOTE_REQUEST.sub("", descr)
+    if own := re.sub(r"^(?:A/RES/|A/|R/)", "", str(row.get("unres") or "").strip()):
+        # its own resolution number ("A/RES/ES-10/19, Status of Jerusalem") says it was adopted
+        number = re.compile(rf"(?:\bA/RES/|\bR/|(?<![\w/-])){re.escape(own)}(?![\w/-])[,:;]?\s*")
+        descr, short = number.sub("", descr).strip(), number.sub("", short).strip()
+    agenda = _AGENDA_ROW.match(descr)
+    if agenda:
+        main, subject, item = short, agenda["subject"], f"{agenda['number']}: {agenda['item']}"
+    else:
+        main, subject, item = descr or short, short if descr else "", None
+    if not subject or subject.lower() in main.lower():
+        subject = ""
+    facts = [f"Agenda item {item}" if item else "", f"Subject: {subject}" if subject else ""]
+    facts.append(f"Issue: {issues}" if issues else "")
+    said = main.lower()
+    if row["amend"] and "amend" not in said:
+        facts.append("Vote on: an amendment")
+    elif row["para"] and not row["amend"] and not re.search(r"parag|sub-?paragraph|\bpara\b", said):
+        facts.append("Vote on: a paragraph, voted on separately")
+    return Description(main, item, subject or None, tuple(f for f in facts if f))
+
+
 def unescape(text: str) -> str:
     """The verbatim rows' escaped typography: ``_Title<d3>`` is a quoted title, ``<90>`` an apostrophe."""
     text = _QUOTED.sub(r"“\1”", text.replace("<90>", "’")).replace("<d3>", "”")
+    text = re.sub(r"(?<=\w)--(?=\w)", " – ", text)  # a subject heading's "HUMAN RIGHTS--REPORTS"
     return text.replace(" _ ", " – ")
 
 
@@ -128,12 +196,14 @@ def _read(name: str, **options: object) -> pd.DataFrame:
 
 
 def case_map(texts: list[str]) -> dict[str, str]:
-    """Each word's usual casing in the mixed-case ``texts`` (not counting sentence starts): an acronym
-    (``UNRWA``), or a name capitalised in at least 80% of three or more uses (``Israel``); else absent."""
+    """Each word's usual casing in the mixed-case ``texts`` (not counting sentence starts or headings
+    in capitals): an acronym (``UNRWA``), a name capitalised in at least 80% of three or more uses
+    (``Israel``), or the word itself when it is usually in lower case; a word never seen is absent."""
     forms: dict[str, Counter[str]] = defaultdict(Counter)
     for text in texts:
         if text.upper() == text:
             continue
+        text = _CAPS_RUN.sub(lambda run: "." + " " * (len(run.group(0)) - 1), text)  # headings say nothing
         for match in _WORD.finditer(text):
             before = text[: match.start()].rstrip()
             if before and before[-1] not in ".;:!?":
@@ -144,26 +214,50 @@ def case_map(texts: list[str]) -> dict[str, str]:
         acronym = form.isupper() and len(form) > 1 and count >= 2
         if form != word and (acronym or (count >= 3 and count >= 0.8 * counter.total())):
             cases[word] = form
+        elif form == word:
+            cases.setdefault(word, word)  # usually in lower case: a shouted "DEMOCRACY" is written so
     return cases
+
+
+def _cased(token: str, cases: dict[str, str]) -> str:
+    """One upper-case word as ``cases`` writes it: an acronym or a name kept, an abbreviation in
+    dotted capitals (``U.N.``) kept, a state's name capitalised, any other word in lower case."""
+    lower = token.lower()
+    if lower in cases:
+        return cases[lower]
+    if _DOTTED.match(token):
+        return lower if lower in _LATIN else token.upper()
+    return token.title() if len(token) > 3 and nations_in_text(token.title()) else lower  # Tunisia
+
+
+def _shouted(token: str, cases: dict[str, str]) -> str:
+    """A lone upper-case word in mixed-case text: as the file usually writes it if that is not in
+    capitals ("DEMOCRACY"), else kept (an acronym, or a word never seen otherwise)."""
+    usual = cases.get(token.lower())
+    return usual if usual is not None and not usual.isupper() else token
 
 
 def sentence_case(text: str, cases: dict[str, str]) -> str:
     """An all-upper-case ``text`` in sentence case, each word as ``cases`` writes it and document symbols
-    (``A/C.3/19``) kept; text that is not all upper case is returned unchanged."""
-    if not text or text.upper() != text or not any(c.isalpha() for c in text):
+    (``A/C.3/19``) kept. In mixed-case text only the runs of two or more upper-case words (a subject
+    heading: "DISARMAMENT – GENERAL AND COMPLETE") are rewritten, each as a sentence."""
+    if not text or not any(c.isalpha() for c in text):
         return text
+    if text.upper() != text:
+        text = _CAPS_RUN.sub(lambda run: sentence_case(run.group(0), cases), text)
+        return _CAPS_WORD.sub(lambda m: _shouted(m.group(0), cases), text)
 
     def word(match: re.Match[str]) -> str:
         token = match.group(0)
-        if match.group("symbol"):
-            return token
-        lower = token.lower()
-        if lower in cases:
-            return cases[lower]
-        return token.title() if len(token) > 3 and nations_in_text(token.title()) else lower  # Tunisia
+        return token if match.group("symbol") else _cased(token, cases)
 
-    lowered = _TOKEN.sub(word, text)
+    lowered = _ORGANS.sub(lambda m: _organ(m.group(0)), _TOKEN.sub(word, text))
     return lowered[:1].upper() + lowered[1:]
+
+
+def _organ(found: str) -> str:
+    """An organ's name as the UN writes it."""
+    return next(name for name in ORGAN_NAMES if name.lower() == found.lower())
 
 
 def title_key(text: str) -> str:

@@ -78,14 +78,20 @@ class DebiasTest(_VoteLike):
 
     name = "debias"
     options = MappingProxyType(
-        {"k": 1, "reflexion": True, "retriever": "keyword", "threshold": KEYWORD_THRESHOLD}
+        {
+            "k": 1,
+            "reflexion": True,
+            "retriever": "keyword",
+            "threshold": KEYWORD_THRESHOLD,
+            "recency_halflife": None,  # the body's default (graphs/debias.py)
+        }
     )
 
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
         from graphs.debias import DebiasOptions
         from retrievers import get_retriever
 
-        options = DebiasOptions(**{**self.options, **request.options})
+        options = DebiasOptions(**{**self.options, **request.options}).for_body(sample.body)
         get_retriever(options.retriever)  # an unknown strategy fails before any work
         return super().prepare(request, sample), options
 

@@ -9,6 +9,8 @@ dated before each target, so beating them means knowing more than the record alr
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from evals import tables as T
@@ -16,6 +18,7 @@ from evals.groups import load_groups
 from evals.report_context import Context, Run, ci_text
 from evals.scores import ALL_MEMBERS, METRICS, score_table
 from evals.unga_baselines import UNSIM, run_predictions
+from retrievers.recency import age_summary
 from stores.domain import P5
 
 VOTE_TESTS = ("vote", "debias")
@@ -87,6 +90,28 @@ def shown(table: pd.DataFrame, *, key: str) -> pd.DataFrame:
     return out
 
 
+def precedent_age_note(run: Run) -> str:
+    """How old the precedents a debiased run rehearsed were (target year minus precedent year), read
+    from its samples, with the recency preference that chose them; "" for a plain vote run."""
+    if run.config.get("test") != "debias" or run.samples.empty:
+        return ""
+    ages = []
+    for extra in run.samples["extra"]:
+        extra = extra if isinstance(extra, dict) else json.loads(extra or "{}")
+        year = int(str(extra.get("date", "0"))[:4])
+        ages += [year - int(str(p["date"])[:4]) for p in extra.get("precedents") or []]
+    halflife = (run.config.get("options") or {}).get("recency_halflife")
+    summary = age_summary(ages)
+    if not ages:
+        return f"No precedent was rehearsed: {run.label}."
+    preference = f"recency half-life {halflife:g} years" if halflife else "no recency preference"
+    return (
+        f"Precedents rehearsed: {summary['precedents']}, median age {summary['median_years']:g} years "
+        f"(target year minus precedent year), oldest {summary['max_years']}, "
+        f"{summary['over_20_years']} over 20 years ({preference}): {run.label}."
+    )
+
+
 def assembly_section(ctx: Context) -> None:
     runs = [r for r in ctx.of(*VOTE_TESTS) if r.config.get("sample", {}).get("body") == "unga"]
     for run in runs:
@@ -115,6 +140,8 @@ def assembly_section(ctx: Context) -> None:
             f"(leave-future-out), and UNSim's published figures on its own votes: {run.label}",
         )
         if note := target_note(bar):
+            ctx.page.note(note)
+        if note := precedent_age_note(run):
             ctx.page.note(note)
     if runs:
         ctx.page.close("assembly", "The General Assembly — every state, every group, and the bar to clear")

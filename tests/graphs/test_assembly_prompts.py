@@ -86,7 +86,9 @@ def test_vote_prompts_on_the_wire_name_no_outcome() -> None:
     prompts = vote_prompts(summary.run_id)
     years = {load_assembly().roll_calls.loc[rcid, "date"].year // 10 for rcid, _ in prompts}
     assert len(prompts) >= 300 and years >= set(range(195, 202))  # every decade 1950-2019
-    assert all("General Assembly" in text and "Security Council" not in text for _, text in prompts)
+    # the template's words (a roll call's own text may name the Council: "Security Council elections")
+    templates = [text.split("- what was put to the vote")[0] for _, text in prompts]
+    assert all("General Assembly" in text and "Security Council" not in text for text in templates)
     found = {rcid: hits for rcid, text in prompts if (hits := leaks(text, rcid))}
     assert not found, found
     config = RunStore().get_run(summary.run_id)
