@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from types import TracebackType
 
 
@@ -19,6 +20,7 @@ class SilentServer:
         self._sock.settimeout(0.1)
         self.port = int(self._sock.getsockname()[1])
         self.accepted = 0
+        self.first_accept: float | None = None  # time.monotonic() of the first connection
         self._held: list[socket.socket] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="silent-server", daemon=True)
@@ -37,6 +39,7 @@ class SilentServer:
                 return
             self._held.append(conn)
             self.accepted += 1
+            self.first_accept = self.first_accept or time.monotonic()
 
     def __enter__(self) -> SilentServer:
         self._thread.start()
