@@ -79,7 +79,11 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:  # another user's process: alive
         return True
-    return True
+    try:  # Linux: a killed process its parent has not reaped yet (a zombie) runs no more
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
 def stale_reason(holder: Holder, *, now: float, host: str, stale_s: float = STALE_S) -> str | None:
