@@ -51,12 +51,6 @@ def _clock(seconds: float | None) -> str:
     return "?" if seconds is None else str(timedelta(seconds=int(seconds)))
 
 
-def spend_text() -> str:
-    """The spend so far under the meter (graphs/cost.py), or nothing without one."""
-    meter = METER.get()
-    return "" if meter is None else meter.display()
-
-
 class Rates:
     """Samples and model calls per second since the run started, and the time left."""
 
@@ -65,6 +59,11 @@ class Rates:
         self.clients = [c for c in clients if c is not None]
         self.started = time.monotonic()
         self.calls_before = self.calls()
+        self.meter = METER.get()  # taken now: rich draws from a thread of its own, outside this context
+
+    def spend(self) -> str:
+        """The spend so far under the meter (graphs/cost.py), or nothing without one."""
+        return "" if self.meter is None else self.meter.display()
 
     def calls(self) -> int:
         return sum(int(getattr(c, "calls_made", 0)) for c in self.clients)
@@ -90,7 +89,7 @@ class Rates:
             f"{(self.calls() - self.calls_before) / elapsed:.1f} calls/s",
             f"ETA {_clock(eta if left else 0)}",
         ]
-        if spent := spend_text():
+        if spent := self.spend():
             parts.append(spent)
         return " · ".join(parts)
 
@@ -137,7 +136,7 @@ class _Numbers(ProgressColumn):
         eta = task.time_remaining if task.remaining else 0
         text = f"{int(task.completed)}/{int(task.total or 0)} ok {c.ok} inv {c.invalid} err {c.error}"
         text += f" ETA {_clock(eta)}"
-        if spent := spend_text():
+        if spent := self.rates.spend():
             text += " " + spent.removeprefix("spent ")
         return Text(text, no_wrap=True)
 
