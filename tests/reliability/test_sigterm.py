@@ -131,3 +131,14 @@ def test_a_call_lost_with_the_backend_after_sigterm_is_not_stored_and_is_counted
     assert store.done_ids("r") == {tasks[0].sample_id}  # the lost call left no row; no new call was made
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # given back after the run
     store.close()
+
+
+def test_the_summary_line_counts_the_calls_lost_in_flight(capsys: pytest.CaptureFixture[str]) -> None:
+    from evals.cli_outcome import Outcome, summary_line
+    from graphs.runner import RunSummary
+
+    outcome = Outcome(summaries=[RunSummary(run_id="r", total=10, ok=3, lost=2)], resume_id="r")
+    summary_line(outcome, 143)
+    line = capsys.readouterr().err.strip()
+    assert line.startswith("summary: 3 done now, 7 to go · ok 3 · invalid 0 · error 0 · ")
+    assert " · 2 lost in flight (not stored) · exit 143 · resume: --run-id r" in line, line
