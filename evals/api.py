@@ -21,7 +21,7 @@ from evals.batch_mode import check_batch, run_test
 from evals.bias_tests import RunContext, RunRequest, get_test
 from evals.bias_tests.base import test_bodies
 from evals.errors import UsageError
-from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
+from evals.inputs import REASONING_MAX_TOKENS, TIMEOUT_S, check_model, check_prompts, make_client, new_run_id
 from prompts.registry import DEFAULT_SET
 from stores.bundled import using_data
 
@@ -75,16 +75,21 @@ async def arun(
     hooks: Hooks = QUIET,
     batch: bool = False,
     batch_offline: bool = False,
+    timeout: float = TIMEOUT_S,
+    progress_every: float = 30.0,
     **options: Any,
 ) -> RunSummary:
     """Run (or resume) one bias test for one model; ``options`` are the test's own (e.g. ``k`` for
     debias, ``pool`` for association); ``body`` the Council (``unsc``) or the Assembly (``unga``),
     ``years`` a window (``2005-2019``); ``data`` a data folder to read instead of the packaged copy;
     ``batch`` asks through the provider's batch API in rounds (``batch_offline``: records them for
-    ``nationbias batch export``; evals/batch_mode.py). Every input is checked before a store is opened."""
+    ``nationbias batch export``; evals/batch_mode.py); ``timeout`` the seconds a model call may take;
+    ``progress_every`` the seconds between progress lines when stderr is not a terminal. Every input is
+    checked before a store is opened; one process at a time runs a run id (stores/lease.py)."""
     arguments = dict(locals())
     with using_data(data):  # the data folder for this run only (the environment is not touched)
-        from graphs.budget import check_budget
+        from graphs.budget import check_budget, check_timeout
+        from graphs.progress import check_every
         from graphs.run_config import note_learned_reasoning
         from graphs.sampling import SampleOptions, check_body, parse_years
         from prompts.registry import for_body
@@ -100,6 +105,8 @@ async def arun(
         check_model(model, base_url=base_url)  # a bad spec or key fails first
         chosen = for_body(check_prompts(prompts), body)
         check_budget(reasoning_max_tokens)
+        check_timeout(timeout)
+        check_every(progress_every)
         judge_url = judge_base_url or base_url
         if judge is not None:
             bias.check_judge(chosen)
@@ -120,14 +127,11 @@ async def arun(
         rid = check_run_id(run_id or new_run_id(test, model))
         hooks.on_run_id(rid)
         store = RunStore()  # a corrupt run store fails before the cache is touched
-        client = make_client(
-            model, base_url=base_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
-        )
+        budget: dict[str, Any] = {"reasoning_max_tokens": reasoning_max_tokens, "timeout": timeout}
+        client = make_client(model, base_url=base_url, no_cache=no_cache, **budget)
         judge_client = None
         if judge is not None:
-            judge_client = make_client(
-                judge, base_url=judge_url, no_cache=no_cache, reasoning_max_tokens=reasoning_max_tokens
-            )
+            judge_client = make_client(judge, base_url=judge_url, no_cache=no_cache, **budget)
         ctx = RunContext(
             request=request,
             run_id=rid,
@@ -138,13 +142,20 @@ async def arun(
             judge=judge_client,
             inputs=inputs,
         )
-        with hooks.running():
+        with store.lease(rid, notify=_notice), hooks.running():  # a second process refuses here
             summary = await run_test(
                 bias, ctx, batch=batch, offline=batch_offline, show_progress=show_progress
             )
         note_learned_reasoning(store, rid, client)
         hooks.on_summary(summary, client.spec.is_embedded)
         return summary
+
+
+def _notice(text: str) -> None:
+    """A line for the user on stderr (a stale lease taken over), as the runner's progress goes."""
+    from graphs.runner import console
+
+    console.print(text, highlight=False, soft_wrap=True, markup=False)
 
 
 def sync(main: Coroutine[Any, Any, T]) -> T:

@@ -14,7 +14,8 @@ from evals.cli_cost import COST, cost_scope, dry_running
 from evals.cli_cost import OPTIONS as COST_OPTIONS
 from evals.cli_outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
 from evals.errors import UsageError
-from evals.inputs import REASONING_MAX_TOKENS, check_model, check_prompts, make_client, new_run_id
+from evals.inputs import REASONING_MAX_TOKENS, TIMEOUT_S, check_model, check_prompts, make_client, new_run_id
+from graphs.halt import signals_raise
 from prompts.registry import DEFAULT_SET
 from stores.bundled import using_data
 from stores.domain import EMBEDDED_NOTICE
@@ -107,6 +108,22 @@ BatchOfflineOpt = Annotated[
         help="Batch mode without submitting: record each round for `nationbias batch export`/`import`.",
     ),
 ]
+TimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        help="Seconds a model call may take before it is tried again; an endpoint that accepts the "
+        "connection and never answers stops the run within about two of them.",
+    ),
+]
+ProgressEveryOpt = Annotated[
+    float,
+    typer.Option(
+        "--progress-every",
+        help="When stderr is not a terminal (a log file): a progress line every this many seconds "
+        "(and at 25/50/75 %).",
+    ),
+]
 
 
 def _shared(*rows: tuple[str, Any, Any]) -> dict[str, inspect.Parameter]:
@@ -137,12 +154,15 @@ SHARED = _shared(
     *COST_OPTIONS,  # --dry-run, --max-cost and the prices (evals/cli_cost.py)
     ("batch", BatchOpt, False),
     ("batch_offline", BatchOfflineOpt, False),
+    ("timeout", TimeoutOpt, TIMEOUT_S),  # per call (graphs/llm.py, graphs/breaker.py)
+    ("progress_every", ProgressEveryOpt, 30.0),  # progress in a log (graphs/progress.py)
 )
 MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under test and its judge
 SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
 RUN = (
     "concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts", *COST,
     "batch", "batch_offline",  # the provider's batch API, in rounds (evals/batch_mode.py)
+    "timeout", "progress_every",  # a call's timeout; progress lines in a log
 )  # fmt: skip
 TEST_RUN = (*SAMPLE, *RUN, "reasoning_max_tokens")  # a test's run, after MODELS (and its own options)
 
@@ -194,7 +214,7 @@ def cli_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with outcome_scope() as outcome:
+        with outcome_scope() as outcome, signals_raise():  # SIGTERM, SIGHUP: as Ctrl-C (graphs/halt.py)
             try:
                 outcome.tolerance = parse_fail_on_error(kwargs.get("fail_on_error"))
                 # --data, for this command only; --dry-run, --max-cost and the prices (evals/cli_cost.py)

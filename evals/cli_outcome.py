@@ -8,6 +8,8 @@ code   meaning
        unreachable endpoint): fix it and rerun the printed command
 2      bad input (an option, a file, a model spec): nothing was run
 130    interrupted (Ctrl-C): the calls in flight were stored; rerun the printed command
+143    stopped by SIGTERM (a job scheduler's time limit, ``timeout``, systemd): as Ctrl-C
+129    stopped by SIGHUP (the terminal closed): as Ctrl-C
 =====  ==========================================================================================
 """
 
@@ -26,7 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from graphs.breaker import display_url
-from graphs.halt import Interrupted, RunHalted
+from graphs.halt import Interrupted, RunHalted, SignalStop
 from stores.errors import InputError
 from stores.faults import RunFault, describe_write_fault, is_write_fault
 from stores.paths import home
@@ -131,8 +133,11 @@ def stopped(outcome: Outcome, exc: BaseException) -> int | None:
     else:
         return None
     interrupted = isinstance(fault, (Interrupted, KeyboardInterrupt))
-    code = EXIT_INTERRUPTED if interrupted else getattr(fault, "exit_code", EXIT_FAILED)
-    message = str(fault) if not isinstance(fault, KeyboardInterrupt) else "interrupted (Ctrl-C)"
+    code = getattr(fault, "exit_code", EXIT_INTERRUPTED if interrupted else EXIT_FAILED)
+    message = str(fault)
+    if isinstance(fault, KeyboardInterrupt):  # outside a run's calls: nothing was in flight
+        label = fault.label if isinstance(fault, SignalStop) else "Ctrl-C"
+        message = f"interrupted ({label})"
     _say(f"[bold red]{'interrupted' if interrupted else 'error'}:[/] {escape(' '.join(message.split()))}")
     summary_line(outcome, code)
     return int(code)
@@ -161,6 +166,8 @@ def summary_line(outcome: Outcome, code: int) -> None:
     counts = " · ".join(f"{k} {sum(getattr(s, k) for s in runs)}" for k in ("ok", "invalid", "error"))
     wall = sum(s.wall_s for s in runs)
     line = f"summary: {done} done now, {to_go} to go · {counts} · {wall:.1f} s running · exit {code}"
+    if lost := sum(getattr(s, "lost", 0) for s in runs):
+        line = line.replace(" · exit", f" · {lost} lost in flight (not stored) · exit")
     resume_id = outcome.resume_id or (runs[0].run_id if runs else None)
     if resume_id is not None:
         retry = any(s.errored for s in runs)

@@ -186,6 +186,8 @@ def register(app: typer.Typer) -> None:
                     hooks=hooks,
                     batch=options["batch"],
                     batch_offline=options["batch_offline"],
+                    timeout=options["timeout"],
+                    progress_every=options["progress_every"],
                 )
             )
         if not dry_running():  # a dry run's output is its table (evals/cli_cost.py)

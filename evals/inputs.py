@@ -6,13 +6,14 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from graphs.budget import DEFAULT_REASONING_MAX_TOKENS
+from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from stores.domain import slug
 
 if TYPE_CHECKING:
     from graphs.endpoints import BaseUrls
 
 REASONING_MAX_TOKENS = DEFAULT_REASONING_MAX_TOKENS
+TIMEOUT_S = DEFAULT_TIMEOUT_S
 
 
 def new_run_id(test: str, model: str) -> str:
@@ -29,20 +30,28 @@ def check_model(model: str, *, base_url: BaseUrls) -> None:
 
 
 def make_client(
-    model: str, *, base_url: BaseUrls, no_cache: bool, reasoning_max_tokens: int = REASONING_MAX_TOKENS
+    model: str,
+    *,
+    base_url: BaseUrls,
+    no_cache: bool,
+    reasoning_max_tokens: int = REASONING_MAX_TOKENS,
+    timeout: float = TIMEOUT_S,
 ) -> Any:
-    """The model client, failing fast on a bad spec, a missing key or base URL, or a bad budget."""
-    from graphs.budget import check_budget
+    """The model client, failing fast on a bad spec, a missing key or base URL, a bad budget or timeout."""
+    from graphs.budget import check_budget, check_timeout
     from graphs.dry_run import dry_cache
     from graphs.llm import ModelClient
+    from graphs.models import GenerationParams
     from stores.cache import ResponseCache
 
+    check_timeout(timeout)
     check_model(model, base_url=base_url)  # before the cache file is created
     return ModelClient.from_spec(
         model,
         base_url=base_url,
         cache=None if no_cache else (dry_cache(model) or ResponseCache()),  # a dry run's: graphs/dry_run.py
         reasoning_max_tokens=check_budget(reasoning_max_tokens),
+        params=GenerationParams(timeout=timeout),
     )
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from evals.api import QUIET, Hooks, arun, sync
 from evals.errors import UsageError
-from evals.inputs import REASONING_MAX_TOKENS, check_prompts, new_run_id
+from evals.inputs import REASONING_MAX_TOKENS, TIMEOUT_S, check_prompts, new_run_id
 from stores.domain import KEYWORD_THRESHOLD, slug
 
 if TYPE_CHECKING:
@@ -70,6 +70,8 @@ async def aablate(
     hooks: Hooks = QUIET,
     batch: bool = False,
     batch_offline: bool = False,
+    timeout: float = TIMEOUT_S,
+    progress_every: float = 30.0,
 ) -> list[str]:
     """The debiased vote once per cell, run id ``<prefix>-debias-<cell>``; returns the run ids."""
     shared = {key: value for key, value in locals().items() if key not in ("cells", "run_prefix")}
@@ -103,6 +105,8 @@ async def astudy(
     hooks: Hooks = QUIET,
     batch: bool = False,
     batch_offline: bool = False,
+    timeout: float = TIMEOUT_S,
+    progress_every: float = 30.0,
 ) -> list[str]:
     """Every test of the plan (``<prefix>-<test>``), then the ablation, as resumable runs; the ids."""
     from evals.bias_tests import get_test
@@ -123,6 +127,8 @@ async def astudy(
         hooks=hooks,
         batch=batch,
         batch_offline=batch_offline,
+        timeout=timeout,
+        progress_every=progress_every,
     )
     ids = []
     for test, limit in plan.limits.items():

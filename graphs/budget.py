@@ -23,6 +23,9 @@ from stores.errors import InputError
 
 # 32k: DeepSeek-R1 rarely thinks longer; o3-mini takes up to 100k (raise it with --reasoning-max-tokens).
 DEFAULT_REASONING_MAX_TOKENS = 32768
+# A call's timeout (--timeout): how long a server has to answer before the call is tried again; a
+# server that accepts connections and never answers stops the run within about two of them.
+DEFAULT_TIMEOUT_S = 120.0
 # A reasoning call may think for minutes: its timeout is at least this (the client's own if longer).
 REASONING_TIMEOUT_S = 900.0
 
@@ -56,3 +59,10 @@ def check_budget(reasoning_max_tokens: int) -> int:
     if reasoning_max_tokens < 256:
         raise InputError(f"--reasoning-max-tokens must be >= 256, got {reasoning_max_tokens}")
     return reasoning_max_tokens
+
+
+def check_timeout(timeout: float) -> float:
+    """``--timeout``: a positive, finite number of seconds."""
+    if not (0 < timeout < float("inf")):
+        raise InputError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    return float(timeout)

@@ -19,9 +19,6 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rich.progress import ProgressColumn, Task
-from rich.text import Text
-
 from graphs.call_result import Answer
 from graphs.tokens import TokenCounter, counter_for
 from stores.faults import RunFault
@@ -157,17 +154,6 @@ def guard(client: ModelClient, messages: list[dict[str, str]], kwargs: dict[str,
     """``ask`` as it may leave now: unchanged without a meter; priced (and maybe refused) with one."""
     meter = METER.get()
     return ask if meter is None else meter.wrap(client, messages, kwargs, ask)
-
-
-class SpendColumn(ProgressColumn):
-    """The progress display's spend; the meter is taken now (rich renders from its own thread)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.meter = METER.get()
-
-    def render(self, task: Task) -> Text:
-        return Text("" if self.meter is None else self.meter.display())
 
 
 @contextmanager

@@ -33,6 +33,7 @@ from graphs.directqa import (
     set_roles,
 )
 from graphs.llm import ModelClient
+from graphs.progress import DEFAULT_EVERY_S
 from graphs.run_config import judge_options, run_config
 from graphs.runner import RunSummary, Task, run_tasks
 from graphs.sampling import SampleOptions
@@ -107,6 +108,7 @@ async def run_directqa_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    progress_every: float = DEFAULT_EVERY_S,
     prompts: PromptSet | None = None,
 ) -> RunSummary:
     """DirectQA (paper §4.1): families × 20 ordered pairs × repeats."""
@@ -142,6 +144,7 @@ async def run_directqa_study(
         retry_errors=retry_errors,
         description=f"directqa · {client.label}",
         show_progress=show_progress,
+        progress_every=progress_every,
         clients=[client, judge],
     )
 
@@ -157,6 +160,7 @@ async def run_association_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    progress_every: float = DEFAULT_EVERY_S,
     prompts: PromptSet | None = None,
 ) -> RunSummary:
     """The Association Test (paper §4.1): keywords × repeats, names in a seeded order per prompt."""
@@ -191,5 +195,6 @@ async def run_association_study(
         retry_errors=retry_errors,
         description=f"association · {client.label}",
         show_progress=show_progress,
+        progress_every=progress_every,
         clients=[client, judge],
     )

@@ -56,8 +56,11 @@ def serve(answer_fn: Answer = answer) -> int:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
-    # Ctrl-C reaches the whole process group: the parent handles it and closes our stdin.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ctrl-C reaches the whole process group, and so does a job scheduler's SIGTERM (or SIGHUP): the
+    # parent handles them, lets the calls in flight finish (graphs/halt.py) and closes our stdin.
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
     first = sys.stdin.readline()
     if not first:
         return 0

@@ -291,7 +291,7 @@ class ModelClient:
             error = classify(exc)
             if getattr(error, "status_code", None):
                 breaker.success()  # the server answered, if only with an error
-            breaker.failure(error, gave_up=final or not isinstance(error, Retryable))
+            breaker.failure(error, gave_up=final or not isinstance(error, Retryable), timeout_s=self.timeout)
             breaker.check()
             raise error from (None if error is exc else exc)
         breaker.success()

@@ -18,6 +18,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from graphs.budget import DEFAULT_TIMEOUT_S
 from graphs.endpoints import BaseUrls, split_urls
 from graphs.providers import PROVIDERS, ModelSpec, ModelSpecError
 from graphs.providers.base import listed
@@ -72,7 +73,7 @@ class GenerationParams:
     temperature: float = 0.0
     seed: int = 1234
     max_tokens: int = 512
-    timeout: float = 120.0
+    timeout: float = DEFAULT_TIMEOUT_S
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +89,13 @@ def classify(exc: BaseException) -> BaseException:
         return exc
     if isinstance(exc, asyncio.TimeoutError):
         return RequestTimeout(f"no answer in time: {exc}")
-    import openai  # imported by every OpenAI-style provider already
+    if "openai" not in sys.modules:  # not the SDK's (never loaded): importing it would stall the loop
+        if isinstance(exc, json.JSONDecodeError):
+            broken = BrokenAnswer(f"{type(exc).__name__}: {exc}")
+            broken.__cause__ = exc
+            return broken
+        return exc
+    import openai  # imported by every OpenAI-style provider that raises its errors
 
     mapped: CallError
     if isinstance(exc, openai.APIStatusError):

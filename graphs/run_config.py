@@ -39,6 +39,7 @@ def run_config(
         **({"replicas": list(client.spec.replicas)} if client.spec.replicas else {}),
         "embedded": client.spec.is_embedded,
         "params": {k: v for k, v in client.params.as_dict().items() if k != "timeout"},
+        "timeout_s": client.params.timeout,  # --timeout: not an answer's setting, so not compared on resume
         "prompt_set": chosen.name,
         "budget": {
             "reasoning_max_tokens": client.reasoning_max_tokens,

@@ -18,18 +18,11 @@ from importlib import metadata
 from typing import Any, Protocol, TypeVar
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from graphs.batch_calls import Deferred
-from graphs.cost import RunSpend, SpendColumn
+from graphs.cost import RunSpend
 from graphs.halt import Halt, RunHalted
+from graphs.progress import DEFAULT_EVERY_S, run_progress
 from stores.errors import InputError
 from stores.faults import RunFault
 from stores.runstore import RunStore, SampleRow, sample_id
@@ -102,6 +95,7 @@ class RunSummary:
     wall_s: float = 0.0
     first_errors: list[str] = field(default_factory=list)
     unsaved: int = 0  # answers a failed commit could not keep (asked again on resume)
+    lost: int = 0  # calls in flight the backend took down with it after a stop signal (never stored)
     errored: int = 0  # samples of this run whose stored row is an error (this session's or earlier)
 
     @property
@@ -144,6 +138,7 @@ async def run_tasks(
     clients: Iterable[Closeable | None] = (),
     ramp_s: float | None = None,
     commits: Iterable[GroupCommit] = (),
+    progress_every: float = DEFAULT_EVERY_S,
 ) -> RunSummary:
     """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``).
 
@@ -152,6 +147,8 @@ async def run_tasks(
     A run fault (a store that cannot be written, an unreachable endpoint, Ctrl-C: graphs/halt.py)
     stops it early with :class:`RunHalted`, whose ``summary`` counts what was stored. ``commits``
     are other stores' group commits (the debias checkpoints) whose first failure stops it too.
+    Progress goes to stderr: a bar on a terminal, a line every ``progress_every`` seconds in a log
+    (graphs/progress.py).
     """
     if concurrency < 1:
         raise InputError(f"--concurrency must be >= 1, got {concurrency}")
@@ -165,19 +162,14 @@ async def run_tasks(
     for task in pending:
         queue.put_nowait(task)
 
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("ok {task.fields[ok]} · invalid {task.fields[invalid]} · error {task.fields[error]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        SpendColumn(),  # the spend so far, under a meter (graphs/cost.py)
+    clients = list(clients)
+    progress = run_progress(
+        summary,
+        description=description,
         console=console,
-        disable=not show_progress,
-    )
-    bar = progress.add_task(
-        description, total=len(all_tasks), completed=summary.skipped, ok=0, invalid=0, error=0
+        show=show_progress,
+        every_s=progress_every,
+        clients=clients,
     )
 
     lanes = min(concurrency, max(1, len(pending)))
@@ -202,7 +194,7 @@ async def run_tasks(
             try:
                 row = await worker(task)
             except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
-                halt.stop(fault)
+                halt.lose(fault)  # after a stop signal: a call lost with the backend, counted
                 return
             except Deferred:  # --batch: it waits for this round's batch, no row (graphs/batch_calls.py)
                 continue
@@ -217,12 +209,11 @@ async def run_tasks(
             setattr(summary, row.status, getattr(summary, row.status) + 1)
             if row.status == "error" and len(summary.first_errors) < 5:
                 summary.first_errors.append(f"{row.sample_id}: {row.error}")
-            if show_progress:
-                progress.update(bar, advance=1, ok=summary.ok, invalid=summary.invalid, error=summary.error)
+            progress.advance()
             await asyncio.sleep(0)  # this turn's group commit runs before the lane asks anything new
 
     try:
-        with progress:
+        async with progress:
             halt.tasks = [asyncio.create_task(drain(lane)) for lane in range(lanes)]
             halt.install()
             await asyncio.wait(halt.tasks)
@@ -242,6 +233,7 @@ async def run_tasks(
         if not lane.cancelled() and lane.exception() is not None:
             raise lane.exception()  # type: ignore[misc]
     summary.wall_s = time.perf_counter() - started
+    summary.lost = halt.lost
     if halt.fault is not None:
         _uncount_unsaved(store, run_id, summary, written)
     ids = {task.sample_id for task in all_tasks}

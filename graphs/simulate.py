@@ -9,6 +9,7 @@ from graphs.audit import leak_audit, precedent_coverage
 from graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
 from graphs.labels import LabelDecision
 from graphs.llm import CallResult, ModelClient
+from graphs.progress import DEFAULT_EVERY_S
 from graphs.run_config import judge_options, run_config
 from graphs.runner import RunSummary, Task, run_tasks
 from graphs.sampling import SampleOptions, persona_plan, select_drafts, skipped_items, vote_tasks
@@ -72,6 +73,7 @@ async def run_vote_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    progress_every: float = DEFAULT_EVERY_S,
     prompts: PromptSet | None = None,
     judge: ModelClient | None = None,
 ) -> RunSummary:
@@ -108,6 +110,7 @@ async def run_vote_study(
         retry_errors=retry_errors,
         description=f"vote · {client.label}",
         show_progress=show_progress,
+        progress_every=progress_every,
         clients=[client, judge],
     )
 
@@ -123,6 +126,7 @@ async def run_debias_study(
     concurrency: int = 4,
     retry_errors: bool = False,
     show_progress: bool = True,
+    progress_every: float = DEFAULT_EVERY_S,
     prompts: PromptSet | None = None,
     judge: ModelClient | None = None,
 ) -> RunSummary:
@@ -221,6 +225,7 @@ async def run_debias_study(
             retry_errors=retry_errors,
             description=f"debias k={options.k} · {client.label}",
             show_progress=show_progress,
+            progress_every=progress_every,
             clients=[client, judge],
             commits=[saver.commits],
         )

@@ -13,6 +13,7 @@ import sqlite3
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -21,12 +22,15 @@ import pandas as pd
 
 from stores.errors import InputError
 from stores.faults import guarded_write
+from stores.lease import SCHEMA as LEASE_SCHEMA
+from stores.lease import RunLease
 from stores.paths import home
 from stores.sqlite import GroupCommit, connect
 
 Status = Literal["ok", "invalid", "error"]
 
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     config TEXT NOT NULL,
@@ -55,6 +59,8 @@ CREATE TABLE IF NOT EXISTS samples (
     PRIMARY KEY (run_id, sample_id)
 );
 """
+    + LEASE_SCHEMA
+)  # one process per run (stores/lease.py)
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -221,6 +227,11 @@ class RunStore:
                 }
             )
         return pd.DataFrame(records, columns=columns)
+
+    def lease(self, run_id: str, *, notify: Callable[[str], None]) -> RunLease:
+        """The run's lease, for a ``with`` block: a second live process refuses (stores/lease.py);
+        ``notify`` hears of a stale lease taken over."""
+        return RunLease(self.path, check_run_id(run_id), notify=notify)
 
     # samples --------------------------------------------------------------------------------
     def done_ids(self, run_id: str, *, include_errors: bool = True) -> set[str]:

@@ -53,6 +53,8 @@ class RunRequest:
     prompts: str = "structured"
     reasoning_max_tokens: int = 0  # 0: the default budget (graphs/budget.py)
     show_progress: bool = True
+    progress_every: float = 30.0  # seconds between progress lines in a log (graphs/progress.py)
+    timeout: float = 120.0  # seconds per model call (graphs/llm.py)
     options: Mapping[str, Any] = field(default_factory=dict)  # the test's own (its ``options``)
 
     @classmethod
@@ -86,6 +88,7 @@ class RunContext:
             "concurrency": self.request.concurrency,
             "retry_errors": self.request.retry_errors,
             "show_progress": self.request.show_progress,
+            "progress_every": self.request.progress_every,
             "prompts": self.prompts,
         }
 

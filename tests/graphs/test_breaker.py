@@ -1,5 +1,6 @@
 """The circuit breaker's rule (graphs/breaker.py): quick to give up on an endpoint that never
-answered, patient with one that did (a restart is ridden out), blind to HTTP errors and timeouts."""
+answered, patient with one that did (a restart is ridden out), blind to HTTP errors and to one
+round of timeouts (a silent endpoint: test_breaker_silent.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,191 @@
+"""One process per run: a lease on the run id in the run store (host, process id, heartbeat).
+
+Two processes running one run id (a job array started twice, a second terminal) would each pay
+for every sample, and each print a summary that is wrong. The first to open the run holds its
+lease and renews its heartbeat every ``HEARTBEAT_S`` seconds from a thread (so a busy event loop
+does not let it lapse); a second process refuses at once, naming the run and the holder. A lease
+is stale, and taken over with a line saying so, when its heartbeat is older than ``STALE_S``
+seconds (the holder was killed, or its machine is gone) or its process no longer exists on this
+host. The holder gives it back when the run ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from stores.errors import InputError
+from stores.faults import guarded_write
+from stores.sqlite import connect
+
+HEARTBEAT_S = 5.0
+STALE_S = 60.0  # no heartbeat for this long: the holder is gone (12 missed heartbeats)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS leases (
+    run_id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    token TEXT NOT NULL,
+    started REAL NOT NULL,
+    heartbeat REAL NOT NULL
+);
+"""
+
+
+class RunBusyError(InputError):
+    """Another live process runs this run id: this one refuses before asking anything (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds a run's lease, as stored."""
+
+    host: str
+    pid: int
+    token: str
+    started: float
+    heartbeat: float
+
+    def describe(self, now: float) -> str:
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.started))
+        return (
+            f"process {self.pid} on host {self.host} (started {started}, "
+            f"last heartbeat {max(0.0, now - self.heartbeat):.0f} s ago)"
+        )
+
+
+def this_host() -> str:
+    return socket.gethostname()
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` is a process on this machine (where that cannot be told: assume it is)."""
+    if pid == os.getpid():
+        return True
+    if os.name == "nt":  # os.kill(pid, 0) would end it there: the heartbeat decides
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    try:  # Linux: a killed process its parent has not reaped yet (a zombie) runs no more
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
+
+
+def stale_reason(holder: Holder, *, now: float, host: str, stale_s: float = STALE_S) -> str | None:
+    """Why ``holder``'s lease may be taken over, or None while it is live."""
+    age = now - holder.heartbeat
+    if age > stale_s:
+        return f"its heartbeat is {age:.0f} s old, more than the {stale_s:g} s limit"
+    if holder.host == host and not pid_alive(holder.pid):
+        return f"process {holder.pid} no longer exists on this host"
+    return None
+
+
+class RunLease:
+    """The lease on one run id, held for a ``with`` block (a run); renewed from a daemon thread."""
+
+    def __init__(
+        self,
+        path: Path,
+        run_id: str,
+        *,
+        notify: Callable[[str], None],
+        heartbeat_s: float = HEARTBEAT_S,
+        stale_s: float = STALE_S,
+    ) -> None:
+        self.path, self.run_id, self.notify = path, run_id, notify
+        self.heartbeat_s, self.stale_s = heartbeat_s, stale_s
+        self.host, self.pid, self.token = this_host(), os.getpid(), secrets.token_hex(8)
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def acquire(self) -> None:
+        """Take the lease, or raise :class:`RunBusyError` naming the live holder."""
+        conn = self._conn = connect(self.path, SCHEMA)
+        now = time.time()
+        with self._lock, guarded_write(self.path):
+            conn.execute("BEGIN IMMEDIATE")  # no other process reads between our check and our write
+            try:
+                row = conn.execute(
+                    "SELECT host, pid, token, started, heartbeat FROM leases WHERE run_id = ?", (self.run_id,)
+                ).fetchone()
+                if row is not None:
+                    holder = Holder(*row)
+                    reason = stale_reason(holder, now=now, host=self.host, stale_s=self.stale_s)
+                    if reason is None:
+                        raise RunBusyError(
+                            f"run {self.run_id!r} is being run by {holder.describe(now)}: one process per "
+                            "run, so nothing was asked. Wait for it to end (or stop it), then rerun this "
+                            f"command; a lease whose heartbeat is older than {self.stale_s:g} s, or whose "
+                            "process is gone from this host, is taken over"
+                        )
+                    self.notify(
+                        f"run {self.run_id}: taking over the lease of {holder.describe(now)}: {reason}"
+                    )
+                conn.execute(
+                    "INSERT OR REPLACE INTO leases (run_id, host, pid, token, started, heartbeat) "
+                    "VALUES (?,?,?,?,?,?)",
+                    (self.run_id, self.host, self.pid, self.token, now, now),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                conn.close()
+                self._conn = None
+                raise
+        self._thread = threading.Thread(target=self._beat, name=f"lease-{self.run_id}"[:60], daemon=True)
+        self._thread.start()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.heartbeat_s):
+            try:
+                with self._lock:
+                    if self._conn is not None:
+                        self._conn.execute(
+                            "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?",
+                            (time.time(), self.run_id, self.token),
+                        )
+            except sqlite3.Error:
+                pass  # a full disk: the run's own writes report it; the next beat tries again
+
+    def release(self) -> None:
+        """Give the lease back (only ours: a process that took it over keeps it)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            conn, self._conn = self._conn, None
+            if conn is None:
+                return
+            try:
+                conn.execute("DELETE FROM leases WHERE run_id = ? AND token = ?", (self.run_id, self.token))
+            except sqlite3.Error:
+                pass  # left behind, it goes stale: this process is gone, so the next run takes it over
+            finally:
+                conn.close()
+
+    def __enter__(self) -> RunLease:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
