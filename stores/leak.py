@@ -231,6 +231,9 @@ def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[
             if not sentence:
                 continue
             rewritten, reasons = neutralise_sentence(sentence, first=first)
+            if not rewritten:  # a headline, or the text's own adoption: dropped whole
+                changes.append(ContextChange(sentence, None, reasons))
+                continue
             hits = find_outcome_language(rewritten, record=record)
             trimmed = without_asides(rewritten, hits[0].match) if hits else None
             if trimmed is not None and not find_outcome_language(trimmed, record=record):

@@ -74,7 +74,7 @@ def test_contexts_with_a_counterfactual_are_rewritten_with_the_original_kept(cor
     # "Had the draft been adopted, it would have extended …" keeps its provision, in the draft's voice
     s2017 = context_for_prompt(corpus.get("S/2017/962"))
     assert s2017.kind == "context"
-    assert s2017.text.startswith("The draft resolution would extend the Mechanism")
+    assert s2017.text.startswith("The draft would extend the Mechanism")
 
 
 def test_adopted_fallback_hides_the_resolution_number(corpus: Corpus) -> None:
