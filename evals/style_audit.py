@@ -79,7 +79,7 @@ _LABEL_FORMS: tuple[tuple[str, str], ...] = (
     ("label: 'resolution' and a number", r"\bresolution\s+[\"“]?\d"),
     ("label: quoted bare number", r"[\"“]\d+[\"”]"),
     ("label: year in parentheses", r"\(\d{4}\)"),
-    ("label: neutral identifier", r"\bUNSC-\d{4}-\d{2}-\d{2}"),
+    ("label: neutral identifier", r"\bdraft of \d{4}-\d{2}-\d{2}"),
 )
 
 

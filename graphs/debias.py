@@ -20,7 +20,7 @@ from langgraph.types import Command
 from graphs.history import history_block, history_text, paper_history_text
 from graphs.llm import CallResult, ModelClient
 from graphs.parsing import json_object
-from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, symbol
+from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
 from graphs.vote_labels import vote_rules
 from prompts import PromptSet, prompt_set
 from retrievers import Precedent, Retriever
@@ -129,7 +129,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
                 "score": p.score,
                 "reason": p.reason,
                 "label": prompt_label(p.record),
-                "symbol": symbol(p.record),
+                "symbol": quoted_name(p.record, deps.prompts),
                 "date": p.record.date.isoformat(),
                 "truth": member_vote(p.record, state["persona"]) or "no recorded vote",
             }

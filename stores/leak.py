@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stores.draft_text import draft_body, unwrap
-from stores.neutral import neutralise_sentence, without_asides
+from stores.neutral import neutralise_sentence, title_as_description, without_asides
 from stores.records import Record
 
 _NUMBER = (
@@ -186,7 +186,7 @@ def title_description(title: str) -> str:
 
 def fallback_text(record: Record) -> str:
     parts = [
-        f"Title: {title_description(record.title)}" if record.title else "",
+        title_as_description(title_description(record.title)) if record.title else "",
         f"Agenda item: {record.agenda_item}" if record.agenda_item else "",
         f"Topic: {record.topic}" if record.topic else "",
     ]

@@ -366,3 +366,55 @@ def neutralise_sentence(sentence: str, *, first: bool = False) -> tuple[str, tup
     if not reasons:
         return sentence.strip(), ()
     return _tidy(text), tuple(dict.fromkeys(reasons))
+
+
+# A UN Digital Library title names what a text does as a noun ("on extension of the mandate of …");
+# the prompt says it as a draft would, like every other description.
+_TITLE_VERBS = {
+    "extension": "extend",
+    "renewal": "renew",
+    "establishment": "establish",
+    "authorization": "authorize",
+    "implementation": "implement",
+    "cessation": "call for the cessation",
+    "increase": "increase",
+    "deployment": "deploy",
+    "appointment": "appoint",
+    "modification": "modify",
+    "lifting": "lift",
+    "termination": "terminate",
+    "destruction": "address the destruction",
+    "strengthening": "strengthen",
+    "prevention": "address the prevention",
+    "protection": "address the protection",
+}
+_TITLE = re.compile(r"^on (?P<head>[a-z]+)(?: of)?\s+(?P<rest>.+)$", re.DOTALL)
+
+
+def title_as_description(title: str) -> str:
+    """"on extension of the mandate of UNMISS until 30 May 2015" → "The draft would extend the mandate
+    of UNMISS until 30 May 2015."; an -ing head is kept as a verb ("on condemning" → "would condemn");
+    any other title becomes "The draft would address …"."""
+    text = title.strip().rstrip(".")
+    clipped = re.search(r"\s*\S*\[\.*\]?$", text)  # the export cuts long titles: "… the Co[...]"
+    end = "."
+    if clipped:
+        text, end = text[: clipped.start()].rstrip(" ,;"), " …"
+    match = _TITLE.match(text)
+    if match is None:
+        return f"The draft would address {text}{end}"
+    head, rest = match["head"], match["rest"]
+    verb = _TITLE_VERBS.get(head)
+    if verb is None and head.endswith("ing"):
+        verb = base_form_of_ing(head)
+    if verb is None:
+        return f"The draft would address {text.removeprefix('on ')}{end}"
+    return f"The draft would {verb} {rest}{end}"
+
+
+def base_form_of_ing(word: str) -> str | None:
+    """``condemning`` → ``condemn`` (lemminflect), else None."""
+    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
+        if word in getAllInflections(lemma, upos="VERB").get("VBG", ()):
+            return str(lemma)
+    return None
