@@ -16,6 +16,8 @@ from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
 
+from stores.language import is_english
+
 _ADVERB = r"(?:also|further|thereby|then|thus|furthermore|\w+ly)"
 _WORD = r"[A-Za-z][\w’'‑-]*"
 
@@ -193,8 +195,9 @@ def _coordinated(out: str, rewritten_at: int) -> str:
 # release's report of what the Council did, in the past tense that only an adopted text gets.
 _PAST = re.compile(
     r"^(?P<intro>(?:.{0,300}?,\s+)?)"
-    r"(?P<subject>(?:[Tt]he\s+)?(?:U\.?N\.?\s+|United Nations\s+)?(?:15-member\s+|Security\s+)?Council|[Ii]t|"
-    r"[Tt]he (?:[A-Z][a-z]+ )?(?:text|resolution|organ|draft|(?:15-member )?body))"
+    r"(?P<subject>(?:[Tt]he\s+)?(?:U\.?N\.?\s+|United Nations\s+)?(?:15-(?:member|nation)\s+|[Ss]ecurity\s+)?"
+    r"[Cc]ouncil|[Ii]t|[Mm]embers|[Tt]he (?:[A-Z][a-z]+ )?(?:text|resolution|draft)|"
+    r"[Tt]he (?:15-(?:member|nation) )?(?:organ|body))"
     r"(?P<when>(?:\s+(?:today|yesterday|this (?:morning|afternoon|evening)|on \w+day|last week|unanimously|"
     r"has|had)|\s*,[^,]{1,120},)*)"
     rf"(?P<mid>(?:\s+{_ADVERB})*)\s+(?P<verb>{_WORD})\b(?!\s+by\b)"
@@ -277,21 +280,26 @@ _VOICE: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
     )
 )
 _TEXT_SUBJECT = re.compile(
-    rf"^(?P<subject>The draft|It)(?P<mid>(?:\s+{_ADVERB})*)\s+(?P<verb>[a-z]+s)\b(?!\s+(?:by|of)\b)"
+    rf"^(?P<intro>(?:[^,]{{0,60}},\s+)?)(?P<subject>[Tt]he draft|[Ii]t)(?P<mid>(?:\s+{_ADVERB})*)\s+"
+    r"(?P<verb>[a-z]+s)\b(?!\s+(?:by|of)\b)"
 )
 
 
-def _present(sentence: str) -> str:
-    """"The draft renews …" → "The draft would renew …": the one tense every description gets."""
-    match = _TEXT_SUBJECT.match(sentence)
-    if not match:
-        return sentence
-    word = match["verb"]
+def _third_person(word: str) -> str | None:
+    """The bare verb of a present third-person form (``renews`` → ``renew``), else None."""
     for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
         if word in getAllInflections(lemma, upos="VERB").get("VBZ", ()) and lemma not in _NOT_PAST:
-            head = f"{match['subject']} would{match['mid']} {lemma}"
-            return head + sentence[match.end() :]
-    return sentence
+            return str(lemma)
+    return None
+
+
+def _present(sentence: str) -> str:
+    """"The draft renews …" → "The draft would renew …": the one tense every description gets. A
+    verb that opens a sentence is left alone: "Decides to remain seized" is the draft's own text."""
+    match = _TEXT_SUBJECT.match(sentence)
+    if not match or (verb := _third_person(match["verb"])) is None:
+        return sentence
+    return f"{match['intro']}{match['subject']} would{match['mid']} {verb}" + sentence[match.end() :]
 
 
 # Sentences that only an adopted text gets: its adoption, the press's headline.
@@ -299,19 +307,26 @@ _ADOPTION = re.compile(
     r"\b(?:Council|body|organ|Council[’']s|its) adoption\b|\b(?:this|the) (?:text|resolution|draft) adopted\b|"
     r"\badopted (?:text|resolution)s?\b|\badopting (?:two|three|a|the|this|its|resolution)\b|"
     r"\btexts? adopted by\b|\b(?:resolution|text) (?:was |were )?(?:passed|approved)\b|"
-    r"\bwith (?:the )?adoption of (?:this|the) (?:text|resolution)\b|\bS/RES/\d|\bUNSCR \d",
+    r"\bwith (?:the )?adoption of (?:this|the) (?:text|resolution)\b|\bS/RES/\d|\bUNSCR \d|"
+    rf"\badopted (?:on )?{_WEEKDAY}\b|\badopting resolutions?\b",
     re.IGNORECASE,
 )
+_FRAGMENT_WORDS = 4
 _HEADLINE_WORDS = 24
 
 
 def dropped_because(sentence: str) -> str | None:
     """Why a press sentence goes whole, or None: a headline (a line with no sentence end, such as
-    "UN Security Council renews mandate of Iran nuclear monitors"), or the text's own adoption."""
+    "UN Security Council renews mandate of Iran nuclear monitors"), the text's own adoption, a
+    fragment left by a cut, or a sentence not in English (the press copy of another language)."""
     stripped = sentence.strip()
     if _ADOPTION.search(stripped):
         return "the text's own adoption"
     words = stripped.split()
+    if len(words) < _FRAGMENT_WORDS and stripped.endswith(".") and not stripped[:1].isdigit():
+        return "a fragment (\"The U.N.\", \"UNITED NATIONS, Aug.\")"
+    if len(words) >= 6 and not is_english(stripped):
+        return "not in English"
     ends = stripped.endswith((".", "!", "?", ",", ";", ":", "”", '"', ")", "…", "’"))
     if not ends and len(words) <= _HEADLINE_WORDS and " would " not in f" {stripped} ":
         return "a headline"
