@@ -92,6 +92,7 @@ class DebiasDeps:
     options: DebiasOptions
     prompts: PromptSet = field(default_factory=prompt_set)
     _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
+    _later: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
     def precedents(self, target: Record) -> list[Precedent]:
         """The retriever's answer for ``target``, asked once: it does not depend on the persona."""
@@ -99,6 +100,15 @@ class DebiasDeps:
         if found is None:
             found = self._found[target.id] = self.retriever.retrieve(target, self.pool, self.options.k)
         return found
+
+    def later_ids(self, target: Record) -> frozenset[str]:
+        """The ids of the items voted on or after ``target``: a statement that names one is dropped."""
+        later = self._later.get(target.id)
+        if later is None:
+            later = self._later[target.id] = frozenset(
+                r.id for r in self.records.values() if r.date >= target.date
+            )
+        return later
 
     def expected_calls(self, target: Record) -> int:
         """Model calls one sample on ``target`` makes when nothing fails (for scheduling)."""
@@ -170,7 +180,8 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         precedent = state["precedents"][state["index"]]
         record = deps.records[precedent["id"]]
         aug = deps.augmented.get(record.id)
-        statements = statements_for(record, state["persona"])
+        target = deps.records[state["target_id"]]
+        statements = statements_for(record, state["persona"], target=target, later_ids=deps.later_ids(target))
         statement = statements[0] if statements else None
         limit = deps.client.spec.context_chars // 2
         statement_text = clip(statement.text, limit) if statement else "(no statement on record)"
