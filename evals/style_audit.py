@@ -33,9 +33,12 @@ is the control that shows the check can fail.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -49,6 +52,7 @@ from prompts import PromptSet, prompt_set
 from stores.corpus import Corpus
 from stores.leak import fallback_text
 from stores.neutral import base_form
+from stores.paths import home
 from stores.records import Record
 
 GATE_AUC = 0.60  # at most this for the sets a run may use without the label cue
@@ -228,3 +232,87 @@ def style_audit(corpus: Corpus, *, sets: Sequence[str] = (*GATED_SETS, *REPORTED
         auc[name], std[name] = cross_validated_auc([sent_segment(r, prompts=chosen) for r in records], labels)
     control, _ = cross_validated_auc([raw_segment(r) for r in records], labels)
     return StyleAudit(auc, std, control, len(failed), len(adopted))
+
+
+STORED = "style_audit.json"  # under NATIONBIAS_HOME: the report shows the last audit of this data
+
+
+def audit_key(corpus: Corpus, sets: Sequence[str] = (*GATED_SETS, *REPORTED_SETS)) -> str:
+    """What an audit depends on: the corpus and every vote template of every set it read."""
+    refs = [prompt_set(name).get(t).ref for name in sets for t in ("persona_vote", "rehearsal_vote")]
+    return f"{corpus.sha256[:16]}|{'|'.join(refs)}"
+
+
+def save_style_audit(audit: StyleAudit, corpus: Corpus) -> Path:
+    """Keep ``audit`` for the report (``nationbias data audit`` writes it)."""
+    path = home() / STORED
+    path.write_text(json.dumps({"key": audit_key(corpus, tuple(audit.auc)), **audit.as_dict()}, indent=1))
+    return path
+
+
+def stored_style_audit(corpus: Corpus | None = None) -> dict[str, Any] | None:
+    """The last saved audit, if any (and, given ``corpus``, only if made on this data and these
+    templates)."""
+    path = home() / STORED
+    if not path.exists():
+        return None
+    saved: dict[str, Any] = json.loads(path.read_text())
+    if corpus is not None and saved.get("key") != audit_key(corpus, tuple(saved.get("auc", {}))):
+        return None
+    return saved
+
+
+# Wording only an adopted text's press gets; counted on the texts as sent, before and after the
+# rewrite (``nationbias data audit``, benchmarks/RESULTS.md).
+PRESS_VOICE_MARKERS: dict[str, str] = {
+    "time word": r"\b(?:today|yesterday|this (?:morning|afternoon|evening)|last week|on (?:Mon|Tues|Wednes|"
+    r"Thurs|Fri|Satur|Sun)day)\b",
+    "adoption": r"\b(?:[Tt]oday|Council|its)[’']s adoption\b|\badopted (?:today|unanimously|on \w+day|by the Council)\b|"
+    r"\badopting (?:two|the|this|resolution)\b|\bunanimous(?:ly)?\b",
+    "the resolution": r"\b(?:this|the) resolution\b(?!\s+\d)",
+    "Council in the past tense": r"\b(?:Council|body|organ)(?:\s*,[^,]{1,120},)?\s+(?:has\s+)?(?:\w+ly\s+)?"
+    r"(?:extended|renewed|decided|authori[sz]ed|adopted|approved|endorsed|requested|called|urged|demanded|"
+    r"condemned|welcomed|imposed|established|expressed|reaffirmed|stressed|emphasi[sz]ed)\b",
+}
+_VOICE_COMPILED = {name: re.compile(p, re.IGNORECASE) for name, p in PRESS_VOICE_MARKERS.items()}
+
+
+def press_voice(text: str) -> list[str]:
+    """The :data:`PRESS_VOICE_MARKERS` a text carries."""
+    return [name for name, pattern in _VOICE_COMPILED.items() if pattern.search(text)]
+
+
+def wording_counts(corpus: Corpus, *, prompts: PromptSet | None = None) -> dict[str, dict[str, int]]:
+    """Texts carrying press-voice wording, adopted and failed, before (as stored) and after (as sent)."""
+    prompts = prompts or prompt_set()
+    failed, adopted = audit_records(corpus)
+    out: dict[str, dict[str, int]] = {}
+    for group, records in (("adopted", adopted), ("failed", failed)):
+        described = [r for r in records if (r.context and r.context.text.strip()) or r.draft_text]
+        before = sum(1 for r in described if press_voice(raw_segment(r).partition("\n")[2]))
+        after = sum(1 for r in described if press_voice(sent_segment(r, prompts=prompts).partition("\n")[2]))
+        out[group] = {"texts": len(described), "before": before, "after": after}
+    return out
+
+
+def label_outcome_counts(corpus: Corpus, *, sets: Sequence[str] = ("structured", "paper-symbols", "paper")) -> dict[str, dict[str, int]]:
+    """Per set: how many precedents a label form alone marks as adopted (a resolution number, an
+    ``S/RES`` symbol: forms no failed draft has), out of how many."""
+    failed, adopted = audit_records(corpus)
+    out = {}
+    for name in sets:
+        chosen = prompt_set(name)
+        forms = {r.id: _label_form(sent_segment(r, prompts=chosen).partition("\n")[0]) for r in [*failed, *adopted]}
+        failed_forms = {forms[r.id] for r in failed}
+        out[name] = {
+            "precedents": len(failed) + len(adopted),
+            "label tells adopted": sum(1 for r in adopted if forms[r.id] not in failed_forms),
+            "label tells failed": sum(1 for r in failed if forms[r.id] not in {forms[a.id] for a in adopted}),
+        }
+    return out
+
+
+def _label_form(label_line: str) -> str:
+    """The shape of a label: digits as 9, the kind description left out."""
+    head = label_line.split(" (", 1)[0] if "resolution" not in label_line else label_line.split(":", 1)[0]
+    return re.sub(r"\d+", "9", head)

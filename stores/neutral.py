@@ -248,6 +248,9 @@ _PRESS_FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
     (re.compile(p), r, why)
     for p, r, why in (
         (r"^date \d{4}-\d{2}-\d{2}\s+", "", "dateline"),
+        (r"^[-•▪■]\s+", "", "a list's bullet"),
+        (r"^[A-Z][A-Za-z]+(?:, [A-Z][A-Za-z]+)? \([A-Z]{2,}\)\s*[-—–]\s*", "", "dateline"),
+        (rf"^(?:United Nations|UNITED NATIONS|New York|NEW YORK), {_MONTH} \d{{1,2}}\s+(?=[A-Z])", "", "dateline"),
         (
             r"^(?:[A-Z][A-Za-z.]*(?: [A-Z][A-Za-z.]*)*(?: \[[A-Z]+\])?,\s+)?"
             rf"(?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH}(?: \d{{4}})?)\s*\([A-Za-z][\w ]*\)\s*(?::|[—–-])?\s*",
@@ -277,6 +280,7 @@ _VOICE: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
             r"\g<prep> the draft",
         ),
         (r"\bthe (?:13-page |new )?draft resolution\b(?!\s+\d)", "the draft"),
+        (r"(?<=, )the (?:resolution|text)(?= (?:would|also)\b)", "the draft"),
     )
 )
 _TEXT_SUBJECT = re.compile(
@@ -304,7 +308,7 @@ def _present(sentence: str) -> str:
 
 # Sentences that only an adopted text gets: its adoption, the press's headline.
 _ADOPTION = re.compile(
-    r"\b(?:Council|body|organ|Council[’']s|its) adoption\b|\b(?:this|the) (?:text|resolution|draft) adopted\b|"
+    r"\b(?:Council|body|organ|Council[’']s|its|[Tt]oday[’']s) adoption\b|\badopting[’']s\b|\b(?:this|the) (?:text|resolution|draft) adopted\b|"
     r"\badopted (?:text|resolution)s?\b|\badopting (?:two|three|a|the|this|its|resolution)\b|"
     r"\btexts? adopted by\b|\b(?:resolution|text) (?:was |were )?(?:passed|approved)\b|"
     r"\bwith (?:the )?adoption of (?:this|the) (?:text|resolution)\b|\bS/RES/\d|\bUNSCR \d|"
