@@ -33,6 +33,7 @@ is the control that shows the check can fail.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -60,18 +61,19 @@ CONTROL_AUC = 0.75  # at least this on the texts before the rewrite
 GATED_SETS = ("structured", "paper-symbols")
 REPORTED_SETS = ("paper",)
 
-FUNCTION_WORDS: tuple[str, ...] = tuple(
-    """a an the this that these those it its they them their he she his her we our us you your i
-    my me who whom whose which what where when why how of in on at by for with from to into onto
-    upon about above below over under between among through during before after since until
-    against within without across along around toward towards via per than as and or nor but
-    yet so if unless whether while although though because also further not no only all any
-    both each every either neither some such other another more most less many much few own same
-    is are was were be been being am has have had having do does did can could may might must
-    shall should will would there here then thus therefore however including""".split()
-)
+_FUNCTION_WORD_TEXT = """
+a an the this that these those it its they them their he she his her we our us you your i my me who
+whom whose which what where when why how of in on at by for with from to into onto upon about above
+below over under between among through during before after since until against within without across
+along around toward towards via per than as and or nor but yet so if unless whether while although
+though because also further not no only all any both each every either neither some such other
+another more most less many much few own same is are was were be been being am has have had having
+do does did can could may might must shall should will would there here then thus therefore however
+including
+"""
+FUNCTION_WORDS: tuple[str, ...] = tuple(_FUNCTION_WORD_TEXT.split())
 _WORD = re.compile(r"[A-Za-z]+(?:['’][a-z]+)?")
-_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _TIME_WORDS = ("today", "yesterday", "tomorrow", "tonight", "now", "recently", "earlier", "later", "ago")
 _TIME_PHRASES = (
     r"\bthis (?:morning|afternoon|evening|week)\b",
@@ -98,14 +100,14 @@ def _is_past(word: str) -> bool:
 
 def style_features(segment: str) -> dict[str, float]:
     """The style features of one sent segment (its "context of …" line first, then the text)."""
-    label_line, _, text = segment.partition("\n")
+    label_line = segment.partition("\n")[0]
     words = [w.lower() for w in _WORD.findall(segment)]
     n = max(len(words), 1)
     counts: dict[str, int] = {}
     for word in words:
         counts[word] = counts.get(word, 0) + 1
     features = {f"fw: {w}": counts.get(w, 0) / n for w in FUNCTION_WORDS}
-    pairs = list(zip(words, words[1:], strict=False))
+    pairs = list(itertools.pairwise(words))
     past = [_is_past(w) for w in words]
     features.update(
         {
@@ -169,7 +171,9 @@ def audit_records(corpus: Corpus) -> tuple[list[Record], list[Record]]:
     return failed, adopted
 
 
-def cross_validated_auc(segments: Sequence[str], labels: Sequence[int], *, seed: int = 0) -> tuple[float, float]:
+def cross_validated_auc(
+    segments: Sequence[str], labels: Sequence[int], *, seed: int = 0
+) -> tuple[float, float]:
     """Mean and standard deviation of the ROC AUC over stratified 5-fold CV repeated 10 times."""
     rows = [style_features(s) for s in segments]
     names = sorted(rows[0])
@@ -199,7 +203,8 @@ class StyleAudit:
         )
 
     def lines(self) -> list[str]:
-        out = [f"style-only classifier, {self.failed} failed vs {self.adopted} adopted texts (mean AUC, 5x10 CV):"]
+        head = f"style-only classifier, {self.failed} failed vs {self.adopted} adopted texts"
+        out = [f"{head} (mean AUC, 5x10 CV):"]
         for name, auc in self.auc.items():
             rule = f"gate <= {GATE_AUC:.2f}" if name in GATED_SETS else "reported, not gated"
             verdict = ("ok" if auc <= GATE_AUC else "FAILS") if name in GATED_SETS else ""
@@ -267,7 +272,8 @@ def stored_style_audit(corpus: Corpus | None = None) -> dict[str, Any] | None:
 PRESS_VOICE_MARKERS: dict[str, str] = {
     "time word": r"\b(?:today|yesterday|this (?:morning|afternoon|evening)|last week|on (?:Mon|Tues|Wednes|"
     r"Thurs|Fri|Satur|Sun)day)\b",
-    "adoption": r"\b(?:[Tt]oday|Council|its)[’']s adoption\b|\badopted (?:today|unanimously|on \w+day|by the Council)\b|"
+    "adoption": r"\b(?:[Tt]oday|Council|its)[’']s adoption\b|"
+    r"\badopted (?:today|unanimously|on \w+day|by the Council)\b|"
     r"\badopting (?:two|the|this|resolution)\b|\bunanimous(?:ly)?\b",
     "the resolution": r"\b(?:this|the) resolution\b(?!\s+\d)",
     "Council in the past tense": r"\b(?:Council|body|organ)(?:\s*,[^,]{1,120},)?\s+(?:has\s+)?(?:\w+ly\s+)?"
@@ -295,14 +301,18 @@ def wording_counts(corpus: Corpus, *, prompts: PromptSet | None = None) -> dict[
     return out
 
 
-def label_outcome_counts(corpus: Corpus, *, sets: Sequence[str] = ("structured", "paper-symbols", "paper")) -> dict[str, dict[str, int]]:
+def label_outcome_counts(
+    corpus: Corpus, *, sets: Sequence[str] = ("structured", "paper-symbols", "paper")
+) -> dict[str, dict[str, int]]:
     """Per set: how many precedents a label form alone marks as adopted (a resolution number, an
     ``S/RES`` symbol: forms no failed draft has), out of how many."""
     failed, adopted = audit_records(corpus)
     out = {}
     for name in sets:
         chosen = prompt_set(name)
-        forms = {r.id: _label_form(sent_segment(r, prompts=chosen).partition("\n")[0]) for r in [*failed, *adopted]}
+        forms = {
+            r.id: _label_form(sent_segment(r, prompts=chosen).partition("\n")[0]) for r in [*failed, *adopted]
+        }
         failed_forms = {forms[r.id] for r in failed}
         out[name] = {
             "precedents": len(failed) + len(adopted),

@@ -240,7 +240,8 @@ _MONTH = r"(?:January|February|March|April|May|June|July|August|September|Octobe
 # When the press says the Council acted: a draft's description has no date of its own.
 _WHEN = (
     rf"(?:today|yesterday|tonight|earlier today|last (?:week|month)|this (?:morning|afternoon|evening|week)|"
-    rf"on {_WEEKDAY}(?: (?:morning|afternoon|evening))?|on (?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH})(?:,? \d{{4}})?)"
+    rf"on {_WEEKDAY}(?: (?:morning|afternoon|evening))?|"
+    rf"on (?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH})(?:,? \d{{4}})?)"
 )
 
 # The press's frame around a description: datelines, time words, its own noun for the text.
@@ -250,14 +251,22 @@ _PRESS_FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"^date \d{4}-\d{2}-\d{2}\s+", "", "dateline"),
         (r"^[-•▪■]\s+", "", "a list's bullet"),
         (r"^[A-Z][A-Za-z]+(?:, [A-Z][A-Za-z]+)? \([A-Z]{2,}\)\s*[-—–]\s*", "", "dateline"),
-        (rf"^(?:United Nations|UNITED NATIONS|New York|NEW YORK), {_MONTH} \d{{1,2}}\s+(?=[A-Z])", "", "dateline"),
+        (
+            rf"^(?:United Nations|UNITED NATIONS|New York|NEW YORK), {_MONTH} \d{{1,2}}\s+(?=[A-Z])",
+            "",
+            "dateline",
+        ),
         (
             r"^(?:[A-Z][A-Za-z.]*(?: [A-Z][A-Za-z.]*)*(?: \[[A-Z]+\])?,\s+)?"
             rf"(?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH}(?: \d{{4}})?)\s*\([A-Za-z][\w ]*\)\s*(?::|[—–-])?\s*",
             "",
             "dateline",
         ),
-        (r"^(?:UNITED NATIONS|United Nations|NEW YORK|New York)\s*(?:,[^—–:]{0,60})?\s*[—–:]\s*", "", "dateline"),
+        (
+            r"^(?:UNITED NATIONS|United Nations|NEW YORK|New York)\s*(?:,[^—–:]{0,60})?\s*[—–:]\s*",
+            "",
+            "dateline",
+        ),
         (rf"(?:,\s*{_WHEN}\s*,|\s+{_WHEN}\b)", "", "time word: when the Council acted"),
         (r",\s*acting (?:through|under) its [^,]{0,80}procedure[^,]{0,80},", "", "how the Council met"),
         (r"\bin a videoconference(?: meeting\*?)?(?: today)?,?\s*", "", "how the Council met"),
@@ -276,7 +285,8 @@ _VOICE: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"^(?:The|This|That) draft (?:resolution|text)\b(?!\s+\d)", "The draft"),
         (
             r"\b(?P<prep>[Bb]y|[Tt]hrough|[Uu]nder|[Ii]n|[Ww]ith|[Aa]ccording to|[Oo]f|[Bb]y the terms of|"
-            r"[Bb]y terms of) (?:the|this|that|its)(?: \d+-page)? (?:draft )?(?:resolution|text)(?=[’']s\b|\b(?!\s+\d))",
+            r"[Bb]y terms of) (?:the|this|that|its)(?: \d+-page)? (?:draft )?(?:resolution|text)"
+            r"(?=[’']s\b|\b(?!\s+\d))",
             r"\g<prep> the draft",
         ),
         (r"\bthe (?:13-page |new )?draft resolution\b(?!\s+\d)", "the draft"),
@@ -298,7 +308,7 @@ def _third_person(word: str) -> str | None:
 
 
 def _present(sentence: str) -> str:
-    """"The draft renews …" → "The draft would renew …": the one tense every description gets. A
+    """ "The draft renews …" → "The draft would renew …": the one tense every description gets. A
     verb that opens a sentence is left alone: "Decides to remain seized" is the draft's own text."""
     match = _TEXT_SUBJECT.match(sentence)
     if not match or (verb := _third_person(match["verb"])) is None:
@@ -308,7 +318,8 @@ def _present(sentence: str) -> str:
 
 # Sentences that only an adopted text gets: its adoption, the press's headline.
 _ADOPTION = re.compile(
-    r"\b(?:Council|body|organ|Council[’']s|its|[Tt]oday[’']s) adoption\b|\badopting[’']s\b|\b(?:this|the) (?:text|resolution|draft) adopted\b|"
+    r"\b(?:Council|body|organ|Council[’']s|its|[Tt]oday[’']s) adoption\b|\badopting[’']s\b|"
+    r"\b(?:this|the) (?:text|resolution|draft) adopted\b|"
     r"\badopted (?:text|resolution)s?\b|\badopting (?:two|three|a|the|this|its|resolution)\b|"
     r"\btexts? adopted by\b|\b(?:resolution|text) (?:was |were )?(?:passed|approved)\b|"
     r"\bwith (?:the )?adoption of (?:this|the) (?:text|resolution)\b|\bS/RES/\d|\bUNSCR \d|"
@@ -328,7 +339,7 @@ def dropped_because(sentence: str) -> str | None:
         return "the text's own adoption"
     words = stripped.split()
     if len(words) < _FRAGMENT_WORDS and stripped.endswith(".") and not stripped[:1].isdigit():
-        return "a fragment (\"The U.N.\", \"UNITED NATIONS, Aug.\")"
+        return 'a fragment ("The U.N.", "UNITED NATIONS, Aug.")'
     if len(words) >= 6 and not is_english(stripped):
         return "not in English"
     ends = stripped.endswith((".", "!", "?", ",", ";", ":", "”", '"', ")", "…", "’"))
@@ -411,7 +422,7 @@ _TITLE = re.compile(r"^on (?P<head>[a-z]+)(?: of)?\s+(?P<rest>.+)$", re.DOTALL)
 
 
 def title_as_description(title: str) -> str:
-    """"on extension of the mandate of UNMISS until 30 May 2015" → "The draft would extend the mandate
+    """ "on extension of the mandate of UNMISS until 30 May 2015" → "The draft would extend the mandate
     of UNMISS until 30 May 2015."; an -ing head is kept as a verb ("on condemning" → "would condemn");
     any other title becomes "The draft would address …"."""
     text = title.strip().rstrip(".")

@@ -101,9 +101,12 @@ _CLUTTER = re.compile(
 _CLUTTER_WORDS = 15  # a furniture line is short; a speech's own line that says "Share" is not
 
 _SYMBOL = re.compile(r"\bS/\d{4}/\d+\b")
-_MONTH_NUMBER = {m: i for i, m in enumerate(
-    "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1
-)}
+_MONTH_NUMBER = {
+    m: i
+    for i, m in enumerate(
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1
+    )
+}
 _DATES = (
     re.compile(r"(?P<y>20\d{2})[-/](?P<m>\d{2})[-/](?P<d>\d{2})"),  # 2020-07-08, /2020/07/08/
     re.compile(r"\bt(?P<y>20\d{2})(?P<m>\d{2})(?P<d>\d{2})_"),  # a mission page's id: t20200708_
@@ -123,8 +126,10 @@ def _published(statement: MemberStatement) -> list[dt.date]:
             for m in pattern.finditer(where):
                 if _DEADLINE.search(where[: m.start()]):  # "until April 24, 2020": a mandate's end
                     continue
-                month = int(m["m"]) if "m" in m.groupdict() and m["m"] else _MONTH_NUMBER.get(
-                    (m.groupdict().get("mon") or "").lower()[:3], 0
+                month = (
+                    int(m["m"])
+                    if "m" in m.groupdict() and m["m"]
+                    else _MONTH_NUMBER.get((m.groupdict().get("mon") or "").lower()[:3], 0)
                 )
                 try:
                     found.append(dt.date(int(m["y"]), month, int(m["d"])))
@@ -208,7 +213,9 @@ def all_statements_for(record: Record, member_code: str) -> list[MemberStatement
     return list(unique.values())
 
 
-def filtered_statements(records: Sequence[Record], drafts: Sequence[Record], members: Sequence[str]) -> pd.DataFrame:
+def filtered_statements(
+    records: Sequence[Record], drafts: Sequence[Record], members: Sequence[str]
+) -> pd.DataFrame:
     """One row per statement on ``records`` by ``members``: kept, or the reason it was filtered.
 
     The target-dependent reasons are judged against the first draft voted after the record (the

@@ -126,14 +126,17 @@ def test_the_structured_set_is_the_default_and_unchanged(corpus: Corpus) -> None
 
 def test_an_unknown_set_is_one_line_listing_the_sets(isolated_home: Path) -> None:
     with pytest.raises(
-        PromptError, match="unknown prompt set 'nope': choose one of structured, paper, paper-symbols, assembly"
+        PromptError,
+        match="unknown prompt set 'nope': choose one of structured, paper, paper-symbols, assembly",
     ):
         prompt_set("nope")
     for command in (["run", "vote"], ["run", "directqa"], ["run", "association"]):
         out = CliRunner().invoke(app, [*command, "--prompts", "nope", "--limit", "1"])
         assert out.exit_code == 2, out.output
         lines = [line for line in out.output.splitlines() if line.strip()]
-        assert lines == ["error: unknown prompt set 'nope': choose one of structured, paper, paper-symbols, assembly"]
+        assert lines == [
+            "error: unknown prompt set 'nope': choose one of structured, paper, paper-symbols, assembly"
+        ]
     assert not (isolated_home / "runs.sqlite").exists()
     assert set(PROMPT_SETS) == {"structured", "paper", "paper-symbols", "assembly"}
 

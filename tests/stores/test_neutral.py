@@ -46,7 +46,8 @@ from stores.records import Record
         (
             "The text would have seen the Council take note of recent reports and would have kept closed "
             "two crossings.",
-            "The draft would see the Council take note of recent reports and would keep closed two crossings.",
+            "The draft would see the Council take note of recent reports and would keep closed "
+            "two crossings.",
         ),
         (
             "The draft resolution tabled today would have had the Council decide that all parties cease.",
