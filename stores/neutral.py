@@ -258,7 +258,7 @@ _PRESS_FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         ),
         (
             r"^(?:[A-Z][A-Za-z.]*(?: [A-Z][A-Za-z.]*)*(?: \[[A-Z]+\])?,\s+)?"
-            rf"(?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH}(?: \d{{4}})?)\s*\([A-Za-z][\w ]*\)\s*(?::|[—–-])?\s*",
+            rf"(?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH}(?: \d{{4}})?)\s*\([A-Za-z][\w ]*\)\s*(?::|[—–-]{{1,2}})?\s*",
             "",
             "dateline",
         ),
@@ -294,7 +294,7 @@ _VOICE: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
     )
 )
 _TEXT_SUBJECT = re.compile(
-    rf"^(?P<intro>(?:[^,]{{0,60}},\s+)?)(?P<subject>[Tt]he draft|[Ii]t)(?P<mid>(?:\s+{_ADVERB})*)\s+"
+    rf"^(?P<intro>(?:[^,]{{0,60}},\s+)?)(?P<subject>[Tt]he draft(?:,[^,]{{1,60}},)?|[Ii]t|[Tt]he (?:UN |15-member )?[Cc]ouncil)(?P<mid>(?:\s+{_ADVERB})*)\s+"
     r"(?P<verb>[a-z]+s)\b(?!\s+(?:by|of)\b)"
 )
 
@@ -344,6 +344,8 @@ def dropped_because(sentence: str) -> str | None:
         return "not in English"
     ends = stripped.endswith((".", "!", "?", ",", ";", ":", "”", '"', ")", "…", "’"))
     if not ends and len(words) <= _HEADLINE_WORDS and " would " not in f" {stripped} ":
+        return "a headline"
+    if stripped.startswith(("Fact Sheet", "FACT SHEET", "Press Release", "Summary transcript")):
         return "a headline"
     return None
 
