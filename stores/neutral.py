@@ -258,7 +258,8 @@ _PRESS_FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         ),
         (
             r"^(?:[A-Z][A-Za-z.]*(?: [A-Z][A-Za-z.]*)*(?: \[[A-Z]+\])?,\s+)?"
-            rf"(?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH}(?: \d{{4}})?)\s*\([A-Za-z][\w ]*\)\s*(?::|[—–-]{{1,2}})?\s*",
+            rf"(?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH}(?: \d{{4}})?)"
+            r"\s*\([A-Za-z][\w ]*\)\s*(?::|[—–-]{1,2})?\s*",
             "",
             "dateline",
         ),
@@ -294,7 +295,9 @@ _VOICE: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
     )
 )
 _TEXT_SUBJECT = re.compile(
-    rf"^(?P<intro>(?:[^,]{{0,60}},\s+)?)(?P<subject>[Tt]he draft(?:,[^,]{{1,60}},)?|[Ii]t|[Tt]he (?:UN |15-member )?[Cc]ouncil)(?P<mid>(?:\s+{_ADVERB})*)\s+"
+    rf"^(?P<intro>(?:[^,]{{0,60}},\s+)?)"
+    r"(?P<subject>[Tt]he draft(?:,[^,]{1,60},)?|[Ii]t|[Tt]he (?:UN |15-member )?[Cc]ouncil)"
+    rf"(?P<mid>(?:\s+{_ADVERB})*)\s+"
     r"(?P<verb>[a-z]+s)\b(?!\s+(?:by|of)\b)"
 )
 

@@ -5,15 +5,19 @@ and the gate (mean AUC <= 0.60) is held against the two sets a study should use.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+from evals.report_leak import style_table
 from evals.style_audit import (
     CONTROL_AUC,
     GATE_AUC,
     StyleAudit,
     audit_records,
+    save_style_audit,
     sent_segment,
+    stored_style_audit,
     style_audit,
     style_features,
 )
@@ -74,3 +78,16 @@ def test_the_features_are_style_only() -> None:
     assert not any(word in name for name in names for word in ("gaza", "ceasefire", "demand"))
     assert names["time: words"] > 0 and names["tense: would + bare verb"] > 0
     assert names["label: quoted draft symbol"] == 1.0
+
+
+def test_the_report_shows_the_last_audit_of_this_data(
+    audit: StyleAudit, corpus: Corpus, isolated_home: Path
+) -> None:
+    assert stored_style_audit(corpus) is None and style_table(None) is None
+    save_style_audit(audit, corpus)
+    saved = stored_style_audit(corpus)
+    assert saved is not None and saved["auc"] == audit.auc and saved["passed"] is audit.passed
+    table = style_table(saved)
+    assert table is not None
+    assert list(table["texts"]) == ["structured", "paper-symbols", "paper", "before the rewrite (control)"]
+    assert list(table["held to"])[:3] == [f"<= {GATE_AUC}", f"<= {GATE_AUC}", "reported"]
