@@ -165,6 +165,32 @@ def audit(
     for miss in coverage["missing"]:
         line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    _print_voice_audit(corpus)
+
+
+def _print_voice_audit(corpus: Corpus) -> None:
+    """Wording, labels, reflection statements and the style-only classifier (issue 30 §2)."""
+    from evals.style_audit import label_outcome_counts, save_style_audit, style_audit, wording_counts
+    from stores.domain import P5
+    from stores.statements import filtered_statements
+
+    for group, n in wording_counts(corpus).items():
+        console.print(
+            f"{group} texts with press-voice wording (time words, adoption, 'the resolution', the Council in "
+            f"the past tense): {n['before']} of {n['texts']} as stored -> {n['after']} as sent"
+        )
+    for name, n in label_outcome_counts(corpus).items():
+        console.print(
+            f"--prompts {name}: the label alone marks {n['label tells adopted']} of {n['precedents']} "
+            "precedents as adopted"
+        )
+    pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
+    reasons = filtered_statements(pool, corpus.drafts, list(P5))["reason"].value_counts()
+    console.print("reflection statements: " + ", ".join(f"{why} {n}" for why, n in reasons.items()))
+    audit = style_audit(corpus)
+    for line in audit.lines():
+        console.print(line, highlight=False, markup=False)
+    save_style_audit(audit, corpus)
 
 
 @data_app.command("augment")

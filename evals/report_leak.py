@@ -6,8 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from evals.style_audit import GATED_SETS, stored_style_audit
+
 if TYPE_CHECKING:
     from evals.report_context import Context
+
+SET_USE = {
+    "structured": "every study (neutral nouns, JSON answers)",
+    "paper-symbols": "the paper's words without the label cue",
+    "paper": "reproducing the paper's numbers as published (its labels tell the outcome)",
+}
 
 AUDIT_COLUMNS = {
     "targets": "targets",
@@ -102,4 +110,38 @@ def leak_section(ctx: Context) -> None:
                     table_id=f"no-precedent-{slug}",
                     caption=f"Why a target got no precedent from a pool: {run.label}",
                 )
+    style = style_table(stored_style_audit())
+    if style is not None:
+        ctx.page.table(
+            style,
+            table_id="style-audit",
+            caption="Style-only classifier (function words, tense and aspect, time words, label form): mean "
+            "AUC telling failed from adopted texts as sent, 5-fold CV x 10; the control reads the texts "
+            "before the rewrite (from the last `nationbias data audit`)",
+        )
     ctx.page.close("prompt-audit", "Prompt audit: no outcome in any prompt; precedents found")
+
+
+def style_table(saved: dict[str, Any] | None) -> pd.DataFrame | None:
+    """The last style audit as a table: one row per prompt set and one for the control."""
+    if not saved:
+        return None
+    gated = set(GATED_SETS)
+    rows = [
+        {
+            "texts": name,
+            "mean AUC": round(auc, 3),
+            "held to": f"<= {saved['gate']}" if name in gated else "reported",
+            "suits": SET_USE.get(name, ""),
+        }
+        for name, auc in saved["auc"].items()
+    ]
+    rows.append(
+        {
+            "texts": "before the rewrite (control)",
+            "mean AUC": round(saved["control_auc"], 3),
+            "held to": f">= {saved['control_gate']}",
+            "suits": "",
+        }
+    )
+    return pd.DataFrame(rows)

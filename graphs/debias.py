@@ -20,7 +20,7 @@ from langgraph.types import Command
 from graphs.history import history_block, history_text, paper_history_text
 from graphs.llm import CallResult, ModelClient
 from graphs.parsing import json_object
-from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, symbol
+from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
 from graphs.vote_labels import vote_rules
 from prompts import PromptSet, prompt_set
 from retrievers import Precedent, Retriever
@@ -104,6 +104,7 @@ class DebiasDeps:
     options: DebiasOptions
     prompts: PromptSet = field(default_factory=prompt_set)
     _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
+    _later: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
     def precedents(self, target: Record, depth: int | None = None) -> list[Precedent]:
         """The retriever's answer for ``target`` (top ``depth`` per pool part, ``k`` by default), asked
@@ -136,6 +137,15 @@ class DebiasDeps:
                 return sorted(chosen, key=lambda p: (p.record.date, p.record.id))
             depth = min(depth * 4, len(self.pool))
 
+    def later_ids(self, target: Record) -> frozenset[str]:
+        """The ids of the items voted on or after ``target``: a statement that names one is dropped."""
+        later = self._later.get(target.id)
+        if later is None:
+            later = self._later[target.id] = frozenset(
+                r.id for r in self.records.values() if r.date >= target.date
+            )
+        return later
+
     def expected_calls(self, target: Record, persona: str | None = None) -> int:
         """Model calls one sample on ``target`` makes when nothing fails (for scheduling)."""
         per_precedent = 2 if self.options.reflexion else 1
@@ -166,7 +176,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
                 "score": p.score,
                 "reason": p.reason,
                 "label": prompt_label(p.record),
-                "symbol": symbol(p.record),
+                "symbol": quoted_name(p.record, deps.prompts),
                 "date": p.record.date.isoformat(),
                 "truth": member_vote(p.record, state["persona"]),
             }
@@ -212,7 +222,8 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         precedent = state["precedents"][state["index"]]
         record = deps.records[precedent["id"]]
         aug = deps.augmented.get(record.id)
-        statements = statements_for(record, state["persona"])
+        target = deps.records[state["target_id"]]
+        statements = statements_for(record, state["persona"], target=target, later_ids=deps.later_ids(target))
         statement = statements[0] if statements else None
         limit = deps.client.spec.context_chars // 2
         statement_text = clip(statement.text, limit) if statement else "(no statement on record)"

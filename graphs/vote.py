@@ -38,17 +38,49 @@ def member_vote(record: Record, persona: str) -> str | None:
     return VOTE_CODES.get(code) if code else None
 
 
-_DRAFT_SYMBOL = re.compile(r"^S/\d{4}/\d+$")
+_DRAFT_SYMBOL = re.compile(r"^S/(?P<year>\d+)/(?P<number>\d+)$")
+
+
+def draft_symbol(record: Record) -> str:
+    """The draft symbol a text is named by, adopted or not (unquoted).
+
+    A symbol with a misspelt year is repaired from the vote date ("S/206/381" voted in 2016 is
+    "S/2016/381"). An adopted item whose draft symbol is not on record ("S/RES/2255 (2015)" in the
+    corpus) is "draft of 2015-12-22": its vote date, which says nothing of the outcome, where its
+    resolution number would say it was adopted.
+    """
+    found = _DRAFT_SYMBOL.match(record.id)
+    if found is None:
+        return f"draft of {record.date.isoformat()}" if record.id.startswith("S/RES/") else record.id
+    year, number = found["year"], found["number"]
+    voted = str(record.date.year)
+    if year != voted and _one_edit(year, voted):
+        return f"S/{voted}/{number}"
+    return record.id
+
+
+def _one_edit(written: str, year: str) -> bool:
+    """``written`` is ``year`` with one digit dropped or doubled ("206", "20016" for 2016)."""
+    drops = {year[:i] + year[i + 1 :] for i in range(len(year))}
+    doubles = {year[:i] + year[i] + year[i:] for i in range(len(year))}
+    return written in drops | doubles
 
 
 def prompt_label(record: Record) -> str:
-    """How a prompt names a text: its draft symbol, adopted or not. "resolution 2334 (2016)" for the
-    adopted ones only would teach a model that a bare symbol means a text that failed, and every
-    target is a bare symbol. A text whose draft symbol is unknown keeps its resolution label. An
-    Assembly roll call is named by its number only: its A/RES symbol would say it was adopted."""
+    """How a prompt names a text: its draft symbol, adopted or not (:func:`draft_symbol`).
+    "resolution 2334 (2016)" for the adopted ones only would teach a model that a bare symbol means
+    a text that failed, and every target is a bare symbol. An Assembly roll call is named by its
+    number only: its A/RES symbol would say it was adopted."""
     if record.body == "unga":
         return f"roll call {record.id.removeprefix('UNGA-')} of {record.date.isoformat()}"
-    return f'"{record.id}"' if _DRAFT_SYMBOL.match(record.id) else record.label
+    return f'"{draft_symbol(record)}"'
+
+
+def quoted_name(record: Record, prompts: PromptSet) -> str:
+    """What a paper-worded set quotes after "resolution" (its history too): the draft symbol in a
+    set whose vote prompt asks for ``draft_symbol``, else the paper's :func:`symbol`."""
+    wants_draft = "draft_symbol" in prompts.get("persona_vote").fields
+    return draft_symbol(record) if wants_draft else symbol(record)
 
 
 def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
@@ -76,7 +108,7 @@ def vote_messages(
     within ``context_chars`` (operative paragraphs first, cut between sentences: ``stores.text_budget``).
 
     Each set's template takes what it names: the structured set the label and the context's kind,
-    the paper's set the quoted symbol.
+    the paper's set the quoted symbol, the ``paper-symbols`` set the draft symbol.
     """
     text = prompt_text(record, budget=context_chars)
     prompt = (prompts or prompt_set()).get(template)
@@ -84,6 +116,7 @@ def vote_messages(
         "nation": persona_name(persona),
         "label": prompt_label(record),
         "symbol": symbol(record),
+        "draft_symbol": draft_symbol(record),
         "context_kind": text.label,
         "context": text.text,
         **values,

@@ -5,10 +5,11 @@ A template file ``<name>.v<N>.txt`` has ``[system]`` and ``[user]`` sections and
 that produced it. ``get_prompt(name)`` returns the highest version unless one is asked for.
 
 A prompt set is a folder of templates plus one line in :data:`PROMPT_SETS`: ``structured`` (the
-default: JSON answers, schema-constrained where the provider allows) and ``paper`` (Appendix F's
-prompts word for word, answered in free text). A set takes the templates it lacks (the judges)
-from stores.errors import InputError
-from its ``base`` set; a run records the set and every template's hash.
+default: JSON answers, schema-constrained where the provider allows), ``paper`` (Appendix F's
+prompts word for word, answered in free text: an adopted precedent named by its resolution number,
+a failed one by its symbol) and ``paper-symbols`` (Appendix F's words, every text named by its draft
+symbol, so no label tells the outcome). A set takes the templates it lacks (the judges) from its
+``base`` set; a run records the set and every template's hash.
 """
 
 from __future__ import annotations
@@ -128,6 +129,13 @@ PROMPT_SETS: dict[str, PromptSet] = {
     "structured": PromptSet("structured", TEMPLATE_DIR, "json", "JSON answers, schema-constrained (default)"),
     "paper": PromptSet(
         "paper", TEMPLATE_DIR / "paper", "free_text", "Appendix F word for word, free text", base="structured"
+    ),
+    "paper-symbols": PromptSet(
+        "paper-symbols",
+        TEMPLATE_DIR / "paper_symbols",
+        "free_text",
+        "Appendix F's words, every text named by its draft symbol, free text",
+        base="paper",
     ),
     "assembly": PromptSet(
         "assembly",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stores.draft_text import draft_body, unwrap
-from stores.neutral import neutralise_sentence, without_asides
+from stores.neutral import neutralise_sentence, title_as_description, without_asides
 from stores.records import Record
 from stores.text_source import TextSource, context_source, draft_text_source
 
@@ -196,7 +196,7 @@ def title_description(title: str) -> str:
 
 def fallback_text(record: Record) -> str:
     parts = [
-        f"Title: {title_description(record.title)}" if record.title else "",
+        title_as_description(title_description(record.title)) if record.title else "",
         f"Agenda item: {record.agenda_item}" if record.agenda_item else "",
         f"Topic: {record.topic}" if record.topic else "",
     ]
@@ -244,6 +244,9 @@ def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[
             if not sentence:
                 continue
             rewritten, reasons = neutralise_sentence(sentence, first=first)
+            if not rewritten:  # a headline, or the text's own adoption: dropped whole
+                changes.append(ContextChange(sentence, None, reasons))
+                continue
             hits = find_outcome_language(rewritten, record=record)
             trimmed = without_asides(rewritten, hits[0].match) if hits else None
             if trimmed is not None and not find_outcome_language(trimmed, record=record):

@@ -16,6 +16,8 @@ from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
 
+from stores.language import is_english
+
 _ADVERB = r"(?:also|further|thereby|then|thus|furthermore|\w+ly)"
 _WORD = r"[A-Za-z][\w’'‑-]*"
 
@@ -132,9 +134,9 @@ _FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
     )
 )
 _FIRST_SUBJECT = (
-    (re.compile(r"^(?:It|That draft resolution|This draft resolution)\b"), "The draft resolution"),
+    (re.compile(r"^(?:It|That draft resolution|This draft resolution)\b"), "The draft"),
     (re.compile(r"^(?:That|This) draft\b"), "The draft"),
-    (re.compile(r"^(?:That|This) text\b"), "The text"),
+    (re.compile(r"^(?:That|This) text\b"), "The draft"),
 )
 _FIRST_ALSO = re.compile(r"\b(would|[Tt]he draft(?: resolution)?|[Tt]he text)\s+(?:also|further)\s+")
 
@@ -193,9 +195,11 @@ def _coordinated(out: str, rewritten_at: int) -> str:
 # release's report of what the Council did, in the past tense that only an adopted text gets.
 _PAST = re.compile(
     r"^(?P<intro>(?:.{0,300}?,\s+)?)"
-    r"(?P<subject>(?:[Tt]he\s+)?(?:U\.?N\.?\s+)?(?:15-member\s+|Security\s+)?Council|[Ii]t|"
-    r"[Tt]he (?:text|resolution|organ))"
-    r"(?P<when>(?:\s+(?:today|yesterday|this (?:morning|afternoon|evening)|on \w+day|unanimously|has))*)"
+    r"(?P<subject>(?:[Tt]he\s+)?(?:U\.?N\.?\s+|United Nations\s+)?(?:15-(?:member|nation)\s+|[Ss]ecurity\s+)?"
+    r"[Cc]ouncil|[Ii]t|[Mm]embers|[Tt]he (?:[A-Z][a-z]+ )?(?:text|resolution|draft)|"
+    r"[Tt]he (?:15-(?:member|nation) )?(?:organ|body))"
+    r"(?P<when>(?:\s+(?:today|yesterday|this (?:morning|afternoon|evening)|on \w+day|last week|unanimously|"
+    r"has|had)|\s*,[^,]{1,120},)*)"
     rf"(?P<mid>(?:\s+{_ADVERB})*)\s+(?P<verb>{_WORD})\b(?!\s+by\b)"
 )
 _NOT_PAST = frozenset({"be", "have", "do"})
@@ -208,7 +212,8 @@ def _past(sentence: str) -> str:
     verb = base_form(match["verb"], past_only=False)
     if verb is None or verb in _NOT_PAST or verb == match["verb"].lower():
         return sentence
-    head = f"{match['intro']}{match['subject']} would{match['mid']} {verb}"
+    asides = "".join(re.findall(r"\s*,[^,]{1,120},", match["when"]))  # kept; "has", time words are not
+    head = f"{match['intro']}{match['subject']}{asides} would{match['mid']} {verb}"
     return _coordinated(head + sentence[match.end() :], len(match["intro"]))
 
 
@@ -230,15 +235,137 @@ def _tidy(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:] if sentence else sentence
 
 
+_WEEKDAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+# When the press says the Council acted: a draft's description has no date of its own.
+_WHEN = (
+    rf"(?:today|yesterday|tonight|earlier today|last (?:week|month)|this (?:morning|afternoon|evening|week)|"
+    rf"on {_WEEKDAY}(?: (?:morning|afternoon|evening))?|"
+    rf"on (?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH})(?:,? \d{{4}})?)"
+)
+
+# The press's frame around a description: datelines, time words, its own noun for the text.
+_PRESS_FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
+    (re.compile(p), r, why)
+    for p, r, why in (
+        (r"^date \d{4}-\d{2}-\d{2}\s+", "", "dateline"),
+        (r"^[-•▪■]\s+", "", "a list's bullet"),
+        (r"^[A-Z][A-Za-z]+(?:, [A-Z][A-Za-z]+)? \([A-Z]{2,}\)\s*[-—–]\s*", "", "dateline"),
+        (
+            rf"^(?:United Nations|UNITED NATIONS|New York|NEW YORK), {_MONTH} \d{{1,2}}\s+(?=[A-Z])",
+            "",
+            "dateline",
+        ),
+        (
+            r"^(?:[A-Z][A-Za-z.]*(?: [A-Z][A-Za-z.]*)*(?: \[[A-Z]+\])?,\s+)?"
+            rf"(?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH}(?: \d{{4}})?)"
+            r"\s*\([A-Za-z][\w ]*\)\s*(?::|[—–-]{1,2})?\s*",
+            "",
+            "dateline",
+        ),
+        (
+            r"^(?:UNITED NATIONS|United Nations|NEW YORK|New York)\s*(?:,[^—–:]{0,60})?\s*[—–:]\s*",
+            "",
+            "dateline",
+        ),
+        (rf"(?:,\s*{_WHEN}\s*,|\s+{_WHEN}\b)", "", "time word: when the Council acted"),
+        (r",\s*acting (?:through|under) its [^,]{0,80}procedure[^,]{0,80},", "", "how the Council met"),
+        (r"\bin a videoconference(?: meeting\*?)?(?: today)?,?\s*", "", "how the Council met"),
+    )
+)
+
+# One noun for the text, whatever became of it: "the draft", never "the resolution".
+_VOICE: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
+    (re.compile(p), r, "the text named as a draft")
+    for p, r in (
+        (
+            r"^(?:A|The|This|That)(?: new| brief| adopted| proposed| first| second)?(?: draft)?"
+            r"(?: UN| United Nations)?(?: Security Council)? (?:resolution|text|document|project)\b(?!\s+\d)",
+            "The draft",
+        ),
+        (r"^(?:The|This|That) draft (?:resolution|text)\b(?!\s+\d)", "The draft"),
+        (
+            r"\b(?P<prep>[Bb]y|[Tt]hrough|[Uu]nder|[Ii]n|[Ww]ith|[Aa]ccording to|[Oo]f|[Bb]y the terms of|"
+            r"[Bb]y terms of) (?:the|this|that|its)(?: \d+-page)? (?:draft )?(?:resolution|text)"
+            r"(?=[’']s\b|\b(?!\s+\d))",
+            r"\g<prep> the draft",
+        ),
+        (r"\bthe (?:13-page |new )?draft resolution\b(?!\s+\d)", "the draft"),
+        (r"(?<=, )the (?:resolution|text)(?= (?:would|also)\b)", "the draft"),
+    )
+)
+_TEXT_SUBJECT = re.compile(
+    rf"^(?P<intro>(?:[^,]{{0,60}},\s+)?)"
+    r"(?P<subject>[Tt]he draft(?:,[^,]{1,60},)?|[Ii]t|[Tt]he (?:UN |15-member )?[Cc]ouncil)"
+    rf"(?P<mid>(?:\s+{_ADVERB})*)\s+"
+    r"(?P<verb>[a-z]+s)\b(?!\s+(?:by|of)\b)"
+)
+
+
+def _third_person(word: str) -> str | None:
+    """The bare verb of a present third-person form (``renews`` → ``renew``), else None."""
+    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
+        if word in getAllInflections(lemma, upos="VERB").get("VBZ", ()) and lemma not in _NOT_PAST:
+            return str(lemma)
+    return None
+
+
+def _present(sentence: str) -> str:
+    """ "The draft renews …" → "The draft would renew …": the one tense every description gets. A
+    verb that opens a sentence is left alone: "Decides to remain seized" is the draft's own text."""
+    match = _TEXT_SUBJECT.match(sentence)
+    if not match or (verb := _third_person(match["verb"])) is None:
+        return sentence
+    return f"{match['intro']}{match['subject']} would{match['mid']} {verb}" + sentence[match.end() :]
+
+
+# Sentences that only an adopted text gets: its adoption, the press's headline.
+_ADOPTION = re.compile(
+    r"\b(?:Council|body|organ|Council[’']s|its|[Tt]oday[’']s) adoption\b|\badopting[’']s\b|"
+    r"\b(?:this|the) (?:text|resolution|draft) adopted\b|"
+    r"\badopted (?:text|resolution)s?\b|\badopting (?:two|three|a|the|this|its|resolution)\b|"
+    r"\btexts? adopted by\b|\b(?:resolution|text) (?:was |were )?(?:passed|approved)\b|"
+    r"\bwith (?:the )?adoption of (?:this|the) (?:text|resolution)\b|\bS/RES/\d|\bUNSCR \d|"
+    rf"\badopted (?:on )?{_WEEKDAY}\b|\badopting resolutions?\b",
+    re.IGNORECASE,
+)
+_FRAGMENT_WORDS = 4
+_HEADLINE_WORDS = 24
+
+
+def dropped_because(sentence: str) -> str | None:
+    """Why a press sentence goes whole, or None: a headline (a line with no sentence end, such as
+    "UN Security Council renews mandate of Iran nuclear monitors"), the text's own adoption, a
+    fragment left by a cut, or a sentence not in English (the press copy of another language)."""
+    stripped = sentence.strip()
+    if _ADOPTION.search(stripped):
+        return "the text's own adoption"
+    words = stripped.split()
+    if len(words) < _FRAGMENT_WORDS and stripped.endswith(".") and not stripped[:1].isdigit():
+        return 'a fragment ("The U.N.", "UNITED NATIONS, Aug.")'
+    if len(words) >= 6 and not is_english(stripped):
+        return "not in English"
+    ends = stripped.endswith((".", "!", "?", ",", ";", ":", "”", '"', ")", "…", "’"))
+    if not ends and len(words) <= _HEADLINE_WORDS and " would " not in f" {stripped} ":
+        return "a headline"
+    if stripped.startswith(("Fact Sheet", "FACT SHEET", "Press Release", "Summary transcript")):
+        return "a headline"
+    return None
+
+
 def neutralise_sentence(sentence: str, *, first: bool = False) -> tuple[str, tuple[str, ...]]:
     """The sentence in a draft's voice, and the reasons for each change (empty if none).
 
-    ``first``: the sentence opens the context, so "It would also …" becomes "The draft resolution
-    would …" (a context must not begin mid-description).
+    ``first``: the sentence opens the context, so "It would also …" becomes "The draft would …"
+    (a context must not begin mid-description). An empty text means the sentence is dropped
+    (a headline, or a sentence about the text's own adoption); the reasons say why.
     """
+    dropped = dropped_because(sentence)
+    if dropped:
+        return "", (dropped,)
     reasons: list[str] = []
     text = sentence
-    for pattern, replacement, why in _FRAMES:
+    for pattern, replacement, why in (*_FRAMES, *_PRESS_FRAMES):
         new = pattern.sub(replacement, text)
         if new != text:
             reasons.append(why)
@@ -250,6 +377,15 @@ def neutralise_sentence(sentence: str, *, first: bool = False) -> tuple[str, tup
     new = _past(text)
     if new != text:
         reasons.append("past tense of what the Council did")
+        text = new
+    for pattern, replacement, why in _VOICE:
+        new = pattern.sub(replacement, text)
+        if new != text:
+            reasons.append(why)
+            text = new
+    new = _present(text)
+    if new != text:
+        reasons.append("present tense of what the text does")
         text = new
     if first:
         for pattern, subject in _FIRST_SUBJECT:
@@ -265,3 +401,55 @@ def neutralise_sentence(sentence: str, *, first: bool = False) -> tuple[str, tup
     if not reasons:
         return sentence.strip(), ()
     return _tidy(text), tuple(dict.fromkeys(reasons))
+
+
+# A UN Digital Library title names what a text does as a noun ("on extension of the mandate of …");
+# the prompt says it as a draft would, like every other description.
+_TITLE_VERBS = {
+    "extension": "extend",
+    "renewal": "renew",
+    "establishment": "establish",
+    "authorization": "authorize",
+    "implementation": "implement",
+    "cessation": "call for the cessation",
+    "increase": "increase",
+    "deployment": "deploy",
+    "appointment": "appoint",
+    "modification": "modify",
+    "lifting": "lift",
+    "termination": "terminate",
+    "destruction": "address the destruction",
+    "strengthening": "strengthen",
+    "prevention": "address the prevention",
+    "protection": "address the protection",
+}
+_TITLE = re.compile(r"^on (?P<head>[a-z]+)(?: of)?\s+(?P<rest>.+)$", re.DOTALL)
+
+
+def title_as_description(title: str) -> str:
+    """ "on extension of the mandate of UNMISS until 30 May 2015" → "The draft would extend the mandate
+    of UNMISS until 30 May 2015."; an -ing head is kept as a verb ("on condemning" → "would condemn");
+    any other title becomes "The draft would address …"."""
+    text = title.strip().rstrip(".")
+    clipped = re.search(r"\s*\S*\[\.*\]?$", text)  # the export cuts long titles: "… the Co[...]"
+    end = "."
+    if clipped:
+        text, end = text[: clipped.start()].rstrip(" ,;"), " …"
+    match = _TITLE.match(text)
+    if match is None:
+        return f"The draft would address {text}{end}"
+    head, rest = match["head"], match["rest"]
+    verb = _TITLE_VERBS.get(head)
+    if verb is None and head.endswith("ing"):
+        verb = base_form_of_ing(head)
+    if verb is None:
+        return f"The draft would address {text.removeprefix('on ')}{end}"
+    return f"The draft would {verb} {rest}{end}"
+
+
+def base_form_of_ing(word: str) -> str | None:
+    """``condemning`` → ``condemn`` (lemminflect), else None."""
+    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
+        if word in getAllInflections(lemma, upos="VERB").get("VBG", ()):
+            return str(lemma)
+    return None

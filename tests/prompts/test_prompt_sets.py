@@ -126,16 +126,19 @@ def test_the_structured_set_is_the_default_and_unchanged(corpus: Corpus) -> None
 
 def test_an_unknown_set_is_one_line_listing_the_sets(isolated_home: Path) -> None:
     with pytest.raises(
-        PromptError, match="unknown prompt set 'nope': choose one of structured, paper, assembly"
+        PromptError,
+        match="unknown prompt set 'nope': choose one of structured, paper, paper-symbols, assembly",
     ):
         prompt_set("nope")
     for command in (["run", "vote"], ["run", "directqa"], ["run", "association"]):
         out = CliRunner().invoke(app, [*command, "--prompts", "nope", "--limit", "1"])
         assert out.exit_code == 2, out.output
         lines = [line for line in out.output.splitlines() if line.strip()]
-        assert lines == ["error: unknown prompt set 'nope': choose one of structured, paper, assembly"]
+        assert lines == [
+            "error: unknown prompt set 'nope': choose one of structured, paper, paper-symbols, assembly"
+        ]
     assert not (isolated_home / "runs.sqlite").exists()
-    assert set(PROMPT_SETS) == {"structured", "paper", "assembly"}
+    assert set(PROMPT_SETS) == {"structured", "paper", "paper-symbols", "assembly"}
 
 
 def test_resuming_a_run_with_another_prompt_set_is_refused(isolated_home: Path) -> None:
@@ -158,3 +161,21 @@ def test_a_new_set_is_a_folder_and_one_registry_line(tmp_path: Path, monkeypatch
     assert prompt_set("mine").get("judge_vote") == get_prompt("judge_vote")  # from its base set
     with pytest.raises(PromptError, match="no version 1"):
         mine.get("persona_vote", 1)
+
+
+def test_the_symbol_set_keeps_the_papers_words_and_names_every_text_by_its_draft_symbol(
+    corpus: Corpus,
+) -> None:
+    symbols = prompt_set("paper-symbols")
+    refs = symbols.versions("persona_vote", "rehearsal_vote", "final_vote", "reflexion", "judge_vote")
+    assert refs["persona_vote"].startswith("paper-symbols/persona_vote@v1:")
+    assert refs["reflexion"].startswith("paper/reflexion@v2:") and refs["judge_vote"].startswith(
+        "judge_vote@v"
+    )
+    assert symbols.free_text and symbols.get("persona_vote").sha256 != PAPER.get("persona_vote").sha256
+    adopted = corpus.get("S/2016/1047")  # resolution 2322 (2016)
+    paper_text = vote_messages(adopted, "RUS", prompts=PAPER)[-1]["content"]
+    symbol_text = vote_messages(adopted, "RUS", prompts=symbols)[-1]["content"]
+    assert 'context of resolution "2322"' in paper_text
+    assert 'context of resolution "S/2016/1047"' in symbol_text
+    assert symbol_text.replace("S/2016/1047", "2322") == paper_text  # the same words otherwise

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from stores.corpus import Corpus
-from stores.statements import delegation_summaries, statements_for
+from stores.countries import to_iso3
+from stores.statements import (
+    all_statements_for,
+    delegation_summaries,
+    filtered_statements,
+    statement_problem,
+    statements_for,
+)
 
 
 def test_press_summaries_name_the_delegation_on_real_excerpts(corpus: Corpus) -> None:
@@ -45,3 +52,41 @@ def test_coverage_over_the_drafts(corpus: Corpus) -> None:
         1 for r in corpus.drafts for m in members for s in statements_for(r, m) if s.source == "press_excerpt"
     )
     assert press >= 20
+
+
+def test_a_statement_that_speaks_of_the_target_is_dropped(corpus: Corpus) -> None:
+    """The pages on S/2020/654 (voted 2020-07-07) are of 2020-07-08 and describe S/2020/658, the
+    Russian draft voted that day: with S/2020/658 as the target, none may reach a reflection."""
+    precedent, target = corpus.get("S/2020/654"), corpus.get("S/2020/658")
+    later = [r.id for r in corpus.records if r.date >= target.date]
+    pages = [s for s in all_statements_for(precedent, "RUS") if s.source == "statements"]
+    assert pages
+    assert all(statement_problem(s, target=target, later_ids=later) is not None for s in pages)
+    assert not [
+        s
+        for s in statements_for(precedent, "RUS", target=target, later_ids=later)
+        if s.source == "statements"
+    ]
+    assert statements_for(precedent, "CHN")  # without a target, the persona's own pages stay
+
+
+def test_every_filtered_statement_has_its_reason(corpus: Corpus) -> None:
+    pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
+    table = filtered_statements(pool, corpus.drafts, ["USA", "GBR", "FRA", "RUS", "CHN"])
+    reasons = set(table["reason"])
+    assert {"kept", "not in English", "spoken by another delegation"} <= reasons
+    assert "published on or after the target's vote" in reasons
+    kept = table[table["reason"] == "kept"]
+    assert len(kept) > len(table) / 2
+    for row in table[table["reason"] == "spoken by another delegation"].itertuples():
+        texts = [s.text for s in all_statements_for(corpus.get(row.record), row.member)]
+        assert texts  # the filtered statement is on record, attributed to that member
+
+
+def test_french_pages_are_filtered(corpus: Corpus) -> None:
+    french = [(r, s) for r in corpus.drafts for s in r.statements if s.note and "french" in s.note.lower()]
+    assert french
+    for record, statement in french:
+        code = to_iso3(statement.member)
+        assert code is not None
+        assert statement.text not in {s.text for s in statements_for(record, code)}

@@ -19,25 +19,25 @@ from stores.records import Record
         ),
         (
             "If adopted, the resolution would have demanded a ceasefire.",
-            "The resolution would demand a ceasefire.",
+            "The draft would demand a ceasefire.",
         ),
         (
             "If adopted, the resolution — presented by the United Arab Emirates — would have also demanded "
             "the release of all hostages held in Atlantis.",
-            "The resolution would also demand the release of all hostages held in Atlantis.",
+            "The draft would also demand the release of all hostages held in Atlantis.",
         ),
         (
             "The draft resolution, which was seen by Xinhua, contains only five paragraphs.",
-            "The draft resolution contains only five paragraphs.",
+            "The draft would contain only five paragraphs.",
         ),
         (
             "A draft resolution urges nations not to recognize it, according to a copy obtained by Reuters.",
-            "A draft resolution urges nations not to recognize it.",
+            "The draft would urge nations not to recognize it.",
         ),
         (
             "The resolution is a slightly revised version of previous similar document, which condemns "
             "the use of chemical weapons in Syria.",
-            "The resolution condemns the use of chemical weapons in Syria.",
+            "The draft would condemn the use of chemical weapons in Syria.",
         ),
         (
             "Norway’s representative, introducing the draft, said it would offer a 6+6-month extension.",
@@ -46,11 +46,12 @@ from stores.records import Record
         (
             "The text would have seen the Council take note of recent reports and would have kept closed "
             "two crossings.",
-            "The text would see the Council take note of recent reports and would keep closed two crossings.",
+            "The draft would see the Council take note of recent reports and would keep closed "
+            "two crossings.",
         ),
         (
             "The draft resolution tabled today would have had the Council decide that all parties cease.",
-            "The draft resolution would have the Council decide that all parties cease.",
+            "The draft would have the Council decide that all parties cease.",
         ),
         (
             "The Council would have established a mechanism, and urged it to act; demanded that all comply.",
@@ -92,7 +93,7 @@ def test_adjectives_passives_and_present_tense_are_left_alone() -> None:
 
 def test_an_opening_sentence_does_not_start_mid_description() -> None:
     assert neutralise_sentence("It would also have demanded that all States comply.", first=True)[0] == (
-        "The draft resolution would demand that all States comply."
+        "The draft would demand that all States comply."
     )
 
 

@@ -1,0 +1,328 @@
+"""A style-only classifier: can the way a text is written tell an adopted text from a failed one?
+
+A list of outcome words catches what someone thought of; a classifier finds the cue nobody listed.
+Every text is taken as the model reads it: the prompt is built by the real code path
+(:func:`graphs.vote.vote_messages`, the rehearsal template a precedent is shown with) and the part
+that changes from text to text is cut out of it: the "context of …" line with the text's label and
+kind, and the text itself. Failed texts are the non-adopted drafts (the targets, which are also the
+failed precedents); adopted texts are every adopted item a run can show as a precedent.
+
+Features (style only, no topic words; each a rate per word unless said otherwise):
+
+- **function words**: the rate of each of ~130 English function words (articles, pronouns,
+  prepositions, conjunctions, auxiliaries, modals, quantifiers, negation);
+- **tense and aspect**: "would" + a bare verb, "would have", "will"/"shall", other modals, past
+  forms (a verb form that is a past tense or participle and not its own base, by ``lemminflect``),
+  a perfect ("has/have/had" + participle), a passive ("was/were/been/being" + participle), -ing forms;
+- **time words**: when the press says something happened: "today", "yesterday", "tomorrow",
+  weekdays, "this morning/afternoon/evening", "last/next week/month/year", "now", "recently",
+  "earlier", "later", "ago". Dates and years are left out: "until 30 June 2022" is what a mandate
+  renewal is about (topic), in a draft's voice as in the press's;
+- **label form** (0/1 each, read from the "context of …" line): a quoted draft symbol, an ``S/RES``
+  symbol, the word "resolution" before a number, a bare quoted number, a year in parentheses, a
+  neutral identifier.
+
+Left out on purpose: length, punctuation and layout (a title-only fallback has lines without a
+full stop whatever became of its text), and every content word.
+
+The classifier is a logistic regression on standardised features, scored by ROC AUC in stratified
+5-fold cross-validation repeated 10 times (seed 0). An AUC near 0.5 means the style gives nothing
+away. The same classifier on the texts before the rewrite (raw press contexts and the old labels)
+is the control that shows the check can fail.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from graphs.history import NO_HISTORY
+from graphs.vote import MAX_CONTEXT_CHARS, clip, vote_messages
+from prompts import PromptSet, prompt_set
+from stores.corpus import Corpus
+from stores.leak import fallback_text
+from stores.neutral import base_form
+from stores.paths import home
+from stores.records import Record
+
+GATE_AUC = 0.60  # at most this for the sets a run may use without the label cue
+CONTROL_AUC = 0.75  # at least this on the texts before the rewrite
+GATED_SETS = ("structured", "paper-symbols")
+REPORTED_SETS = ("paper",)
+
+_FUNCTION_WORD_TEXT = """
+a an the this that these those it its they them their he she his her we our us you your i my me who
+whom whose which what where when why how of in on at by for with from to into onto upon about above
+below over under between among through during before after since until against within without across
+along around toward towards via per than as and or nor but yet so if unless whether while although
+though because also further not no only all any both each every either neither some such other
+another more most less many much few own same is are was were be been being am has have had having
+do does did can could may might must shall should will would there here then thus therefore however
+including
+"""
+FUNCTION_WORDS: tuple[str, ...] = tuple(_FUNCTION_WORD_TEXT.split())
+_WORD = re.compile(r"[A-Za-z]+(?:['’][a-z]+)?")
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_TIME_WORDS = ("today", "yesterday", "tomorrow", "tonight", "now", "recently", "earlier", "later", "ago")
+_TIME_PHRASES = (
+    r"\bthis (?:morning|afternoon|evening|week)\b",
+    r"\b(?:last|next|this) (?:week|month|year)\b",
+    r"\bon (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+)
+_MODALS = ("may", "might", "must", "should", "could", "can")
+_PARTICIPLE_AUX = ("was", "were", "been", "being")
+_PERFECT_AUX = ("has", "have", "had")
+_LABEL_FORMS: tuple[tuple[str, str], ...] = (
+    ("label: quoted draft symbol", r"[\"“]S/\d{4}/\d+[\"”]"),
+    ("label: S/RES symbol", r"S/RES/"),
+    ("label: 'resolution' and a number", r"\bresolution\s+[\"“]?\d"),
+    ("label: quoted bare number", r"[\"“]\d+[\"”]"),
+    ("label: year in parentheses", r"\(\d{4}\)"),
+    ("label: neutral identifier", r"\bdraft of \d{4}-\d{2}-\d{2}"),
+)
+
+
+def _is_past(word: str) -> bool:
+    base = base_form(word)
+    return base is not None and base != word
+
+
+def style_features(segment: str) -> dict[str, float]:
+    """The style features of one sent segment (its "context of …" line first, then the text)."""
+    label_line = segment.partition("\n")[0]
+    words = [w.lower() for w in _WORD.findall(segment)]
+    n = max(len(words), 1)
+    counts: dict[str, int] = {}
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+    features = {f"fw: {w}": counts.get(w, 0) / n for w in FUNCTION_WORDS}
+    pairs = list(itertools.pairwise(words))
+    past = [_is_past(w) for w in words]
+    features.update(
+        {
+            "tense: would + bare verb": sum(
+                1 for a, b in pairs if a == "would" and b != "have" and base_form(b) is None
+            )
+            / n,
+            "tense: would have": sum(1 for a, b in pairs if a == "would" and b == "have") / n,
+            "tense: will / shall": (counts.get("will", 0) + counts.get("shall", 0)) / n,
+            "tense: other modals": sum(counts.get(m, 0) for m in _MODALS) / n,
+            "tense: past forms": sum(past) / n,
+            "aspect: perfect": sum(1 for i, (a, _) in enumerate(pairs) if a in _PERFECT_AUX and past[i + 1])
+            / n,
+            "voice: passive": sum(1 for i, (a, _) in enumerate(pairs) if a in _PARTICIPLE_AUX and past[i + 1])
+            / n,
+            "aspect: -ing forms": sum(1 for w in words if w.endswith("ing") and len(w) > 5) / n,
+            "time: words": sum(counts.get(w, 0) for w in _TIME_WORDS) / n,
+            "time: weekdays": sum(counts.get(w, 0) for w in _WEEKDAYS) / n,
+            "time: phrases": sum(len(re.findall(p, segment, re.I)) for p in _TIME_PHRASES) / n,
+        }
+    )
+    features.update({name: float(bool(re.search(p, label_line))) for name, p in _LABEL_FORMS})
+    return features
+
+
+def sent_segment(record: Record, *, prompts: PromptSet, context_chars: int = MAX_CONTEXT_CHARS) -> str:
+    """The part of a precedent's rehearsal prompt that is the text's own: from its "context of …"
+    line to the end of the text, as :func:`graphs.vote.vote_messages` renders it."""
+    template = prompts.get("rehearsal_vote")
+    values = {"date": record.date.isoformat(), "history": "", "previous_votes": NO_HISTORY}
+    messages = vote_messages(
+        record, "USA", template="rehearsal_vote", context_chars=context_chars, prompts=prompts, **values
+    )
+    content = messages[-1]["content"]
+    start = content.rfind("- context of ")
+    if start < 0:
+        raise ValueError(f"{prompts.name}/rehearsal_vote has no '- context of' line (record {record.id})")
+    tail = template.user.split("{context}", 1)[1].strip()
+    segment = content[start:]
+    return segment[: -len(tail)].rstrip() if tail and segment.endswith(tail) else segment
+
+
+def raw_segment(record: Record, *, context_chars: int = MAX_CONTEXT_CHARS) -> str:
+    """The control: the text before the rewrite (the press context as stored, else the draft text,
+    else title / agenda) under the old label ("resolution 2334 (2016)" for an adopted text)."""
+    if record.context and record.context.text.strip():
+        raw = record.context.text
+    elif record.draft_text and record.draft_text.text.strip():
+        raw = record.draft_text.text
+    else:
+        raw = fallback_text(record)
+    return f"- context of {record.label}:\n{clip(raw.strip(), context_chars)}"
+
+
+def audit_records(corpus: Corpus) -> tuple[list[Record], list[Record]]:
+    """``(failed, adopted)``: the non-adopted drafts, and the adopted items dated before the last of
+    them (the ones a debiased run can show as a precedent)."""
+    failed = corpus.drafts
+    last = max(r.date for r in failed)
+    adopted = [r for r in corpus.adopted if r.date < last]
+    return failed, adopted
+
+
+def cross_validated_auc(
+    segments: Sequence[str], labels: Sequence[int], *, seed: int = 0
+) -> tuple[float, float]:
+    """Mean and standard deviation of the ROC AUC over stratified 5-fold CV repeated 10 times."""
+    rows = [style_features(s) for s in segments]
+    names = sorted(rows[0])
+    x = np.array([[row[name] for name in names] for row in rows])
+    y = np.array(labels)
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0))
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=10, random_state=seed)
+    scores = cross_val_score(model, x, y, scoring="roc_auc", cv=folds)
+    return float(scores.mean()), float(scores.std())
+
+
+@dataclass(frozen=True)
+class StyleAudit:
+    """The classifier's AUC per prompt set, its control, and the gate each one is held to."""
+
+    auc: dict[str, float]
+    auc_std: dict[str, float]
+    control_auc: float
+    failed: int
+    adopted: int
+
+    @property
+    def passed(self) -> bool:
+        """Each gated set at most :data:`GATE_AUC`, and the control at least :data:`CONTROL_AUC`."""
+        return all(self.auc[s] <= GATE_AUC for s in GATED_SETS if s in self.auc) and (
+            self.control_auc >= CONTROL_AUC
+        )
+
+    def lines(self) -> list[str]:
+        head = f"style-only classifier, {self.failed} failed vs {self.adopted} adopted texts"
+        out = [f"{head} (mean AUC, 5x10 CV):"]
+        for name, auc in self.auc.items():
+            rule = f"gate <= {GATE_AUC:.2f}" if name in GATED_SETS else "reported, not gated"
+            verdict = ("ok" if auc <= GATE_AUC else "FAILS") if name in GATED_SETS else ""
+            out.append(f"  {name}: {auc:.3f} ± {self.auc_std[name]:.3f} ({rule}) {verdict}".rstrip())
+        ok = "ok" if self.control_auc >= CONTROL_AUC else "FAILS: the check cannot tell"
+        out.append(f"  control, texts before the rewrite: {self.control_auc:.3f} (>= {CONTROL_AUC:.2f}) {ok}")
+        return out
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "auc": self.auc,
+            "auc_std": self.auc_std,
+            "control_auc": self.control_auc,
+            "failed": self.failed,
+            "adopted": self.adopted,
+            "gate": GATE_AUC,
+            "control_gate": CONTROL_AUC,
+            "passed": self.passed,
+        }
+
+
+def style_audit(corpus: Corpus, *, sets: Sequence[str] = (*GATED_SETS, *REPORTED_SETS)) -> StyleAudit:
+    """The classifier on each prompt set's sent texts, and on the texts before the rewrite."""
+    failed, adopted = audit_records(corpus)
+    records = [*failed, *adopted]
+    labels = [1] * len(failed) + [0] * len(adopted)
+    auc, std = {}, {}
+    for name in sets:
+        chosen = prompt_set(name)
+        auc[name], std[name] = cross_validated_auc([sent_segment(r, prompts=chosen) for r in records], labels)
+    control, _ = cross_validated_auc([raw_segment(r) for r in records], labels)
+    return StyleAudit(auc, std, control, len(failed), len(adopted))
+
+
+STORED = "style_audit.json"  # under NATIONBIAS_HOME: the report shows the last audit of this data
+
+
+def audit_key(corpus: Corpus, sets: Sequence[str] = (*GATED_SETS, *REPORTED_SETS)) -> str:
+    """What an audit depends on: the corpus and every vote template of every set it read."""
+    refs = [prompt_set(name).get(t).ref for name in sets for t in ("persona_vote", "rehearsal_vote")]
+    return f"{corpus.sha256[:16]}|{'|'.join(refs)}"
+
+
+def save_style_audit(audit: StyleAudit, corpus: Corpus) -> Path:
+    """Keep ``audit`` for the report (``nationbias data audit`` writes it)."""
+    path = home() / STORED
+    path.write_text(json.dumps({"key": audit_key(corpus, tuple(audit.auc)), **audit.as_dict()}, indent=1))
+    return path
+
+
+def stored_style_audit(corpus: Corpus | None = None) -> dict[str, Any] | None:
+    """The last saved audit, if any (and, given ``corpus``, only if made on this data and these
+    templates)."""
+    path = home() / STORED
+    if not path.exists():
+        return None
+    saved: dict[str, Any] = json.loads(path.read_text())
+    if corpus is not None and saved.get("key") != audit_key(corpus, tuple(saved.get("auc", {}))):
+        return None
+    return saved
+
+
+# Wording only an adopted text's press gets; counted on the texts as sent, before and after the
+# rewrite (``nationbias data audit``, benchmarks/RESULTS.md).
+PRESS_VOICE_MARKERS: dict[str, str] = {
+    "time word": r"\b(?:today|yesterday|this (?:morning|afternoon|evening)|last week|on (?:Mon|Tues|Wednes|"
+    r"Thurs|Fri|Satur|Sun)day)\b",
+    "adoption": r"\b(?:[Tt]oday|Council|its)[’']s adoption\b|"
+    r"\badopted (?:today|unanimously|on \w+day|by the Council)\b|"
+    r"\badopting (?:two|the|this|resolution)\b|\bunanimous(?:ly)?\b",
+    "the resolution": r"\b(?:this|the) resolution\b(?!\s+\d)",
+    "Council in the past tense": r"\b(?:Council|body|organ)(?:\s*,[^,]{1,120},)?\s+(?:has\s+)?(?:\w+ly\s+)?"
+    r"(?:extended|renewed|decided|authori[sz]ed|adopted|approved|endorsed|requested|called|urged|demanded|"
+    r"condemned|welcomed|imposed|established|expressed|reaffirmed|stressed|emphasi[sz]ed)\b",
+}
+_VOICE_COMPILED = {name: re.compile(p, re.IGNORECASE) for name, p in PRESS_VOICE_MARKERS.items()}
+
+
+def press_voice(text: str) -> list[str]:
+    """The :data:`PRESS_VOICE_MARKERS` a text carries."""
+    return [name for name, pattern in _VOICE_COMPILED.items() if pattern.search(text)]
+
+
+def wording_counts(corpus: Corpus, *, prompts: PromptSet | None = None) -> dict[str, dict[str, int]]:
+    """Texts carrying press-voice wording, adopted and failed, before (as stored) and after (as sent)."""
+    prompts = prompts or prompt_set()
+    failed, adopted = audit_records(corpus)
+    out: dict[str, dict[str, int]] = {}
+    for group, records in (("adopted", adopted), ("failed", failed)):
+        described = [r for r in records if (r.context and r.context.text.strip()) or r.draft_text]
+        before = sum(1 for r in described if press_voice(raw_segment(r).partition("\n")[2]))
+        after = sum(1 for r in described if press_voice(sent_segment(r, prompts=prompts).partition("\n")[2]))
+        out[group] = {"texts": len(described), "before": before, "after": after}
+    return out
+
+
+def label_outcome_counts(
+    corpus: Corpus, *, sets: Sequence[str] = ("structured", "paper-symbols", "paper")
+) -> dict[str, dict[str, int]]:
+    """Per set: how many precedents a label form alone marks as adopted (a resolution number, an
+    ``S/RES`` symbol: forms no failed draft has), out of how many."""
+    failed, adopted = audit_records(corpus)
+    out = {}
+    for name in sets:
+        chosen = prompt_set(name)
+        forms = {
+            r.id: _label_form(sent_segment(r, prompts=chosen).partition("\n")[0]) for r in [*failed, *adopted]
+        }
+        failed_forms = {forms[r.id] for r in failed}
+        out[name] = {
+            "precedents": len(failed) + len(adopted),
+            "label tells adopted": sum(1 for r in adopted if forms[r.id] not in failed_forms),
+            "label tells failed": sum(1 for r in failed if forms[r.id] not in {forms[a.id] for a in adopted}),
+        }
+    return out
+
+
+def _label_form(label_line: str) -> str:
+    """The shape of a label: digits as 9, the kind description left out."""
+    head = label_line.split(" (", 1)[0] if "resolution" not in label_line else label_line.split(":", 1)[0]
+    return re.sub(r"\d+", "9", head)

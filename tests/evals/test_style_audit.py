@@ -1,0 +1,93 @@
+"""The style-only classifier on the texts as the prompts send them: the control shows it can tell
+(texts before the rewrite, and the paper's labels), the rewrite and the symbol labels bring it down,
+and the gate (mean AUC <= 0.60) is held against the two sets a study should use."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from evals.report_leak import style_table
+from evals.style_audit import (
+    CONTROL_AUC,
+    GATE_AUC,
+    StyleAudit,
+    audit_records,
+    save_style_audit,
+    sent_segment,
+    stored_style_audit,
+    style_audit,
+    style_features,
+)
+from graphs.vote import vote_messages
+from prompts import prompt_set
+from stores.corpus import Corpus
+
+
+@pytest.fixture(scope="module")
+def audit(corpus: Corpus) -> StyleAudit:
+    return style_audit(corpus)
+
+
+def test_the_check_can_fail(audit: StyleAudit) -> None:
+    assert audit.control_auc >= CONTROL_AUC  # the texts before the rewrite, under the old labels
+    assert audit.auc["paper"] >= 0.95  # the paper's labels: a resolution number means adopted
+    assert audit.failed == 66 and audit.adopted > 600
+
+
+def test_the_rewrite_and_the_symbol_labels_bring_it_down(audit: StyleAudit) -> None:
+    for name in ("structured", "paper-symbols"):
+        assert audit.auc[name] < audit.auc["paper"] - 0.25, (name, audit.auc)
+        assert audit.auc[name] < audit.control_auc - 0.25, (name, audit.auc)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not met yet: 390 of 672 adopted precedents have a title only (failed drafts: 10 of 66), and the "
+    "structured set's kind labels differ by kind; wording alone no longer tells (benchmarks/RESULTS.md)",
+)
+def test_the_gate(audit: StyleAudit) -> None:
+    assert audit.auc["structured"] <= GATE_AUC and audit.auc["paper-symbols"] <= GATE_AUC, audit.auc
+
+
+def test_each_text_is_taken_from_the_prompt_the_run_sends(corpus: Corpus) -> None:
+    failed, adopted = audit_records(corpus)
+    for record in (failed[0], failed[-1], adopted[0], adopted[-1]):
+        for name in ("structured", "paper-symbols", "paper"):
+            chosen = prompt_set(name)
+            segment = sent_segment(record, prompts=chosen)
+            sent = vote_messages(
+                record,
+                "USA",
+                template="rehearsal_vote",
+                prompts=chosen,
+                date=record.date.isoformat(),
+                history="",
+                previous_votes="(none)",
+            )[-1]["content"]
+            assert segment in sent and segment.startswith("- context of ")
+    paper = sent_segment(adopted[-1], prompts=prompt_set("paper"))
+    assert re.match(r'- context of resolution "\d+":', paper)  # the paper's label for an adopted text
+
+
+def test_the_features_are_style_only() -> None:
+    names = style_features('- context of "S/2023/970":\nThe draft would demand a ceasefire in Gaza today.')
+    assert all(re.match(r"^(?:fw|tense|aspect|voice|time|label): ", name) for name in names)
+    assert not any(word in name for name in names for word in ("gaza", "ceasefire", "demand"))
+    assert names["time: words"] > 0 and names["tense: would + bare verb"] > 0
+    assert names["label: quoted draft symbol"] == 1.0
+
+
+def test_the_report_shows_the_last_audit_of_this_data(
+    audit: StyleAudit, corpus: Corpus, isolated_home: Path
+) -> None:
+    assert stored_style_audit(corpus) is None and style_table(None) is None
+    save_style_audit(audit, corpus)
+    saved = stored_style_audit(corpus)
+    assert saved is not None and saved["auc"] == audit.auc and saved["passed"] is audit.passed
+    table = style_table(saved)
+    assert table is not None
+    assert list(table["texts"]) == ["structured", "paper-symbols", "paper", "before the rewrite (control)"]
+    assert list(table["held to"])[:3] == [f"<= {GATE_AUC}", f"<= {GATE_AUC}", "reported"]
