@@ -42,6 +42,8 @@ COST_MARKERS: dict[str, str] = {
 INNER_LOOP = "not (" + " or ".join(COST_MARKERS) + ")"
 SLOW_TIMEOUT_S = 120
 TESTS = Path(__file__).resolve().parents[1]
+# test-side code whose calls are followed: the tests and the benchmark harness they drive
+FOLLOWED = (TESTS, TESTS.parent / "benchmarks")
 MANY_EXAMPLES = 200
 
 SOURCE_RULES: dict[str, tuple[str, ...]] = {
@@ -85,16 +87,16 @@ def _source(obj: Any) -> str:
 
 
 def _is_test_code(obj: Any) -> bool:
-    """Defined under tests/ (whatever name pytest imported the module by), and not these rules."""
+    """Defined under tests/ or benchmarks/ (whatever name pytest imported it by), not these rules."""
     try:
         path = Path(inspect.getsourcefile(obj) or "").resolve()
     except TypeError:
         return False
-    return path.is_relative_to(TESTS) and path != Path(__file__).resolve()
+    return any(path.is_relative_to(root) for root in FOLLOWED) and path != Path(__file__).resolve()
 
 
 def _referenced(obj: Any, source: str) -> Iterator[Any]:
-    """Functions and classes of the test code that ``source`` names (by plain name)."""
+    """Functions and classes of the test code that ``source`` names (``name`` or ``module.name``)."""
     module = sys.modules.get(getattr(obj, "__module__", "") or "")
     scope: dict[str, Any] = getattr(obj, "__globals__", None) or (vars(module) if module else {})
     try:
@@ -102,12 +104,19 @@ def _referenced(obj: Any, source: str) -> Iterator[Any]:
     except SyntaxError:
         return
     for node in ast.walk(tree):
+        found: Any = None
         if isinstance(node, ast.Name) and node.id in scope:
             found = scope[node.id]
-            if (inspect.isfunction(found) or inspect.isclass(found)) and _is_test_code(found):
-                yield found
-            elif isinstance(found, str | list | tuple | dict):  # a module constant: its value counts
-                yield Constant(repr(found))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            owner = scope.get(node.value.id)
+            if inspect.ismodule(owner) and _is_test_code(owner):
+                found = getattr(owner, node.attr, None)
+        if inspect.isfunction(found):
+            found = inspect.unwrap(found)  # a @contextmanager's own code, not contextlib's
+        if (inspect.isfunction(found) or inspect.isclass(found)) and _is_test_code(found):
+            yield found
+        elif isinstance(node, ast.Name) and isinstance(found, str | list | tuple | dict):
+            yield Constant(repr(found))  # a module constant: its value counts
 
 
 @dataclass(frozen=True)
