@@ -9,7 +9,8 @@ modules and tests/support, transitively) and its fixtures name:
 - ``subprocess``: a child process (the CLI, a fault server, git, uv);
 - ``build``: the built wheel or a fresh clone synced with uv;
 - ``slow``: a test that declares it needs more than the default time (a ``timeout`` marker of
-  :data:`SLOW_TIMEOUT_S` seconds or more) or a property test with many examples.
+  :data:`SLOW_TIMEOUT_S` seconds or more), a property test with many examples, a fit of the learned
+  baseline (LightGBM) or the Assembly's dense (ONNX) index.
 
 The inner loop (README: "The tests") deselects all five. :class:`CostGuard` keeps the rules honest: a
 test the rules left unmarked that starts a child process or the embedded model fails, naming what it
@@ -19,6 +20,7 @@ started, so a test added later cannot slip into the inner loop with a cost nobod
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import re
 import subprocess
@@ -36,7 +38,7 @@ COST_MARKERS: dict[str, str] = {
     "browser": "drives Chromium through Playwright",
     "subprocess": "runs a child process (the CLI, a fault server, git, uv)",
     "build": "builds the wheel or syncs a fresh clone",
-    "slow": "declares a long timeout or runs many property examples",
+    "slow": "a long timeout, many property examples, the learned baseline or the Assembly's dense index",
 }
 # What the inner loop leaves out: every cost marker.
 INNER_LOOP = "not (" + " or ".join(COST_MARKERS) + ")"
@@ -67,6 +69,8 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         r"\bos\.(fork|spawn\w*|system)\(",
     ),
     "build": (r"[\"']build[\"'],\s*[\"']--wheel[\"']", r"[\"']clone[\"']"),
+    # fits of the learned baseline (LightGBM over every earlier draft), and the Assembly's dense index
+    "slow": (r"[\"']learned[\"']", r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']"),
 }
 FIXTURE_RULES: dict[str, set[str]] = {
     "llama_server": {"embedded", "subprocess"},
@@ -79,11 +83,20 @@ NAME_RULES: dict[str, str] = {"embedded": r"on_the_embedded_model"}
 _COMPILED = {mark: [re.compile(p) for p in patterns] for mark, patterns in SOURCE_RULES.items()}
 
 
+@functools.cache
 def _source(obj: Any) -> str:
+    """``obj``'s code; a function's without its decorators (a parametrize list is judged per case)."""
     try:
-        return textwrap.dedent(inspect.getsource(obj))
+        text = textwrap.dedent(inspect.getsource(obj))
     except (OSError, TypeError):
         return ""
+    if inspect.isfunction(obj):
+        try:
+            node = ast.parse(text).body[0]
+        except (SyntaxError, IndexError):
+            return text
+        text = "\n".join(text.splitlines()[node.lineno - 1 :])
+    return text
 
 
 def _is_test_code(obj: Any) -> bool:
@@ -93,6 +106,11 @@ def _is_test_code(obj: Any) -> bool:
     except TypeError:
         return False
     return any(path.is_relative_to(root) for root in FOLLOWED) and path != Path(__file__).resolve()
+
+
+@functools.cache
+def _references(obj: Any) -> tuple[Any, ...]:
+    return tuple(_referenced(obj, _source(obj)))
 
 
 def _referenced(obj: Any, source: str) -> Iterator[Any]:
@@ -126,6 +144,12 @@ class Constant:
     text: str
 
 
+@functools.cache
+def _source_marks(roots: tuple[Any, ...]) -> frozenset[str]:
+    text = reachable_source(roots)
+    return frozenset(mark for mark, patterns in _COMPILED.items() if any(p.search(text) for p in patterns))
+
+
 def reachable_source(roots: Iterable[Any]) -> str:
     """The source of ``roots`` and of every test-side function or class they reach."""
     seen: set[int] = set()
@@ -140,9 +164,8 @@ def reachable_source(roots: Iterable[Any]) -> str:
         if id(obj) in seen:
             continue
         seen.add(id(obj))
-        text = _source(obj)
-        texts.append(text)
-        stack.extend(_referenced(obj, text))
+        texts.append(_source(obj))
+        stack.extend(_references(obj))
     return "\n".join(texts)
 
 
@@ -167,14 +190,11 @@ def cost_marks(item: pytest.Item) -> set[str]:
     for mark, pattern in NAME_RULES.items():
         if re.search(pattern, item.name):
             marks.add(mark)
-    text = reachable_source([function, *_fixture_functions(item)])
-    # a parametrised test's arguments are part of what it uses
+    marks |= _source_marks((function, *_fixture_functions(item)))
     callspec = getattr(item, "callspec", None)
-    if callspec is not None:
-        text += "\n" + repr(callspec.params)
-    for mark, patterns in _COMPILED.items():
-        if any(p.search(text) for p in patterns):
-            marks.add(mark)
+    if callspec is not None:  # a parametrised test's arguments are part of what it uses
+        params = repr(callspec.params)
+        marks |= {mark for mark, patterns in _COMPILED.items() if any(p.search(params) for p in patterns)}
     timeout = item.get_closest_marker("timeout")
     if timeout is not None and timeout.args and float(timeout.args[0]) >= SLOW_TIMEOUT_S:
         marks.add("slow")
