@@ -51,7 +51,7 @@ MANY_EXAMPLES = 200
 SOURCE_RULES: dict[str, tuple[str, ...]] = {
     "embedded": (
         # a local: spec handed to something that runs it (a bare string may be a label or a bad spec)
-        r"[\"']--(model|judge)[\"'],\s*[\"']local:",
+        r"[\"'](--model|--judge|-m)[\"'],\s*[\"']local:",
         r"\b(model|judge)=[\"']local:",
         r"\b(from_spec|get_chat_model)\(\s*[\"']local:",
         r"ModelSpec\(\s*[\"']local[\"']",
@@ -70,7 +70,11 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
     ),
     "build": (r"[\"']build[\"'],\s*[\"']--wheel[\"']", r"[\"']clone[\"']"),
     # fits of the learned baseline (LightGBM over every earlier draft), and the Assembly's dense index
-    "slow": (r"[\"']learned[\"']", r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']"),
+    "slow": (
+        r"[\"']learned[\"']",
+        r"[\"']baselines[\"'],",  # the baselines command fits the learned one
+        r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']",
+    ),
 }
 FIXTURE_RULES: dict[str, set[str]] = {
     "llama_server": {"embedded", "subprocess"},
