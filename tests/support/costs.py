@@ -73,6 +73,7 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
     "slow": (
         r"[\"']learned[\"']",
         r"[\"']baselines[\"'],",  # the baselines command fits the learned one
+        r"<uses evals\.(precedent_model|unga_baselines|unga_explain)\.",  # the learned models themselves
         r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']",
     ),
 }
@@ -137,6 +138,8 @@ def _referenced(obj: Any, source: str) -> Iterator[Any]:
             found = inspect.unwrap(found)  # a @contextmanager's own code, not contextlib's
         if (inspect.isfunction(found) or inspect.isclass(found)) and _is_test_code(found):
             yield found
+        elif inspect.isfunction(found) or inspect.isclass(found):  # the library: named, not followed
+            yield Constant(f"<uses {found.__module__}.{found.__qualname__}>")
         elif isinstance(node, ast.Name) and isinstance(found, str | list | tuple | dict):
             yield Constant(repr(found))  # a module constant: its value counts
 
