@@ -211,6 +211,11 @@ def cost_marks(item: pytest.Item) -> set[str]:
     return marks
 
 
+# what libraries run to learn about the machine (platform.processor() runs `uname -p`, ctypes.util
+# asks ldconfig or the compiler): instant, not a cost
+SYSTEM_PROBES = frozenset({"uname", "ldconfig", "gcc", "cc", "ld", "objdump", "lscpu", "getconf"})
+
+
 @dataclass
 class CostGuard:
     """Records the costs an unmarked test really incurs; the test fails at teardown naming them."""
@@ -222,7 +227,9 @@ class CostGuard:
         guard = self
 
         def watched(popen: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
-            guard.started.append(" ".join(map(str, args)) if isinstance(args, list | tuple) else str(args))
+            command = [str(a) for a in args] if isinstance(args, list | tuple) else str(args).split()
+            if command and Path(command[0]).name not in SYSTEM_PROBES:
+                guard.started.append(" ".join(command))
             original(popen, args, *rest, **kwargs)
 
         monkeypatch.setattr(subprocess.Popen, "__init__", watched)
