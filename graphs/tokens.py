@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import warnings
 from collections.abc import Callable
@@ -109,6 +110,9 @@ def gguf_counter(spec: ModelSpec) -> TokenCounter:
     except ImportError:
         return Estimate()
     vocab = Llama(model_path=str(smollm2_path()), vocab_only=True, verbose=False)
+    # counter_for keeps it for the process: free it before the interpreter tears llama_cpp down, or
+    # Llama.__del__ runs too late and prints "Exception ignored" at exit
+    atexit.register(vocab.close)
     template = vocab.metadata.get("tokenizer.chat_template")
     render = chatml
     if template:

@@ -13,7 +13,30 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.costs import COST_MARKERS, CostGuard, cost_marks
+
 pytest_plugins = ["tests.support.fixtures"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test by what it costs (tests/support/costs.py): the inner loop leaves these out."""
+    for item in items:
+        for mark in sorted(cost_marks(item)):
+            item.add_marker(mark)
+
+
+@pytest.fixture(autouse=True)
+def cost_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A test the cost rules left unmarked may start no child process (nor the embedded model's worker)."""
+    if any(request.node.get_closest_marker(mark) for mark in COST_MARKERS):
+        yield
+        return
+    guard = CostGuard()
+    guard.install(monkeypatch)
+    yield
+    problem = guard.verdict(request.node.nodeid)
+    if problem:
+        pytest.fail(problem)
 
 
 @pytest.fixture(autouse=True)

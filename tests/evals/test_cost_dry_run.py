@@ -114,7 +114,9 @@ def test_an_unpriced_model_is_counted_and_its_price_said_unknown(fault_server: F
 
 
 def test_the_embedded_model_s_prompts_are_counted_with_its_own_vocabulary(isolated_home: Path) -> None:
-    result = CliRunner().invoke(app, ["run", "vote", "--limit", "1", "--repeats", "1", "--dry-run"])
+    result = CliRunner().invoke(
+        app, ["run", "vote", "--model", "local:smollm2", "--limit", "1", "--repeats", "1", "--dry-run"]
+    )
     assert result.exit_code == 0, result.output
     calls, _, usd = totals(result.stdout)
     assert calls == 5 and usd == 0.0  # the embedded model costs nothing

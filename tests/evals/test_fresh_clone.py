@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from stores.runstore import RunStore
+
 REPO = Path(__file__).resolve().parents[2]
 # The README's demo is `uv run nationbias demo`; the smallest subset keeps this to a few minutes.
 DEMO = ["demo", "--drafts", "1", "--debias-drafts", "1", "--keywords", "1", "--repeats", "1"]
@@ -48,7 +50,11 @@ def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path) -> Non
     assert f"paper: the packaged copy in {clone}/stores/data/paper" in info
     assert "758 records: 66 non-adopted drafts" in info
 
-    demo = _run([uv, "run", "--frozen", "nationbias", *DEMO], cwd=clone, env=env).stdout
-    report = Path(demo.strip().splitlines()[-1])
+    # The one run of the demo command in the suite (the embedded model end to end, every test).
+    demo = _run([uv, "run", "--frozen", "nationbias", *DEMO], cwd=clone, env=env)
+    report = Path(demo.stdout.strip().splitlines()[-1])
     assert report.name == "index.html" and report.is_file() and report.is_relative_to(home)
+    assert "proves the pipeline, not a finding" in demo.stdout + demo.stderr
     assert "proves the pipeline, not a finding" in report.read_text(encoding="utf-8")
+    runs = RunStore(home / "runs.sqlite").runs_frame()
+    assert set(runs["test"]) == {"directqa", "association", "vote", "debias"}

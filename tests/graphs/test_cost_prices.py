@@ -100,6 +100,9 @@ def test_the_embedded_model_is_counted_with_its_gguf_vocabulary() -> None:
     assert counter.exact and "GGUF" in counter.name
     vocab = Llama(model_path=str(smollm2_path()), vocab_only=True, verbose=False)
     text = "Does France vote in favour of the draft resolution?"
-    assert counter.count_text(text) == len(vocab.tokenize(text.encode(), add_bos=False)) > 5
+    try:
+        assert counter.count_text(text) == len(vocab.tokenize(text.encode(), add_bos=False)) > 5
+    finally:
+        vocab.close()
     messages = [{"role": "system", "content": "Vote."}, {"role": "user", "content": text}]
     assert counter.count(messages) > counter.count_text(text) + counter.count_text("Vote.")  # the template

@@ -17,18 +17,18 @@ def test_run_study_results_and_report_inside_a_running_loop() -> None:
     async def notebook() -> None:
         asyncio.get_running_loop()  # as in Jupyter: asyncio.run / uvloop.run would fail here
         vote = nationbias.run(
-            "vote", model="local:smollm2", limit=1, repeats=1, personas="USA", show_progress=False
+            "vote", model="fake:hash", limit=1, repeats=1, personas="USA", show_progress=False
         )
         assert vote.total == 1 and vote.done == 1
         assert gc.get_freeze_count() == 0  # freezing the heap is the CLI's choice, not the library's
         plan = nationbias.StudyPlan(
             limits={"vote": 1}, debias_limit=1, repeats=1, cells=[nationbias.Cell(0, False, "keyword")]
         )
-        ids = await nationbias.astudy(model="local:smollm2", plan=plan, run_prefix="nb", show_progress=False)
+        ids = await nationbias.astudy(model="fake:hash", plan=plan, run_prefix="nb", show_progress=False)
         assert ids == ["nb-vote", "nb-debias-k0-norf-keyword"]
         tables = nationbias.results(ids[1])
         assert tuple(tables) == nationbias.RESULT_TABLES["debias"]
-        assert bool(tables["metadata"].loc[0, "embedded"])
+        assert not bool(tables["metadata"].loc[0, "embedded"])  # the fake model: graph logic only
         path = nationbias.report([vote.run_id, *ids])
         assert path.name == "index.html" and "Table 3" in path.read_text()
 
@@ -38,7 +38,7 @@ def test_run_study_results_and_report_inside_a_running_loop() -> None:
 
 def test_bad_options_are_project_errors_and_write_nothing(isolated_home: Path) -> None:
     with pytest.raises(UsageError, match="unknown test 'nope'"):
-        nationbias.run("nope", model="local:smollm2")
+        nationbias.run("nope", model="fake:hash")
     with pytest.raises(UsageError, match="takes no option"):
-        nationbias.run("vote", model="local:smollm2", k=2)  # k is the debiased vote's
+        nationbias.run("vote", model="fake:hash", k=2)  # k is the debiased vote's
     assert not (isolated_home / "runs.sqlite").exists()

@@ -77,7 +77,7 @@ def test_run_vote_paper_with_a_judge(
 
 
 def test_a_judge_on_structured_votes_is_refused(isolated_home: Path) -> None:
-    args = ["run", "vote", "--judge", "local:smollm2", "--limit", "1"]
+    args = ["run", "vote", "--model", "fake:hash", "--judge", "fake:hash", "--limit", "1"]
     out = CliRunner().invoke(app, args)
     assert out.exit_code == 2 and "--judge reads free-text votes: use it with --prompts paper" in out.output
 
@@ -120,5 +120,5 @@ def test_study_runs_every_test_with_the_chosen_set(
     assert {c["test"] for c in configs.values()} == {"directqa", "association", "vote", "debias"}
     assert {c["prompt_set"] for c in configs.values()} == {"paper"}
     assert configs["st-vote"]["options"]["judge"] == "openai-compatible:judge"
-    bad = CliRunner().invoke(app, ["study", "--model", "local:smollm2", "--prompts", "nope"])
+    bad = CliRunner().invoke(app, ["study", "--model", "fake:hash", "--prompts", "nope"])
     assert bad.exit_code == 2 and "unknown prompt set 'nope'" in bad.output

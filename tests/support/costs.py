@@ -1,0 +1,246 @@
+"""Markers by cost, derived from what a test uses, never set by hand (tests/conftest.py applies them).
+
+A test is marked by what its own source, the test-side helpers it calls (followed through the test
+modules and tests/support, transitively) and its fixtures name:
+
+- ``embedded``: the embedded llama.cpp model (a ``local:smollm2`` spec, the worker, an in-process
+  ``Llama``, ``llama_cpp.server``, the ``demo`` command, or a test named for the embedded model);
+- ``browser``: Chromium through Playwright;
+- ``subprocess``: a child process (the CLI, a fault server, git, uv);
+- ``build``: the built wheel or a fresh clone synced with uv;
+- ``slow``: a test that declares it needs more than the default time (a ``timeout`` marker of
+  :data:`SLOW_TIMEOUT_S` seconds or more), a property test with many examples, a fit of the learned
+  baseline (LightGBM) or the Assembly's dense (ONNX) index.
+
+The inner loop (README: "The tests") deselects all five. :class:`CostGuard` keeps the rules honest: a
+test the rules left unmarked that starts a child process or the embedded model fails, naming what it
+started, so a test added later cannot slip into the inner loop with a cost nobody sees.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+COST_MARKERS: dict[str, str] = {
+    "embedded": "starts the embedded llama.cpp model (worker, in-process Llama or llama_cpp.server)",
+    "browser": "drives Chromium through Playwright",
+    "subprocess": "runs a child process (the CLI, a fault server, git, uv)",
+    "build": "builds the wheel or syncs a fresh clone",
+    "slow": "a long timeout, many property examples, the learned baseline or the Assembly's dense index",
+}
+# What the inner loop leaves out: every cost marker.
+INNER_LOOP = "not (" + " or ".join(COST_MARKERS) + ")"
+SLOW_TIMEOUT_S = 120
+TESTS = Path(__file__).resolve().parents[1]
+# test-side code whose calls are followed: the tests and the benchmark harness they drive
+FOLLOWED = (TESTS, TESTS.parent / "benchmarks")
+MANY_EXAMPLES = 200
+
+SOURCE_RULES: dict[str, tuple[str, ...]] = {
+    "embedded": (
+        # a local: spec handed to something that runs it (a bare string may be a label or a bad spec)
+        r"[\"'](--model|--judge|-m)[\"'],\s*[\"']local:",
+        r"\b(model|judge)=[\"']local:",
+        r"\b(from_spec|get_chat_model)\(\s*[\"']local:",
+        r"ModelSpec\(\s*[\"']local[\"']",
+        r"\bLlamaCppChatModel\b",
+        r"\bget_worker\(",
+        r"\bLlama\(",
+        r"llama_cpp\.server",
+        r"[\"']demo[\"']",  # the demo command runs the embedded model whatever else is asked
+    ),
+    "browser": (r"\bsync_playwright\b", r"\basync_playwright\b", r"\bchromium\b"),
+    "subprocess": (
+        r"\bsubprocess\.(run|Popen|call|check_call|check_output)\b",
+        r"\bPopen\(",
+        r"\bcreate_subprocess_(exec|shell)\b",
+        r"\bos\.(fork|spawn\w*|system)\(",
+    ),
+    "build": (r"[\"']build[\"'],\s*[\"']--wheel[\"']", r"[\"']clone[\"']"),
+    # fits of the learned baseline (LightGBM over every earlier draft), and the Assembly's dense index
+    "slow": (
+        r"[\"']learned[\"']",
+        r"[\"']baselines[\"'],",  # the baselines command fits the learned one
+        r"<uses evals\.(precedent_model|unga_baselines|unga_explain)\.",  # the learned models themselves
+        r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']",
+    ),
+}
+FIXTURE_RULES: dict[str, set[str]] = {
+    "llama_server": {"embedded", "subprocess"},
+    "chromium_browser": {"browser"},
+    "built_wheel": {"build", "subprocess"},
+}
+# the fixture that enforces these rules names them all: it costs nothing itself
+RULE_FIXTURES = frozenset({"cost_guard"})
+NAME_RULES: dict[str, str] = {"embedded": r"on_the_embedded_model"}
+_COMPILED = {mark: [re.compile(p) for p in patterns] for mark, patterns in SOURCE_RULES.items()}
+
+
+@functools.cache
+def _source(obj: Any) -> str:
+    """``obj``'s code; a function's without its decorators (a parametrize list is judged per case)."""
+    try:
+        text = textwrap.dedent(inspect.getsource(obj))
+    except (OSError, TypeError):
+        return ""
+    if inspect.isfunction(obj):
+        try:
+            node = ast.parse(text).body[0]
+        except (SyntaxError, IndexError):
+            return text
+        text = "\n".join(text.splitlines()[node.lineno - 1 :])
+    return text
+
+
+def _is_test_code(obj: Any) -> bool:
+    """Defined under tests/ or benchmarks/ (whatever name pytest imported it by), not these rules."""
+    try:
+        path = Path(inspect.getsourcefile(obj) or "").resolve()
+    except TypeError:
+        return False
+    return any(path.is_relative_to(root) for root in FOLLOWED) and path != Path(__file__).resolve()
+
+
+@functools.cache
+def _references(obj: Any) -> tuple[Any, ...]:
+    return tuple(_referenced(obj, _source(obj)))
+
+
+def _referenced(obj: Any, source: str) -> Iterator[Any]:
+    """Functions and classes of the test code that ``source`` names (``name`` or ``module.name``)."""
+    module = sys.modules.get(getattr(obj, "__module__", "") or "")
+    scope: dict[str, Any] = getattr(obj, "__globals__", None) or (vars(module) if module else {})
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return
+    for node in ast.walk(tree):
+        found: Any = None
+        if isinstance(node, ast.Name) and node.id in scope:
+            found = scope[node.id]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            owner = scope.get(node.value.id)
+            if inspect.ismodule(owner) and _is_test_code(owner):
+                found = getattr(owner, node.attr, None)
+        if inspect.isfunction(found):
+            found = inspect.unwrap(found)  # a @contextmanager's own code, not contextlib's
+        if (inspect.isfunction(found) or inspect.isclass(found)) and _is_test_code(found):
+            yield found
+        elif inspect.isfunction(found) or inspect.isclass(found):  # the library: named, not followed
+            yield Constant(f"<uses {found.__module__}.{found.__qualname__}>")
+        elif isinstance(node, ast.Name) and isinstance(found, str | list | tuple | dict):
+            yield Constant(repr(found))  # a module constant: its value counts
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A module-level value a test names (``VOTE = ["run", "vote", "--model", ...]``)."""
+
+    text: str
+
+
+@functools.cache
+def _source_marks(roots: tuple[Any, ...]) -> frozenset[str]:
+    text = reachable_source(roots)
+    return frozenset(mark for mark, patterns in _COMPILED.items() if any(p.search(text) for p in patterns))
+
+
+def reachable_source(roots: Iterable[Any]) -> str:
+    """The source of ``roots`` and of every test-side function or class they reach."""
+    seen: set[int] = set()
+    texts: list[str] = []
+    stack = list(roots)
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, Constant):
+            texts.append(obj.text)
+            continue
+        obj = inspect.unwrap(obj)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        texts.append(_source(obj))
+        stack.extend(_references(obj))
+    return "\n".join(texts)
+
+
+def _fixture_functions(item: pytest.Item) -> list[Callable[..., Any]]:
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
+    return [
+        fixturedefs[-1].func
+        for name, fixturedefs in defs.items()
+        if fixturedefs and name not in RULE_FIXTURES
+    ]
+
+
+def cost_marks(item: pytest.Item) -> set[str]:
+    """The cost markers ``item`` earns from its fixtures, its name, its source and what that calls."""
+    function = getattr(item, "function", None)
+    if function is None:
+        return set()
+    marks: set[str] = set()
+    for fixture in getattr(item, "fixturenames", ()):
+        marks |= FIXTURE_RULES.get(fixture, set())
+    for mark, pattern in NAME_RULES.items():
+        if re.search(pattern, item.name):
+            marks.add(mark)
+    marks |= _source_marks((function, *_fixture_functions(item)))
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:  # a parametrised test's arguments are part of what it uses
+        params = repr(callspec.params)
+        marks |= {mark for mark, patterns in _COMPILED.items() if any(p.search(params) for p in patterns)}
+    timeout = item.get_closest_marker("timeout")
+    if timeout is not None and timeout.args and float(timeout.args[0]) >= SLOW_TIMEOUT_S:
+        marks.add("slow")
+    settings = getattr(function, "_hypothesis_internal_use_settings", None)
+    if settings is not None and getattr(settings, "max_examples", 0) >= MANY_EXAMPLES:
+        marks.add("slow")
+    return marks
+
+
+# what libraries run to learn about the machine (platform.processor() runs `uname -p`, ctypes.util
+# asks ldconfig or the compiler): instant, not a cost
+SYSTEM_PROBES = frozenset({"uname", "ldconfig", "gcc", "cc", "ld", "objdump", "lscpu", "getconf"})
+
+
+@dataclass
+class CostGuard:
+    """Records the costs an unmarked test really incurs; the test fails at teardown naming them."""
+
+    started: list[str] = field(default_factory=list)
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        original = subprocess.Popen.__init__
+        guard = self
+
+        def watched(popen: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+            command = [str(a) for a in args] if isinstance(args, list | tuple) else str(args).split()
+            if command and Path(command[0]).name not in SYSTEM_PROBES:
+                guard.started.append(" ".join(command))
+            original(popen, args, *rest, **kwargs)
+
+        monkeypatch.setattr(subprocess.Popen, "__init__", watched)
+
+    def verdict(self, nodeid: str) -> str | None:
+        if not self.started:
+            return None
+        what = "; ".join(sorted(set(self.started)))[:600]
+        embedded = "graphs.llama_worker" in what or "llama_cpp" in what
+        return (
+            f"{nodeid} started {'the embedded model' if embedded else 'a child process'} ({what}) but the "
+            "cost rules (tests/support/costs.py) did not mark it: use a fake: model for graph logic, "
+            "or let the test say what it uses (a local:smollm2 spec, subprocess, a cost fixture)"
+        )
