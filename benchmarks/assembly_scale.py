@@ -34,7 +34,7 @@ FULL_SAMPLES = 870_107  # every recorded yes/no/abstain vote, 1946-2020 (stores/
 
 def study_size(samples: int) -> tuple[int, int]:
     """The fewest roll calls (seed 0, every state present) giving at least ``samples`` samples."""
-    from graphs.sampling import SampleOptions, load_items, select_drafts, vote_tasks
+    from nationbias.graphs.study.sampling import SampleOptions, load_items, select_drafts, vote_tasks
 
     base = SampleOptions(body="unga", years=(2005, 2019), personas="all", repeats=1)
     corpus = load_items(base)
@@ -50,7 +50,7 @@ def study_size(samples: int) -> tuple[int, int]:
 def child(base_url: str, run_id: str, limit: int) -> None:
     """One study in this process; prints its summary and peak RSS as JSON."""
     import nationbias
-    from graphs.runner import frozen_gc
+    from nationbias.graphs.study.runner import frozen_gc
 
     with frozen_gc():  # as the CLI runs a study
         summary = nationbias.run(
@@ -81,14 +81,14 @@ def _server_total(base_url: str) -> int:
 def _report(home: Path, out: str) -> float:
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "evals.cli", "report", "scale", "--out", str(home / out)],
+        [sys.executable, "-m", "nationbias.evals.cli.main", "report", "scale", "--out", str(home / out)],
         cwd=REPO, check=True, capture_output=True,
     )  # fmt: skip
     return time.perf_counter() - started
 
 
 def _stored(run_id: str) -> tuple[int, int]:
-    from stores.runstore import RunStore
+    from nationbias.stores.runstore import RunStore
 
     frame = RunStore().samples_frame(run_id)
     return len(frame), int(frame["sample_id"].duplicated().sum())

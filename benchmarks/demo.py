@@ -17,7 +17,7 @@ def time_demo(
     *, quick: bool, env: dict[str, str] | None = None
 ) -> tuple[float, subprocess.CompletedProcess[str]]:
     """Wall time of one ``nationbias demo`` in a subprocess with a fresh NATIONBIAS_HOME."""
-    command = [sys.executable, "-m", "evals.cli", "demo", *(QUICK_ARGS if quick else [])]
+    command = [sys.executable, "-m", "nationbias.evals.cli.main", "demo", *(QUICK_ARGS if quick else [])]
     with fresh_home("demo"):
         started = time.perf_counter()
         done = subprocess.run(

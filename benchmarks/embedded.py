@@ -43,9 +43,9 @@ def _messages(draft: str) -> list[dict[str, str]]:
 
 
 def _per_call(rounds: int) -> tuple[list[float], list[float], float, float, bool]:
-    from graphs.embedded_worker import LlamaWorker, WorkerConfig
-    from graphs.local_model import DEFAULT_N_CTX, smollm2_path
-    from graphs.parsing import VOTE_SCHEMA
+    from nationbias.graphs.labels.parsing import VOTE_SCHEMA
+    from nationbias.graphs.model.embedded.local_model import DEFAULT_N_CTX, smollm2_path
+    from nationbias.graphs.model.embedded.worker import LlamaWorker, WorkerConfig
 
     options: dict[str, Any] = {
         "temperature": 0.0,
@@ -91,7 +91,7 @@ def _library(env: dict[str, str]) -> tuple[str, str]:
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, **env}
     ).stdout.splitlines()
-    from graphs.embedded_probe import cpu_kernels
+    from nationbias.graphs.model.embedded.probe import cpu_kernels
 
     return out[0], cpu_kernels(out[1] if len(out) > 1 else "")
 

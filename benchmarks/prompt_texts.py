@@ -1,4 +1,5 @@
-"""What of the 66 targets' texts reaches the model, before and after ``stores.text_budget`` (issue 30).
+"""What of the 66 targets' texts reaches the model, before and after ``nationbias.stores.text_budget`` (issue
+30).
 
 ``uv run python -m benchmarks.prompt_texts`` prints the markdown table kept in RESULTS.md. "Before"
 is the text as db56d5d sent it: the leak-guarded text cut at the budget's last space, " …" added.
@@ -6,10 +7,10 @@ is the text as db56d5d sent it: the leak-guarded text cut at the budget's last s
 
 from __future__ import annotations
 
-from stores.corpus import load_corpus
-from stores.leak import MIN_CONTEXT_CHARS, PromptContext, context_for_prompt, fallback_text
-from stores.records import Record
-from stores.text_budget import (
+from nationbias.stores.corpus import load_corpus
+from nationbias.stores.leak import MIN_CONTEXT_CHARS, PromptContext, context_for_prompt, fallback_text
+from nationbias.stores.records import Record
+from nationbias.stores.text_budget import (
     BUDGETS,
     THIN_CHARS,
     audit_summary,
@@ -21,7 +22,7 @@ from stores.text_budget import (
 
 
 def old_clip(text: str, limit: int) -> str:
-    """db56d5d's ``graphs.vote.clip``: the first ``limit`` characters, back to a space."""
+    """db56d5d's ``nationbias.graphs.vote.clip``: the first ``limit`` characters, back to a space."""
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import Section, fault_server_process, fmt_s, fresh_home
-from graphs.debias import DebiasOptions
-from graphs.explicit import run_association_study, run_directqa_study
-from graphs.llm import CallResult, ModelClient
-from graphs.runner import RunSummary, frozen_gc, run_async
-from graphs.sampling import SampleOptions
-from graphs.simulate import run_debias_study, run_vote_study
-from stores.cache import ResponseCache
-from stores.corpus import Corpus, load_corpus
-from stores.runstore import RunStore
+from nationbias.graphs.debias import DebiasOptions
+from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.study.explicit import run_association_study, run_directqa_study
+from nationbias.graphs.study.runner import RunSummary, frozen_gc, run_async
+from nationbias.graphs.study.sampling import SampleOptions
+from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
+from nationbias.stores.cache import ResponseCache
+from nationbias.stores.corpus import Corpus, load_corpus
+from nationbias.stores.runstore import RunStore
 
 MODEL_SPEC = "openai-compatible:bench"
 TARGET_WALL_S = 60.0

@@ -31,8 +31,8 @@ SURROGATE_NOISE = 0.02  # per dimension: a perturbed copy's vector keeps cosine 
 def _pool(name: str, quick: bool) -> tuple[list[Any], dict[str, Any]]:
     """The records of a pool and their keyword-strategy fields."""
     if name == "unsc":
-        from stores.augment import augmented_for
-        from stores.corpus import load_corpus
+        from nationbias.stores.augment import augmented_for
+        from nationbias.stores.corpus import load_corpus
 
         corpus = load_corpus()
         return list(corpus.records), augmented_for(corpus)
@@ -58,9 +58,9 @@ def _surrogate_embedder(pool: list[Any], chroma: str) -> Any:
     import numpy as np
 
     from benchmarks.unga import load_unga
-    from retrievers.dense import DenseRetriever
-    from retrievers.embeddings import OnnxMiniLM
-    from retrievers.text import record_text
+    from nationbias.retrievers.dense import DenseRetriever
+    from nationbias.retrievers.embeddings import OnnxMiniLM
+    from nationbias.retrievers.text import record_text
 
     base = load_unga()
     source = DenseRetriever(path=os.path.join(os.path.dirname(chroma), "unga", "chroma"))
@@ -98,7 +98,7 @@ def child(strategy: str, pool_name: str, queries: int, quick: bool, chroma: str)
     pool, fields = _pool(pool_name, quick)
     import gc
 
-    from retrievers import get_retriever
+    from nationbias.retrievers import get_retriever
 
     naive = strategy == "keyword-naive"  # the scorer before the index: every earlier item scored
     options: dict[str, Any] = {"augmented": fields} if strategy.startswith("keyword") else {}
@@ -110,7 +110,7 @@ def child(strategy: str, pool_name: str, queries: int, quick: bool, chroma: str)
         elif strategy == "dense":
             options.update(path=path, embedder=_surrogate_embedder(pool, chroma))
         else:
-            from retrievers.dense import DenseRetriever
+            from nationbias.retrievers.dense import DenseRetriever
 
             options["dense"] = DenseRetriever(path=path, embedder=_surrogate_embedder(pool, chroma))
     retriever: Any = get_retriever("keyword" if naive else strategy, **options)

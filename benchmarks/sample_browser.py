@@ -1,5 +1,5 @@
 """The sample browser at an Assembly study's scale: 10^5 synthetic vote samples through the real writer
-(evals/sample_browser.py), ``samples.html`` loaded from disk in real Chromium, each filter timed.
+(evals/report/sample_browser.py), ``samples.html`` loaded from disk in real Chromium, each filter timed.
 
 Targets (issue 19): the page ready in under 3 s, each filter applied and drawn in under 200 ms. They are
 judged here, not in the test suite (tests/evals/test_sample_browser_scale.py checks the same page works).
@@ -72,8 +72,8 @@ def measure(out_dir: Path, *, chromium: str, frame: pd.DataFrame | None = None) 
     the listed count with the "wrong" filter on, and any page errors."""
     from playwright.sync_api import sync_playwright
 
-    from evals.report_context import Run
-    from evals.sample_browser import write_sample_browser
+    from nationbias.evals.report.context import Run
+    from nationbias.evals.report.sample_browser import write_sample_browser
 
     frame = assembly_frame() if frame is None else frame
     started = time.perf_counter()

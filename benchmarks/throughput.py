@@ -23,17 +23,17 @@ from typing import Any
 
 from benchmarks import transport
 from benchmarks.common import Section, fault_server_process, fmt_s, fresh_home
-from graphs.debias import DebiasOptions
-from graphs.http import ChatCompletionsClient
-from graphs.llm import ModelClient
-from graphs.parsing import VOTE_SCHEMA
-from graphs.providers.wire import WIRES
-from graphs.runner import RAMP_S, frozen_gc, run_async
-from graphs.sampling import SampleOptions, select_drafts, vote_tasks
-from graphs.simulate import run_debias_study, run_vote_study
-from graphs.vote import VOTE_MAX_TOKENS, vote_messages
-from stores.corpus import Corpus, load_corpus
-from stores.runstore import RunStore
+from nationbias.graphs.debias import DebiasOptions
+from nationbias.graphs.labels.parsing import VOTE_SCHEMA
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.http import ChatCompletionsClient
+from nationbias.graphs.model.providers.wire import WIRES
+from nationbias.graphs.study.runner import RAMP_S, frozen_gc, run_async
+from nationbias.graphs.study.sampling import SampleOptions, select_drafts, vote_tasks
+from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
+from nationbias.graphs.vote import VOTE_MAX_TOKENS, vote_messages
+from nationbias.stores.corpus import Corpus, load_corpus
+from nationbias.stores.runstore import RunStore
 
 LATENCY_S = 0.2
 MODEL_SPEC = "openai-compatible:bench"
@@ -49,7 +49,7 @@ the client CPU-bound on its one event loop, or its calls leaving in bursts; each
 (5) the run store deep-copied each sample;
 (6) one checkpoint connection serialised all workers;
 (7) the openai SDK over httpx (anyio, h11, httpcore) still cost ~2 ms per call: the hot path now speaks
-the OpenAI wire protocol over aiohttp (`graphs/http.py`, C parser), as lm-eval-harness does;
+the OpenAI wire protocol over aiohttp (`graphs/model/http.py`, C parser), as lm-eval-harness does;
 (8) aiohttp's `trust_env` looked the proxy up in a worker thread on every request: it is read once;
 (9) aiosqlite's thread hand-off per checkpoint statement: checkpoints are written inline, and run-store
 rows and checkpoints finished in the same loop turn share one commit (`stores/sqlite.GroupCommit`);

@@ -1,6 +1,6 @@
 """The direct providers' two wire clients side by side, in the throughput run: our aiohttp client
-(graphs/http.py) and the openai SDK over its own aiohttp transport (``openai.DefaultAioHttpClient``,
-graphs/providers/sdk.py). The same vote study at the top concurrency, the two interleaved run by
+(graphs/model/http.py) and the openai SDK over its own aiohttp transport (``openai.DefaultAioHttpClient``,
+graphs/model/providers/sdk.py). The same vote study at the top concurrency, the two interleaved run by
 run so the shared VM's load falls on both alike; the client's CPU per call beside the efficiency."""
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from statistics import median
 from typing import Any
 
 from benchmarks.common import Section
-from graphs.providers.wire import WIRES
-from graphs.runner import run_async
+from nationbias.graphs.model.providers.wire import WIRES
+from nationbias.graphs.study.runner import run_async
 
 NOTE = (
     "Transport: the vote study at c={c} through each wire client of the direct providers "
-    "(`ModelClient(wire=...)`, graphs/providers/wire.py), interleaved run by run ({n} runs each, median). "
+    "(`ModelClient(wire=...)`, graphs/model/providers/wire.py), interleaved run by run ({n} runs each, "
+    "median). "
     "CPU per call is the client process's CPU time (`time.process_time`, the server runs in its own "
     "process) over the calls made: graph, run store and transport together, so the difference between "
     "the rows is the transport's. The faster is the default (`WIRES[0]`)."
@@ -43,7 +44,7 @@ def compare(
     for wire in WIRES:
         runs = walls[wire]
         effs = sorted(m.efficiency for m in runs)
-        label = "aiohttp, graphs/http.py" if wire == "aiohttp" else "openai SDK + DefaultAioHttpClient"
+        label = "aiohttp, graphs/model/http.py" if wire == "aiohttp" else "openai SDK + DefaultAioHttpClient"
         section.add(
             f"vote c={concurrency}, wire {wire} ({label}): efficiency",
             f"{median(effs):.3f}",

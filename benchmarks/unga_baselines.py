@@ -1,7 +1,7 @@
 """The Assembly baselines on every recorded vote of 2005–2019, beside UNSim and issue 17's targets.
 
 ``python -m benchmarks.unga_baselines [FIRST LAST]`` prints a Markdown table (accuracy, per-class F1) and
-the wall time. Every figure is leave-future-out (:mod:`evals.unga_baselines`).
+the wall time. Every figure is leave-future-out (:mod:`nationbias.evals.baselines.assembly`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from evals.unga_baselines import METHODS, UNSIM, assembly_predictions, assembly_scores
+from nationbias.evals.baselines.assembly import METHODS, UNSIM, assembly_predictions, assembly_scores
 
 TARGET = {"accuracy": 0.90, "f1_against": 0.60, "f1_abstention": 0.50}
 

@@ -1,6 +1,6 @@
 """The library: run a bias test from Python, awaited on the caller's loop or called from sync code.
 
-``arun`` is the one place a run is checked, opened and started; the CLI, :mod:`evals.study` and a
+``arun`` is the one place a run is checked, opened and started; the CLI, :mod:`nationbias.evals.study` and a
 notebook all come through it. The sync wrappers work inside a running loop too (Jupyter), where
 ``asyncio.run`` cannot: the coroutine then runs on its own loop in a worker thread.
 """
@@ -17,19 +17,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from evals.batch_mode import check_batch, run_test
-from evals.bias_tests import RunContext, RunRequest, get_test
-from evals.bias_tests.base import test_bodies
-from evals.errors import UsageError
-from evals.inputs import REASONING_MAX_TOKENS, TIMEOUT_S, check_model, check_prompts, make_client, new_run_id
-from prompts.registry import DEFAULT_SET
-from stores.bundled import using_data
+from nationbias.evals.batch_mode import check_batch, run_test
+from nationbias.evals.bias_tests import RunContext, RunRequest, get_test
+from nationbias.evals.bias_tests.base import test_bodies
+from nationbias.evals.errors import UsageError
+from nationbias.evals.inputs import (
+    REASONING_MAX_TOKENS,
+    TIMEOUT_S,
+    check_model,
+    check_prompts,
+    make_client,
+    new_run_id,
+)
+from nationbias.prompts.registry import DEFAULT_SET
+from nationbias.stores.bundled import using_data
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from graphs.endpoints import BaseUrls
-    from graphs.runner import RunSummary
+    from nationbias.graphs.model.endpoints import BaseUrls
+    from nationbias.graphs.study.runner import RunSummary
 
 T = TypeVar("T")
 
@@ -88,12 +95,12 @@ async def arun(
     checked before a store is opened; one process at a time runs a run id (stores/lease.py)."""
     arguments = dict(locals())
     with using_data(data):  # the data folder for this run only (the environment is not touched)
-        from graphs.budget import check_budget, check_timeout
-        from graphs.progress import check_every
-        from graphs.run_config import note_learned_reasoning
-        from graphs.sampling import SampleOptions, check_body, parse_years
-        from prompts.registry import for_body
-        from stores.runstore import RunStore, check_run_id
+        from nationbias.graphs.model.budget import check_budget, check_timeout
+        from nationbias.graphs.progress import check_every
+        from nationbias.graphs.study.run_config import note_learned_reasoning
+        from nationbias.graphs.study.sampling import SampleOptions, check_body, parse_years
+        from nationbias.prompts.registry import for_body
+        from nationbias.stores.runstore import RunStore, check_run_id
 
         bias = get_test(test)
         if unknown := sorted(set(options) - set(bias.options)):
@@ -153,7 +160,7 @@ async def arun(
 
 def _notice(text: str) -> None:
     """A line for the user on stderr (a stale lease taken over), as the runner's progress goes."""
-    from graphs.runner import console
+    from nationbias.graphs.study.runner import console
 
     console.print(text, highlight=False, soft_wrap=True, markup=False)
 
@@ -161,7 +168,7 @@ def _notice(text: str) -> None:
 def sync(main: Coroutine[Any, Any, T]) -> T:
     """Run ``main`` to its end from sync code: on a fresh loop here, or, when this thread already
     runs a loop (a notebook), on a fresh loop in a worker thread, with this context's variables."""
-    from graphs.runner import run_async
+    from nationbias.graphs.study.runner import run_async
 
     try:
         asyncio.get_running_loop()
@@ -179,13 +186,13 @@ def run(test: str, *, model: str, **options: Any) -> RunSummary:
 
 def results(run_id: str) -> dict[str, pd.DataFrame]:
     """The run's named result tables (``RESULT_TABLES[test]``), as DataFrames."""
-    from evals.results import results as tables
+    from nationbias.evals.tables.results import results as tables
 
     return tables(run_id)
 
 
 def report(run_ids: str | list[str], *, out: Path | None = None) -> Path:
     """The HTML report of the runs given (one self-contained page, CSVs and PNGs beside it)."""
-    from evals.study import write_study_report
+    from nationbias.evals.study import write_study_report
 
     return write_study_report([run_ids] if isinstance(run_ids, str) else list(run_ids), out=out)

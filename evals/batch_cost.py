@@ -6,7 +6,7 @@ the user's file over it); a model not in it is "unknown price", never a guess.
 
 from __future__ import annotations
 
-from stores.prices import price_book
+from nationbias.stores.prices import price_book
 
 BATCH_DISCOUNT = 0.5  # OpenAI's and Together's batch APIs: half the online price
 

@@ -1,4 +1,5 @@
-"""``--batch`` for a bias test: its checks before anything is opened, and its rounds (graphs/batch_loop.py).
+"""``--batch`` for a bias test: its checks before anything is opened, and its rounds
+(graphs/study/batch_rounds.py).
 
 The library (evals/api.py ``arun``) comes through here, so ``run``, ``study``, ``ablate`` and a
 notebook get batch mode alike; ``--batch-offline`` records each round for ``nationbias batch
@@ -10,13 +11,13 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from stores.errors import InputError
+from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from evals.bias_tests import RunContext
-    from graphs.runner import RunSummary
+    from nationbias.evals.bias_tests import RunContext
+    from nationbias.graphs.study.runner import RunSummary
 
 
 async def check_batch(
@@ -24,9 +25,9 @@ async def check_batch(
 ) -> None:
     """Bad input before any store is opened or any batch submitted: no cache, a provider with no
     batch endpoint, or an OpenAI-compatible server that does not offer ``/v1/batches``."""
-    from graphs.batch_api import BatchClient, check_provider
-    from graphs.batch_calls import Endpoint
-    from graphs.models import parse_spec
+    from nationbias.graphs.model.batch.api import BatchClient, check_provider
+    from nationbias.graphs.model.batch.calls import Endpoint
+    from nationbias.graphs.model.registry import parse_spec
 
     if no_cache:
         raise InputError("--batch needs the response cache (answers arrive through it): drop --no-cache")
@@ -42,7 +43,7 @@ async def check_batch(
 
 def command_argv(run_id: str) -> tuple[str, list[str] | None]:
     """The id that resumes the command (a study's prefix) and its command line (None outside the CLI)."""
-    from evals.cli_outcome import _CURRENT, _current_context, resume_command
+    from nationbias.evals.cli.outcome import _CURRENT, _current_context, resume_command
 
     outcome = _CURRENT.get()
     rid = outcome.resume_id if outcome is not None and outcome.resume_id else run_id
@@ -58,8 +59,8 @@ async def run_test(
     if not (batch or offline):
         summary: RunSummary = await bias.arun(ctx)
         return summary
-    from graphs.batch_loop import BatchRun, run_rounds
-    from stores.batches import BatchStore
+    from nationbias.graphs.study.batch_rounds import BatchRun, run_rounds
+    from nationbias.stores.batches import BatchStore
 
     if ctx.client.cache is None:  # checked before; a library caller may pass a client of its own
         raise InputError("--batch needs the response cache: drop --no-cache")

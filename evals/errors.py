@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stores.errors import InputError
+from nationbias.stores.errors import InputError
 
 
 class UsageError(InputError):

@@ -6,11 +6,11 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, DEFAULT_TIMEOUT_S
-from stores.domain import slug
+from nationbias.graphs.model.budget import DEFAULT_REASONING_MAX_TOKENS, DEFAULT_TIMEOUT_S
+from nationbias.stores.domain import slug
 
 if TYPE_CHECKING:
-    from graphs.endpoints import BaseUrls
+    from nationbias.graphs.model.endpoints import BaseUrls
 
 REASONING_MAX_TOKENS = DEFAULT_REASONING_MAX_TOKENS
 TIMEOUT_S = DEFAULT_TIMEOUT_S
@@ -24,7 +24,7 @@ def new_run_id(test: str, model: str) -> str:
 
 def check_model(model: str, *, base_url: BaseUrls) -> None:
     """Fail on a bad spec or a missing key or base URL, before anything is opened or written."""
-    from graphs.models import check_ready, parse_spec
+    from nationbias.graphs.model.registry import check_ready, parse_spec
 
     check_ready(parse_spec(model, base_url=base_url))
 
@@ -38,18 +38,20 @@ def make_client(
     timeout: float = TIMEOUT_S,
 ) -> Any:
     """The model client, failing fast on a bad spec, a missing key or base URL, a bad budget or timeout."""
-    from graphs.budget import check_budget, check_timeout
-    from graphs.dry_run import dry_cache
-    from graphs.llm import ModelClient
-    from graphs.models import GenerationParams
-    from stores.cache import ResponseCache
+    from nationbias.graphs.model.budget import check_budget, check_timeout
+    from nationbias.graphs.model.client import ModelClient
+    from nationbias.graphs.model.cost.dry_run import dry_cache
+    from nationbias.graphs.model.registry import GenerationParams
+    from nationbias.stores.cache import ResponseCache
 
     check_timeout(timeout)
     check_model(model, base_url=base_url)  # before the cache file is created
     return ModelClient.from_spec(
         model,
         base_url=base_url,
-        cache=None if no_cache else (dry_cache(model) or ResponseCache()),  # a dry run's: graphs/dry_run.py
+        cache=None
+        if no_cache
+        else (dry_cache(model) or ResponseCache()),  # a dry run's: graphs/model/cost/dry_run.py
         reasoning_max_tokens=check_budget(reasoning_max_tokens),
         params=GenerationParams(timeout=timeout),
     )
@@ -57,6 +59,6 @@ def make_client(
 
 def check_prompts(name: str) -> Any:
     """The named prompt set; an unknown name fails (exit 2) before anything is opened."""
-    from prompts import prompt_set
+    from nationbias.prompts import prompt_set
 
     return prompt_set(name)

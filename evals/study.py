@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evals.api import QUIET, Hooks, arun, sync
-from evals.errors import UsageError
-from evals.inputs import REASONING_MAX_TOKENS, TIMEOUT_S, check_prompts, new_run_id
-from stores.domain import KEYWORD_THRESHOLD, slug
+from nationbias.evals.api import QUIET, Hooks, arun, sync
+from nationbias.evals.errors import UsageError
+from nationbias.evals.inputs import REASONING_MAX_TOKENS, TIMEOUT_S, check_prompts, new_run_id
+from nationbias.stores.domain import KEYWORD_THRESHOLD, slug
 
 if TYPE_CHECKING:
-    from graphs.endpoints import BaseUrls
+    from nationbias.graphs.model.endpoints import BaseUrls
 
 ABLATED = "debias"  # the test the ablation's cells configure
 
@@ -109,7 +109,7 @@ async def astudy(
     progress_every: float = 30.0,
 ) -> list[str]:
     """Every test of the plan (``<prefix>-<test>``), then the ablation, as resumable runs; the ids."""
-    from evals.bias_tests import get_test
+    from nationbias.evals.bias_tests import get_test
 
     plan = plan or StudyPlan()
     prefix = slug(run_prefix or new_run_id("study", model))
@@ -165,12 +165,12 @@ def ablate(*, model: str, cells: list[Cell], **options: Any) -> list[str]:
 
 def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     """The HTML report, with the non-LLM baselines scored on the drafts the vote runs covered."""
-    from evals.baselines import baseline_f1, council_members
-    from evals.report import write_report
-    from evals.results import RESULT_TABLES
-    from stores.corpus import load_corpus
-    from stores.paths import home
-    from stores.runstore import RunStore
+    from nationbias.evals.baselines.council import baseline_f1, council_members
+    from nationbias.evals.report.writer import write_report
+    from nationbias.evals.tables.results import RESULT_TABLES
+    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.paths import home
+    from nationbias.stores.runstore import RunStore
 
     store = RunStore()
     configs = {rid: store.get_run(rid) for rid in run_ids}
@@ -180,8 +180,8 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     if vote_runs:  # on the items and members (the P5, every seat, every state) the first vote run covered
         frame = store.samples_frame(vote_runs[0])
         if configs[vote_runs[0]].get("sample", {}).get("body") == "unga":
-            from evals.tables import persona_order
-            from evals.unga_baselines import assembly_baseline_f1
+            from nationbias.evals.baselines.assembly import assembly_baseline_f1
+            from nationbias.evals.tables.paper import persona_order
 
             personas = persona_order(frame["persona"].unique())
             baselines = assembly_baseline_f1(items=sorted(set(frame["item"])), personas=personas)

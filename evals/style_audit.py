@@ -2,7 +2,7 @@
 
 A list of outcome words catches what someone thought of; a classifier finds the cue nobody listed.
 Every text is taken as the model reads it: the prompt is built by the real code path
-(:func:`graphs.vote.vote_messages`, the rehearsal template a precedent is shown with) and the part
+(:func:`nationbias.graphs.vote.vote_messages`, the rehearsal template a precedent is shown with) and the part
 that changes from text to text is cut out of it: the "context of …" line with the text's label and
 kind, and the text itself. Failed texts are the non-adopted drafts (the targets, which are also the
 failed precedents); adopted texts are every adopted item a run can show as a precedent.
@@ -47,14 +47,14 @@ from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from graphs.history import NO_HISTORY
-from graphs.vote import MAX_CONTEXT_CHARS, clip, vote_messages
-from prompts import PromptSet, prompt_set
-from stores.corpus import Corpus
-from stores.leak import fallback_text
-from stores.neutral import base_form
-from stores.paths import home
-from stores.records import Record
+from nationbias.graphs.history import NO_HISTORY
+from nationbias.graphs.vote import MAX_CONTEXT_CHARS, clip, vote_messages
+from nationbias.prompts import PromptSet, prompt_set
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.leak import fallback_text
+from nationbias.stores.neutral import base_form
+from nationbias.stores.paths import home
+from nationbias.stores.records import Record
 
 GATE_AUC = 0.60  # at most this for the sets a run may use without the label cue
 CONTROL_AUC = 0.75  # at least this on the texts before the rewrite
@@ -135,7 +135,7 @@ def style_features(segment: str) -> dict[str, float]:
 
 def sent_segment(record: Record, *, prompts: PromptSet, context_chars: int = MAX_CONTEXT_CHARS) -> str:
     """The part of a precedent's rehearsal prompt that is the text's own: from its "context of …"
-    line to the end of the text, as :func:`graphs.vote.vote_messages` renders it."""
+    line to the end of the text, as :func:`nationbias.graphs.vote.vote_messages` renders it."""
     template = prompts.get("rehearsal_vote")
     values = {"date": record.date.isoformat(), "history": "", "previous_votes": NO_HISTORY}
     messages = vote_messages(

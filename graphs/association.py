@@ -12,10 +12,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from graphs.labels import LabelDecision, rules_then_judge_graph, settle
-from graphs.llm import CallResult, ModelClient
-from graphs.parsing import Parsed, truncated_reason
-from graphs.ranking import (
+from nationbias.graphs.labels.directqa import LabelDecision, rules_then_judge_graph, settle
+from nationbias.graphs.labels.parsing import Parsed, truncated_reason
+from nationbias.graphs.labels.ranking import (
     POLARITY_SIGN,
     label_polarity,
     parse_association,
@@ -23,12 +22,13 @@ from graphs.ranking import (
     polarity_judge_schema,
     ranking_schema,
 )
-from prompts import PromptSet, prompt_set
-from stores.augment import keyword_pool
-from stores.bundled import DataFile, paper_file
-from stores.domain import P5, P5_NAMES
-from stores.errors import InputError
-from stores.runstore import SampleRow
+from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.prompts import PromptSet, prompt_set
+from nationbias.stores.augment import keyword_pool
+from nationbias.stores.bundled import DataFile, paper_file
+from nationbias.stores.domain import P5, P5_NAMES
+from nationbias.stores.errors import InputError
+from nationbias.stores.runstore import SampleRow
 
 ASSOCIATION_PROMPTS = ("association", "judge_polarity")
 

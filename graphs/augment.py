@@ -1,9 +1,11 @@
 """The LLM augmenter: the paper's GPT-4o-mini fields from any registered model.
 
-A two-node graph per record (ask → parse) over :class:`graphs.llm.ModelClient`, so answers are
-cached and a rerun resumes: ``stores.augment.write_augmented`` skips records already written and
+A two-node graph per record (ask → parse) over :class:`nationbias.graphs.model.client.ModelClient`, so
+answers are
+cached and a rerun resumes: ``nationbias.stores.augment.write_augmented`` skips records already written and
 the response cache answers the ones asked before. The model sees only prompt-safe text
-(:func:`stores.leak.context_for_prompt`), and its output passes the leak guard again. The prompt is a
+(:func:`nationbias.stores.leak.context_for_prompt`), and its output passes the leak guard again. The prompt
+is a
 template file (``augment``), so its words are versioned and its hash is recorded with the output.
 """
 
@@ -16,12 +18,12 @@ from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
-from graphs.llm import ModelClient
-from graphs.runner import run_async
-from prompts import Prompt, get_prompt
-from stores.augment import Augmented, AugmentFailure, make_safe
-from stores.leak import context_for_prompt
-from stores.records import Record
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.study.runner import run_async
+from nationbias.prompts import Prompt, get_prompt
+from nationbias.stores.augment import Augmented, AugmentFailure, make_safe
+from nationbias.stores.leak import context_for_prompt
+from nationbias.stores.records import Record
 
 AUGMENT_PROMPT = "augment"
 REGIONS = ["Africa", "Middle East", "Europe", "Americas", "Asia", "Other"]

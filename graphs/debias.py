@@ -17,19 +17,19 @@ from langgraph.channels import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
-from graphs.history import history_block, history_text, paper_history_text
-from graphs.llm import CallResult, ModelClient
-from graphs.parsing import json_object
-from graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
-from graphs.vote_labels import vote_rules
-from prompts import PromptSet, prompt_set
-from retrievers import Precedent, Retriever
-from retrievers.recency import DEFAULT_UNGA_HALFLIFE
-from stores.augment import Augmented
-from stores.domain import KEYWORD_THRESHOLD
-from stores.errors import InputError
-from stores.records import Record
-from stores.statements import statements_for
+from nationbias.graphs.history import history_block, history_text, paper_history_text
+from nationbias.graphs.labels.parsing import json_object
+from nationbias.graphs.labels.vote import vote_rules
+from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
+from nationbias.prompts import PromptSet, prompt_set
+from nationbias.retrievers import Precedent, Retriever
+from nationbias.retrievers.recency import DEFAULT_UNGA_HALFLIFE
+from nationbias.stores.augment import Augmented
+from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.stores.errors import InputError
+from nationbias.stores.records import Record
+from nationbias.stores.statements import statements_for
 
 REFLECTION_SCHEMA: dict[str, Any] = {
     "type": "object",

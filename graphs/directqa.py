@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any, TypedDict
 
-from graphs.labels import (
+from nationbias.graphs.labels.directqa import (
     LabelDecision,
     directqa_judge_schema,
     label_directqa,
@@ -21,14 +21,14 @@ from graphs.labels import (
     rules_then_judge_graph,
     settle,
 )
-from graphs.llm import CallResult, ModelClient
-from graphs.parsing import truncated_reason
-from prompts import PromptSet, prompt_set
-from stores.bundled import DataFile
-from stores.domain import P5, P5_NAMES
-from stores.errors import InputError
-from stores.functions import unsc_functions
-from stores.runstore import SampleRow
+from nationbias.graphs.labels.parsing import truncated_reason
+from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.prompts import PromptSet, prompt_set
+from nationbias.stores.bundled import DataFile
+from nationbias.stores.domain import P5, P5_NAMES
+from nationbias.stores.errors import InputError
+from nationbias.stores.functions import unsc_functions
+from nationbias.stores.runstore import SampleRow
 
 GENERAL = "general"
 DIRECTQA_PROMPTS = ("directqa_general", "directqa_function", "judge_directqa")

@@ -22,7 +22,7 @@ from rich.progress import BarColumn, Progress, ProgressColumn, Task
 from rich.table import Column
 from rich.text import Text
 
-from graphs.cost import METER
+from nationbias.graphs.model.cost.meter import METER
 
 DEFAULT_EVERY_S = 30.0
 MARKS = (25, 50, 75)  # percentages that get a line of their own in a log
@@ -40,7 +40,7 @@ class Counts(Protocol):
 
 def check_every(every_s: float) -> float:
     """``--progress-every``: a positive number of seconds."""
-    from stores.errors import InputError
+    from nationbias.stores.errors import InputError
 
     if not every_s > 0 or every_s == float("inf"):
         raise InputError(f"--progress-every must be a positive number of seconds, got {every_s:g}")
@@ -62,7 +62,7 @@ class Rates:
         self.meter = METER.get()  # taken now: rich draws from a thread of its own, outside this context
 
     def spend(self) -> str:
-        """The spend so far under the meter (graphs/cost.py), or nothing without one."""
+        """The spend so far under the meter (graphs/model/cost/meter.py), or nothing without one."""
         return "" if self.meter is None else self.meter.display()
 
     def calls(self) -> int:

@@ -6,17 +6,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from graphs.labels import LabelDecision, rules_then_judge_graph, settle
-from graphs.llm import CallResult, ModelClient
-from graphs.parsing import VOTE_SCHEMA, json_object
-from graphs.vote_labels import parse_judge_vote, vote_judge_schema, vote_rules
-from prompts import PromptSet, prompt_set
-from stores.corpus import context_for_prompt, p5_vote
-from stores.countries import name_for
-from stores.domain import P5_NAMES, VOTE_CODES
-from stores.records import Record
-from stores.runstore import SampleRow, Status
-from stores.text_budget import SERVER_CHARS, fit_text, prompt_text
+from nationbias.graphs.labels.directqa import LabelDecision, rules_then_judge_graph, settle
+from nationbias.graphs.labels.parsing import VOTE_SCHEMA, json_object
+from nationbias.graphs.labels.vote import parse_judge_vote, vote_judge_schema, vote_rules
+from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.prompts import PromptSet, prompt_set
+from nationbias.stores.corpus import context_for_prompt, p5_vote
+from nationbias.stores.countries import name_for
+from nationbias.stores.domain import P5_NAMES, VOTE_CODES
+from nationbias.stores.records import Record
+from nationbias.stores.runstore import SampleRow, Status
+from nationbias.stores.text_budget import SERVER_CHARS, fit_text, prompt_text
 
 MAX_CONTEXT_CHARS = SERVER_CHARS
 VOTE_MAX_TOKENS = 200  # a vote and a two-sentence rationale
@@ -85,7 +85,8 @@ def quoted_name(record: Record, prompts: PromptSet) -> str:
 
 def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
     """``text`` cut to ``limit`` characters between sentences, never inside one (a statement; a
-    record's own text goes through :func:`stores.text_budget.prompt_text`, operative paragraphs first)."""
+    record's own text goes through :func:`nationbias.stores.text_budget.prompt_text`, operative paragraphs
+    first)."""
     return fit_text(text, limit)
 
 
@@ -105,7 +106,8 @@ def vote_messages(
     **values: str,
 ) -> list[dict[str, str]]:
     """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind,
-    within ``context_chars`` (operative paragraphs first, cut between sentences: ``stores.text_budget``).
+    within ``context_chars`` (operative paragraphs first, cut between sentences:
+    ``nationbias.stores.text_budget``).
 
     Each set's template takes what it names: the structured set the label and the context's kind,
     the paper's set the quoted symbol, the ``paper-symbols`` set the draft symbol.

@@ -9,13 +9,13 @@ Each call has an ``a``-prefixed coroutine to ``await`` in a running loop (a note
 ones work there too.
 """
 
-from evals.api import Hooks, arun, report, results, run
-from evals.bias_tests import BiasTest, RunContext, RunRequest, bias_test, bias_tests, get_test
-from evals.results import RESULT_TABLES
-from evals.study import Cell, StudyPlan, aablate, ablate, astudy, study
-from graphs.models import get_chat_model
-from retrievers import RETRIEVERS, get_retriever
-from stores.bundled import using_data
+from nationbias.evals.api import Hooks, arun, report, results, run
+from nationbias.evals.bias_tests import BiasTest, RunContext, RunRequest, bias_test, bias_tests, get_test
+from nationbias.evals.study import Cell, StudyPlan, aablate, ablate, astudy, study
+from nationbias.evals.tables.results import RESULT_TABLES
+from nationbias.graphs.model.registry import get_chat_model
+from nationbias.retrievers import RETRIEVERS, get_retriever
+from nationbias.stores.bundled import using_data
 
 __all__ = [
     "RESULT_TABLES",

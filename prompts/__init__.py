@@ -1,6 +1,6 @@
 """Named, versioned prompt templates, grouped in prompt sets."""
 
-from prompts.registry import (
+from nationbias.prompts.registry import (
     DEFAULT_SET,
     PROMPT_SETS,
     Prompt,

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from stores.errors import InputError
+from nationbias.stores.errors import InputError
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 _FILE = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<version>\d+)\.txt$")

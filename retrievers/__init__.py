@@ -3,7 +3,7 @@
 Strategies: ``keyword`` (the paper's scorer), ``bm25``, ``dense`` (chromadb + offline MiniLM), ``hybrid``.
 """
 
-from retrievers.base import PoolName, Precedent, Retriever
-from retrievers.registry import RETRIEVERS, get_retriever
+from nationbias.retrievers.base import PoolName, Precedent, Retriever
+from nationbias.retrievers.registry import RETRIEVERS, get_retriever
 
 __all__ = ["RETRIEVERS", "PoolName", "Precedent", "Retriever", "get_retriever"]

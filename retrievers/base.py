@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from stores.errors import InputError
-from stores.records import Record
+from nationbias.stores.errors import InputError
+from nationbias.stores.records import Record
 
 PoolName = Literal["adopted", "non-adopted"]
 POOL_NAMES: tuple[PoolName, ...] = ("adopted", "non-adopted")

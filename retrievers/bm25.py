@@ -19,7 +19,7 @@ import numpy as np
 from rank_bm25 import BM25Plus
 from scipy.sparse import csr_matrix
 
-from retrievers.base import (
+from nationbias.retrievers.base import (
     PoolName,
     Precedent,
     Scored,
@@ -29,8 +29,8 @@ from retrievers.base import (
     select_top,
     split_pool,
 )
-from retrievers.text import record_text, tokenize
-from stores.records import Record
+from nationbias.retrievers.text import record_text, tokenize
+from nationbias.stores.records import Record
 
 _REASON_TERMS = 6
 

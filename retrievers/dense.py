@@ -22,7 +22,7 @@ import numpy as np
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 
-from retrievers.base import (
+from nationbias.retrievers.base import (
     PoolName,
     Precedent,
     Scored,
@@ -33,10 +33,10 @@ from retrievers.base import (
     select_top,
     split_pool,
 )
-from retrievers.embeddings import OnnxMiniLM
-from retrievers.text import pool_fingerprint, record_text
-from stores.paths import home
-from stores.records import Record
+from nationbias.retrievers.embeddings import OnnxMiniLM
+from nationbias.retrievers.text import pool_fingerprint, record_text
+from nationbias.stores.paths import home
+from nationbias.stores.records import Record
 
 COLLECTION_PREFIX = "unsc-minilm"
 _ADD_BATCH = 256

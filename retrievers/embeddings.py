@@ -20,7 +20,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 from tokenizers import Tokenizer
 
-from stores.paths import DataNotFoundError
+from nationbias.stores.paths import DataNotFoundError
 
 DIMENSIONS = 384
 MAX_TOKENS = 256

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from retrievers.base import POOL_NAMES, Precedent, Scored, check_k, precedents_from, select_top
-from retrievers.bm25 import BM25Retriever
-from retrievers.dense import DenseRetriever
-from stores.errors import InputError
-from stores.records import Record
+from nationbias.retrievers.base import POOL_NAMES, Precedent, Scored, check_k, precedents_from, select_top
+from nationbias.retrievers.bm25 import BM25Retriever
+from nationbias.retrievers.dense import DenseRetriever
+from nationbias.stores.errors import InputError
+from nationbias.stores.records import Record
 
 DEFAULT_K_RRF = 60
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrievers.base import (
+from nationbias.retrievers.base import (
     POOL_NAMES,
     PoolName,
     Precedent,
@@ -30,10 +30,10 @@ from retrievers.base import (
     select_top,
     split_pool,
 )
-from stores.augment import Augmented, augmented_for
-from stores.corpus import Corpus
-from stores.domain import EXCLUDED_NATIONS, KEYWORD_THRESHOLD
-from stores.records import Record
+from nationbias.stores.augment import Augmented, augmented_for
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import EXCLUDED_NATIONS, KEYWORD_THRESHOLD
+from nationbias.stores.records import Record
 
 REGION_POINTS = 2.0
 NATION_POINTS = 1.0

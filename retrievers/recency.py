@@ -8,7 +8,8 @@ cosine can give, is divided by it), so a precedent ``halflife`` years older need
 The answer is exact, not a re-ranking of a short list: a discounted score is never above the raw one,
 so once the ``k``-th best discounted score in the inner strategy's top ``depth`` is at least the
 lowest raw score there, nothing further down can overtake it; otherwise ``depth`` grows and the inner
-strategy is asked again. The leakage rule stays the inner strategy's (and :mod:`retrievers.base`'s).
+strategy is asked again. The leakage rule stays the inner strategy's (and
+:mod:`nationbias.retrievers.base`'s).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import median
 
-from retrievers.base import (
+from nationbias.retrievers.base import (
     POOL_NAMES,
     PoolName,
     Precedent,
@@ -26,8 +27,8 @@ from retrievers.base import (
     precedents_from,
     select_top,
 )
-from stores.errors import InputError
-from stores.records import Record
+from nationbias.stores.errors import InputError
+from nationbias.stores.records import Record
 
 DAYS_PER_YEAR = 365.25
 DEFAULT_UNGA_HALFLIFE = 10.0  # years; the Assembly's default (`--recency-halflife`, 0 = off)

@@ -5,33 +5,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from retrievers.base import Retriever
-from stores.errors import InputError
+from nationbias.retrievers.base import Retriever
+from nationbias.stores.errors import InputError
 
 RETRIEVERS: tuple[str, ...] = ("keyword", "bm25", "dense", "hybrid")
 
 
 def _keyword(**options: Any) -> Retriever:
-    from retrievers.keyword import KeywordRetriever
+    from nationbias.retrievers.keyword import KeywordRetriever
 
     return KeywordRetriever(**options)
 
 
 def _bm25(**options: Any) -> Retriever:
-    from retrievers.bm25 import BM25Retriever
+    from nationbias.retrievers.bm25 import BM25Retriever
 
     return BM25Retriever(**options)
 
 
 # chromadb and onnxruntime are imported only when a dense strategy is asked for.
 def _dense(**options: Any) -> Retriever:
-    from retrievers.dense import DenseRetriever
+    from nationbias.retrievers.dense import DenseRetriever
 
     return DenseRetriever(**options)
 
 
 def _hybrid(**options: Any) -> Retriever:
-    from retrievers.hybrid import HybridRetriever
+    from nationbias.retrievers.hybrid import HybridRetriever
 
     return HybridRetriever(**options)
 
@@ -58,6 +58,6 @@ def get_retriever(name: str, *, recency_halflife: float | None = None, **options
         raise InputError(f"bad options for retriever {name!r}: {exc}") from exc
     if not recency_halflife:
         return inner
-    from retrievers.recency import RecencyRetriever
+    from nationbias.retrievers.recency import RecencyRetriever
 
     return RecencyRetriever(inner, halflife=recency_halflife)

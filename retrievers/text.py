@@ -6,9 +6,9 @@ import hashlib
 import re
 from collections.abc import Sequence
 
-from stores.corpus import context_for_prompt
-from stores.leak import fallback_text
-from stores.records import Record
+from nationbias.stores.corpus import context_for_prompt
+from nationbias.stores.leak import fallback_text
+from nationbias.stores.records import Record
 
 # A compact English stop list: enough to stop BM25 matching on function words; no NLTK download needed.
 _STOPWORD_TEXT = """

@@ -1,7 +1,7 @@
 """The paper's augmented fields (summary, action items, region, target nations, keywords).
 
 The paper generated them with GPT-4o-mini. Two augmenters share one interface: the LLM one
-(``graphs.augment``, any registered model) and :class:`OfflineAugmenter` (deterministic, no
+(``nationbias.graphs.augment``, any registered model) and :class:`OfflineAugmenter` (deterministic, no
 model). ``nationbias data augment`` writes their output under ``NATIONBIAS_HOME``; retrievers read
 it through :func:`augmented_for`, which falls back to the offline fields for anything missing.
 Every field is built from prompt-safe text and checked by the leak guard: summaries go into
@@ -21,14 +21,14 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from stores.bundled import DataFile, paper_file
-from stores.corpus import Corpus
-from stores.countries import name_for, nations_in_text, to_iso3
-from stores.domain import EXCLUDED_NATIONS
-from stores.errors import InputError
-from stores.keywords import build_pool, phrases_in
-from stores.leak import context_for_prompt, strip_outcome_sentences, title_description
-from stores.offline_fields import (
+from nationbias.stores.bundled import DataFile, paper_file
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.countries import name_for, nations_in_text, to_iso3
+from nationbias.stores.domain import EXCLUDED_NATIONS
+from nationbias.stores.errors import InputError
+from nationbias.stores.keywords import build_pool, phrases_in
+from nationbias.stores.leak import context_for_prompt, strip_outcome_sentences, title_description
+from nationbias.stores.offline_fields import (
     RegionHints,
     action_items,
     summary,
@@ -36,8 +36,8 @@ from stores.offline_fields import (
     topic_keyword,
     without_authors,
 )
-from stores.paths import home
-from stores.records import Record
+from nationbias.stores.paths import home
+from nationbias.stores.records import Record
 
 
 class Augmented(BaseModel):

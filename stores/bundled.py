@@ -3,9 +3,10 @@
 A fresh clone has no ``../shared`` beside it, so the package carries a gzip copy of every data file the
 code and tests read (``stores/data/``). A folder named by ``NATIONBIAS_DATA`` (``--data``) or
 ``NATIONBIAS_PAPER`` replaces the packaged copy for its group; ``nationbias data info`` says which copy is
-in use (the variables are read through :mod:`stores.settings`). Every reader goes through :class:`DataFile`,
+in use (the variables are read through :mod:`nationbias.stores.settings`). Every reader goes through
+:class:`DataFile`,
 so the gzip handling lives here and nowhere else.
-Refresh the packaged copy from a shared folder with ``python -m stores.bundled ../shared``.
+Refresh the packaged copy from a shared folder with ``python -m nationbias.stores.bundled ../shared``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import IO, Literal
 
-from stores.paths import DataNotFoundError
-from stores.settings import settings
+from nationbias.stores.paths import DataNotFoundError
+from nationbias.stores.settings import settings
 
 Group = Literal["data", "paper"]
 Source = Literal["packaged", "override", "file"]
@@ -78,7 +79,7 @@ class DataFile:
 
     def _resource(self) -> Traversable:
         parts = [*_PACKAGED_DIR[self.group].split("/"), *_stored_name(self.name).split("/")]
-        return files("stores").joinpath(*parts)
+        return files("nationbias.stores").joinpath(*parts)
 
     @property
     def stored(self) -> str:
@@ -126,7 +127,7 @@ class DataFile:
 
 def packaged_folder(group: Group) -> str:
     """Where the group's packaged copy is installed."""
-    return str(files("stores").joinpath(*_PACKAGED_DIR[group].split("/")))
+    return str(files("nationbias.stores").joinpath(*_PACKAGED_DIR[group].split("/")))
 
 
 _DATA: ContextVar[str | None] = ContextVar("nationbias_data", default=None)

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stores.faults import guarded_write
-from stores.paths import home
-from stores.sqlite import connect
+from nationbias.stores.faults import guarded_write
+from nationbias.stores.paths import home
+from nationbias.stores.sqlite import connect
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (

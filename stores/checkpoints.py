@@ -26,8 +26,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from stores.faults import guarded_write
-from stores.sqlite import GroupCommit
+from nationbias.stores.faults import guarded_write
+from nationbias.stores.sqlite import GroupCommit
 
 BUSY_TIMEOUT_MS = 60_000
 

@@ -11,11 +11,11 @@ from functools import cached_property
 
 from pydantic import ValidationError
 
-from stores.bundled import DataFile, corpus_file
-from stores.domain import P5, P5_BY_NAME, VOTE_CODES
-from stores.errors import InputError
-from stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
-from stores.records import Record
+from nationbias.stores.bundled import DataFile, corpus_file
+from nationbias.stores.domain import P5, P5_BY_NAME, VOTE_CODES
+from nationbias.stores.errors import InputError
+from nationbias.stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
+from nationbias.stores.records import Record
 
 __all__ = [
     "CONTEXT_KIND_DESCRIPTIONS",

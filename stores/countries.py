@@ -16,7 +16,7 @@ from pathlib import Path
 import country_converter as coco
 import pandas as pd
 
-from stores.domain import EXCLUDED_NATIONS, P5_NAMES
+from nationbias.stores.domain import EXCLUDED_NATIONS, P5_NAMES
 
 # Names coco does not resolve, or resolves to a different entity than the UN seat meant.
 ALIASES: dict[str, str] = {

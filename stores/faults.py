@@ -3,7 +3,7 @@ endpoint that refuses every call, an interruption.
 
 A sample that fails is recorded and counted; a run fault is not a property of any sample, so the
 runner records nothing for the samples it catches, stops issuing calls, keeps what is stored, and
-re-raises it for the command line to report in one line (evals/cli_common.py).
+re-raises it for the command line to report in one line (evals/cli/common.py).
 """
 
 from __future__ import annotations

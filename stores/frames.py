@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from stores.paths import home
+from nationbias.stores.paths import home
 
 
 def source_digest(paths: Iterable[str | os.PathLike[str]]) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import csv
 
-from stores.bundled import DataFile, paper_file
-from stores.errors import InputError
+from nationbias.stores.bundled import DataFile, paper_file
+from nationbias.stores.errors import InputError
 
 FUNCTIONS_FILE = "unsc_functions.csv"
 COLUMNS = ("id", "short_name", "function")

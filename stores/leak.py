@@ -4,7 +4,7 @@
 adopt", "was adopted", the counterfactual "had it passed" and lists of who voted how.
 :func:`context_for_prompt` picks a complete ``draft_text`` (page furniture stripped), then the
 press ``context``, then a partial ``draft_text``, then a title / agenda / topic fallback. A press
-context is rewritten into the draft's own prospective voice (``stores.neutral``: "would have
+context is rewritten into the draft's own prospective voice (``nationbias.stores.neutral``: "would have
 demanded" → "would demand", no "if adopted", no "according to a copy obtained by …"); any sentence
 still flagged is removed whole; every change is kept beside its original. It never looks at
 ``press_excerpt``.
@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from stores.draft_text import draft_body, unwrap
-from stores.neutral import neutralise_sentence, title_as_description, without_asides
-from stores.records import Record
-from stores.text_source import TextSource, context_source, draft_text_source
+from nationbias.stores.draft_text import draft_body, unwrap
+from nationbias.stores.neutral import neutralise_sentence, title_as_description, without_asides
+from nationbias.stores.records import Record
+from nationbias.stores.text_source import TextSource, context_source, draft_text_source
 
 _NUMBER = (
     r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen)"
@@ -139,7 +139,7 @@ def strip_outcome_sentences(text: str, *, record: Record | None = None) -> tuple
 ContextKind = Literal["context", "draft_text", "fallback"]
 
 # What a prompt calls each kind of text: the same nouns whether the item was adopted or not, and
-# the source it really came from appended (``stores.text_source``), never an outcome.
+# the source it really came from appended (``nationbias.stores.text_source``), never an outcome.
 CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
     "context": "a description of what the draft would do",
     "draft_text": "the text of the draft",

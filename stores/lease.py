@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from stores.errors import InputError
-from stores.faults import guarded_write
-from stores.sqlite import connect
+from nationbias.stores.errors import InputError
+from nationbias.stores.faults import guarded_write
+from nationbias.stores.sqlite import connect
 
 HEARTBEAT_S = 5.0
 STALE_S = 60.0  # no heartbeat for this long: the holder is gone (12 missed heartbeats)

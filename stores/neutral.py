@@ -6,7 +6,7 @@ copy obtained by Reuters", "presented by …"). Both give the outcome away: the 
 separates drafts from adopted items. :func:`neutralise_sentence` turns "would have demanded" into
 "would demand" (verb forms from ``lemminflect``, not a hand-written table), drops the if-adopted
 clause and the reporting frame, and says which rules it applied so every change can be audited.
-A draft's own text needs no rewriting, only freeing from its page: :mod:`stores.draft_text`.
+A draft's own text needs no rewriting, only freeing from its page: :mod:`nationbias.stores.draft_text`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
 
-from stores.language import is_english
+from nationbias.stores.language import is_english
 
 _ADVERB = r"(?:also|further|thereby|then|thus|furthermore|\w+ly)"
 _WORD = r"[A-Za-z][\w’'‑-]*"

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 from lemminflect import getLemma
 
-from stores.countries import nations_in_text
-from stores.domain import P5_NAMES
-from stores.leak import split_sentences
-from stores.records import Record
+from nationbias.stores.countries import nations_in_text
+from nationbias.stores.domain import P5_NAMES
+from nationbias.stores.leak import split_sentences
+from nationbias.stores.records import Record
 
 MAJORITY = 0.6  # a region is inferred only when this share of the records agree on it
 _TOPIC_DROP = frozenset({"the", "incl", "inc", "including", "of", "and", "in", "on", "to", "for", "a"})

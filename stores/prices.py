@@ -14,8 +14,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from stores.errors import InputError
-from stores.settings import settings
+from nationbias.stores.errors import InputError
+from nationbias.stores.settings import settings
 
 PACKAGED = Path(__file__).parent / "tables" / "prices.toml"
 

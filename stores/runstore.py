@@ -20,12 +20,12 @@ from typing import Any, Literal, TextIO
 
 import pandas as pd
 
-from stores.errors import InputError
-from stores.faults import guarded_write
-from stores.lease import SCHEMA as LEASE_SCHEMA
-from stores.lease import RunLease
-from stores.paths import home
-from stores.sqlite import GroupCommit, connect
+from nationbias.stores.errors import InputError
+from nationbias.stores.faults import guarded_write
+from nationbias.stores.lease import SCHEMA as LEASE_SCHEMA
+from nationbias.stores.lease import RunLease
+from nationbias.stores.paths import home
+from nationbias.stores.sqlite import GroupCommit, connect
 
 Status = Literal["ok", "invalid", "error"]
 

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-from stores.paths import home, using_home
-from stores.runstore import _SCHEMA as RUNS_SCHEMA
-from stores.sqlite import connect
+from nationbias.stores.paths import home, using_home
+from nationbias.stores.runstore import _SCHEMA as RUNS_SCHEMA
+from nationbias.stores.sqlite import connect
 
 SHARED = ("derived", "chroma")  # pure caches of the data: read and extended in place
 SHARED_FILES = ("embedded-probe.json",)  # what the embedded model's probe found on this machine
@@ -57,7 +57,7 @@ def scratch_home() -> Iterator[Path]:
         try:
             seed_runs(real / "runs.sqlite", scratch / "runs.sqlite")
         except sqlite3.Error as exc:
-            from stores.errors import InputError
+            from nationbias.stores.errors import InputError
 
             raise InputError(f"a dry run cannot read {real / 'runs.sqlite'}: {exc}") from exc
         with using_home(scratch):

@@ -29,9 +29,9 @@ class Settings(BaseSettings):
     base_url: str | None = None  # openai-compatible: the server
     api_key: SecretStr | None = None  # openai-compatible: the key, if the server wants one
     gguf: str | None = None  # the embedded model's GGUF file, replacing the wheel's
-    llama_threads: str | None = None  # validated where used (graphs/local_model.py)
+    llama_threads: str | None = None  # validated where used (graphs/model/embedded/local_model.py)
     llama_worker: str | None = None
-    grace_s: str | None = None  # validated where used (graphs/halt.py)
+    grace_s: str | None = None  # validated where used (graphs/study/halt.py)
     prices: str | None = None  # a price file over the packaged one (stores/prices.py)
 
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from stores.faults import StoreWriteError, describe_write_fault, guarded_write, is_write_fault
+from nationbias.stores.faults import StoreWriteError, describe_write_fault, guarded_write, is_write_fault
 
 
 class StoreCorruptError(RuntimeError):

@@ -30,11 +30,17 @@ from typing import Literal
 import pandas as pd
 from sentencex import segment
 
-from stores.countries import to_iso3
-from stores.draft_text import draft_body
-from stores.leak import ContextKind, PromptContext, context_for_prompt, find_outcome_language, neutral_text
-from stores.records import Record
-from stores.text_source import draft_text_source
+from nationbias.stores.countries import to_iso3
+from nationbias.stores.draft_text import draft_body
+from nationbias.stores.leak import (
+    ContextKind,
+    PromptContext,
+    context_for_prompt,
+    find_outcome_language,
+    neutral_text,
+)
+from nationbias.stores.records import Record
+from nationbias.stores.text_source import draft_text_source
 
 SERVER_CHARS = 3000
 EMBEDDED_CHARS = 1200
@@ -350,7 +356,7 @@ _COUNTRY_WITH_AND = re.compile(
 @cache
 def _default_corpus_index() -> tuple[dict[str, Record], dict[str, Record]]:
     """The packaged corpus by resolution number and by id: where earlier texts a draft names are read."""
-    from stores.corpus import load_corpus
+    from nationbias.stores.corpus import load_corpus
 
     corpus = load_corpus()
     by_resolution = {r.resolution: r for r in corpus.records if r.resolution}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
-from stores.records import Record
+from nationbias.stores.records import Record
 
 SourceKind = Literal[
     "un_document", "un_press", "press_copy", "un_news", "un_other", "news", "gov", "wiki", "web", "unknown"

@@ -19,9 +19,9 @@ from pathlib import Path
 import pandas as pd
 from pydantic import ValidationError
 
-from stores.countries import name_for, to_iso3
-from stores.errors import InputError
-from stores.records import Record, Tally, Vote
+from nationbias.stores.countries import name_for, to_iso3
+from nationbias.stores.errors import InputError
+from nationbias.stores.records import Record, Tally, Vote
 
 META_COLUMNS = (
     "Council",

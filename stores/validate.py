@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from stores.bundled import DataFile
-from stores.countries import to_iso3
-from stores.domain import P5_NAMES
-from stores.records import Record
+from nationbias.stores.bundled import DataFile
+from nationbias.stores.countries import to_iso3
+from nationbias.stores.domain import P5_NAMES
+from nationbias.stores.records import Record
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def data_overrides_restored() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def corpus():  # type: ignore[no-untyped-def]
-    from stores.corpus import load_corpus
+    from nationbias.stores.corpus import load_corpus
 
     return load_corpus()
 
@@ -78,7 +78,7 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`python -m llama_cpp.server` serving the embedded GGUF on 127.0.0.1; yields its /v1 base URL."""
-    from graphs.local_model import smollm2_path
+    from nationbias.graphs.model.embedded.local_model import smollm2_path
 
     port = free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"

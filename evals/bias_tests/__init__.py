@@ -4,12 +4,12 @@ Their import order is the registry's, and so the report's: the paper's vote tabl
 """
 
 # isort: off
-from evals.bias_tests import vote  # noqa: F401  (registers vote and debias)
-from evals.bias_tests import directqa  # noqa: F401
-from evals.bias_tests import association  # noqa: F401
+from nationbias.evals.bias_tests.vote import tests as vote  # noqa: F401  (registers vote and debias)
+from nationbias.evals.bias_tests import directqa  # noqa: F401
+from nationbias.evals.bias_tests import association  # noqa: F401
 
 # isort: on
-from evals.bias_tests.base import (
+from nationbias.evals.bias_tests.base import (
     BiasTest,
     RunContext,
     RunRequest,

@@ -12,20 +12,20 @@ from dataclasses import dataclass, field, fields
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from evals.errors import UsageError
+from nationbias.evals.errors import UsageError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from graphs.endpoints import BaseUrls
-    from graphs.llm import ModelClient
-    from graphs.runner import RunSummary
-    from graphs.sampling import SampleOptions
-    from prompts import PromptSet
-    from stores.runstore import RunStore
+    from nationbias.graphs.model.client import ModelClient
+    from nationbias.graphs.model.endpoints import BaseUrls
+    from nationbias.graphs.study.runner import RunSummary
+    from nationbias.graphs.study.sampling import SampleOptions
+    from nationbias.prompts import PromptSet
+    from nationbias.stores.runstore import RunStore
 
 ENTRY_POINTS = "nationbias.tests"  # installed packages add tests under this entry-point group
-Section = Callable[[Any], None]  # writes one part of the report from its Context (evals/report_context.py)
+Section = Callable[[Any], None]  # writes one part of the report from its Context (evals/report/context.py)
 
 
 class UnknownTestError(UsageError):
@@ -37,7 +37,7 @@ class RunRequest:
     """One run as the user asked for it (the CLI's options); checked before any store is opened."""
 
     model: str
-    base_url: BaseUrls = None  # one URL or several replicas (graphs/endpoints.py)
+    base_url: BaseUrls = None  # one URL or several replicas (graphs/model/endpoints.py)
     judge: str | None = None
     judge_base_url: str | None = None
     limit: int | None = None
@@ -51,10 +51,10 @@ class RunRequest:
     retry_errors: bool = False
     no_cache: bool = False
     prompts: str = "structured"
-    reasoning_max_tokens: int = 0  # 0: the default budget (graphs/budget.py)
+    reasoning_max_tokens: int = 0  # 0: the default budget (graphs/model/budget.py)
     show_progress: bool = True
     progress_every: float = 30.0  # seconds between progress lines in a log (graphs/progress.py)
-    timeout: float = 120.0  # seconds per model call (graphs/llm.py)
+    timeout: float = 120.0  # seconds per model call (graphs/model/client.py)
     options: Mapping[str, Any] = field(default_factory=dict)  # the test's own (its ``options``)
 
     @classmethod
@@ -78,7 +78,8 @@ class RunContext:
     inputs: Any = None  # what :meth:`BiasTest.prepare` returned (e.g. the corpus)
 
     def study_kwargs(self) -> dict[str, Any]:
-        """What every study function (graphs/simulate.py, graphs/explicit.py) takes from the run."""
+        """What every study function (graphs/study/simulate.py, graphs/study/explicit.py) takes from the
+        run."""
         return {
             "client": self.client,
             "judge": self.judge,
@@ -149,7 +150,7 @@ def _load_plugins() -> None:
 
 def bias_tests() -> dict[str, BiasTest]:
     """Every registered test, built-in ones first, in the report's order."""
-    import evals.bias_tests  # noqa: F401  (registers the built-in tests)
+    import nationbias.evals.bias_tests  # noqa: F401  (registers the built-in tests)
 
     _load_plugins()
     return dict(_REGISTRY)

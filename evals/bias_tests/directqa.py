@@ -6,20 +6,20 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from evals import agreement as A
-from evals import explicit_tables as X
-from evals import figures as F
-from evals import results as R
-from evals import tables as T
-from evals.bias_tests.base import RunContext, RunRequest, bias_test
-from evals.report_context import Context
+from nationbias.evals.bias_tests.base import RunContext, RunRequest, bias_test
+from nationbias.evals.report import figures as F
+from nationbias.evals.report.context import Context
+from nationbias.evals.tables import agreement as A
+from nationbias.evals.tables import explicit as X
+from nationbias.evals.tables import paper as T
+from nationbias.evals.tables import results as R
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from graphs.runner import RunSummary
-    from graphs.sampling import SampleOptions
-    from prompts import PromptSet
+    from nationbias.graphs.study.runner import RunSummary
+    from nationbias.graphs.study.sampling import SampleOptions
+    from nationbias.prompts import PromptSet
 
 
 def _directqa(ctx: Context) -> None:
@@ -56,7 +56,7 @@ class DirectQATest:
         return None
 
     async def arun(self, ctx: RunContext) -> RunSummary:
-        from graphs.explicit import run_directqa_study
+        from nationbias.graphs.study.explicit import run_directqa_study
 
         return await run_directqa_study(**ctx.study_kwargs())
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from benchmarks import retrieval, throughput
 from benchmarks.common import Section, fault_server_process
 from benchmarks.report import markdown
-from graphs.sampling import SampleOptions
-from stores.corpus import load_corpus
+from nationbias.graphs.study.sampling import SampleOptions
+from nationbias.stores.corpus import load_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from benchmarks import throughput, transport
 from benchmarks.common import Section, fault_server_process
-from graphs.providers.wire import WIRES
-from graphs.sampling import SampleOptions
-from stores.corpus import load_corpus
+from nationbias.graphs.model.providers.wire import WIRES
+from nationbias.graphs.study.sampling import SampleOptions
+from nationbias.stores.corpus import load_corpus
 
 
 def test_each_wire_gets_a_row_from_the_same_run() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from evals.agreement import directqa_agreement, friedman_table, vote_agreement
+from nationbias.evals.tables.agreement import directqa_agreement, friedman_table, vote_agreement
 from tests.support.samples import frame, sample
 
 VOTES = ["favour", "against", "abstention"]

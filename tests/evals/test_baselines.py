@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import f1_score
 
-from evals.baselines import (
+from nationbias.evals.baselines.council import (
     METHODS,
     baseline_f1,
     baseline_predictions,
@@ -14,11 +14,11 @@ from evals.baselines import (
     majority_vote,
     sponsor_names,
 )
-from retrievers import get_retriever
-from stores.augment import augmented_for
-from stores.corpus import Corpus
-from stores.domain import P5, P5_BY_NAME, VOTE_CODES
-from stores.errors import InputError
+from nationbias.retrievers import get_retriever
+from nationbias.stores.augment import augmented_for
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import P5, P5_BY_NAME, VOTE_CODES
+from nationbias.stores.errors import InputError
 
 LABELS = {"favour", "against", "abstention"}
 
@@ -134,7 +134,7 @@ def test_unknown_method_or_persona_is_rejected(corpus) -> None:
 
 
 def test_the_report_says_how_far_the_learned_baseline_is_from_the_papers_best() -> None:
-    from evals.bias_tests.vote_report import learned_vs_paper
+    from nationbias.evals.bias_tests.vote.report import learned_vs_paper
 
     frame = pd.DataFrame(
         {

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from stores.batches import BatchStore
+from nationbias.evals.cli.main import app
+from nationbias.stores.batches import BatchStore
 from tests.support.batch_helpers import MODEL, comparable
 from tests.support.batch_server import BatchServer
 

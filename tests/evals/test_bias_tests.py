@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals.bias_tests import BiasTest, UnknownTestError, bias_test, bias_tests, get_test
-from evals.results import RESULT_TABLES
+from nationbias.evals.bias_tests import BiasTest, UnknownTestError, bias_test, bias_tests, get_test
+from nationbias.evals.tables.results import RESULT_TABLES
 
 
 def test_the_builtin_tests_in_the_papers_order() -> None:

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from evals.baselines import METHODS
-from evals.cli import app
-from evals.cli_baselines import ALL_MEMBERS, BODIES, parse_years
-from evals.unga_baselines import METHODS as UNGA_METHODS
-from stores.domain import P5, VOTES
+from nationbias.evals.baselines.assembly import METHODS as UNGA_METHODS
+from nationbias.evals.baselines.council import METHODS
+from nationbias.evals.cli.baselines import ALL_MEMBERS, BODIES, parse_years
+from nationbias.evals.cli.main import app
+from nationbias.stores.domain import P5, VOTES
 
 runner = CliRunner()
 FAST = ["--resamples", "50"]

@@ -9,9 +9,14 @@ from html.parser import HTMLParser
 import pandas as pd
 import pytest
 
-from evals import first_screen as S
-from evals.compact_tables import debias_compact, f1_compact, paper_debias_rows, votes_compact
-from evals.html_table import Cell, render
+from nationbias.evals.report import first_screen as S
+from nationbias.evals.report.compact_tables import (
+    debias_compact,
+    f1_compact,
+    paper_debias_rows,
+    votes_compact,
+)
+from nationbias.evals.report.html_table import Cell, render
 from tests.support.samples import sample
 
 NAN = float("nan")
@@ -174,7 +179,7 @@ def test_render_two_level_header_spans_its_groups() -> None:
 
 
 def test_runs_display_shows_what_differs_and_says_what_is_shared_once() -> None:
-    from evals.runs_table import runs_display
+    from nationbias.evals.report.runs_table import runs_display
 
     sha = "ab" * 32
     meta = pd.DataFrame(
@@ -195,7 +200,7 @@ def test_runs_display_shows_what_differs_and_says_what_is_shared_once() -> None:
 
 
 def test_many_nations_turn_into_rows() -> None:
-    from evals.compact_tables import fit
+    from nationbias.evals.report.compact_tables import fit
 
     codes = [f"S{i:02d}" for i in range(12)]
     run = pd.DataFrame({"persona": codes, "point": 0.5, "low": 0.4, "high": 0.6})
@@ -208,7 +213,7 @@ def test_many_nations_turn_into_rows() -> None:
 
 def test_a_model_row_keeps_its_framework_suffix_whole() -> None:
     """Two debiased rows of one model differ only in their suffix: shortening must not hide it."""
-    from evals.html_table import model_name
+    from nationbias.evals.report.html_table import model_name
 
     assert model_name("local:smollm2 + RAG k=1, Rflx, keyword") == "smollm2 + RAG k=1, Rflx, keyword"
     assert model_name("local:smollm2 + RAG k=1, no Rflx, keyword") == "smollm2 + RAG k=1, no Rflx, keyword"

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
+from nationbias.evals.cli.main import app
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, rows
 

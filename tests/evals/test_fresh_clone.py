@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from stores.runstore import RunStore
+from nationbias.stores.runstore import RunStore
 
 REPO = Path(__file__).resolve().parents[2]
 # The README's demo is `uv run nationbias demo`; the smallest subset keeps this to a few minutes.

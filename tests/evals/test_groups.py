@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from evals.groups import group_gaps, load_groups
-from stores.errors import InputError
+from nationbias.evals.cli.main import app
+from nationbias.evals.stats.groups import group_gaps, load_groups
+from nationbias.stores.errors import InputError
 
 # Two items; members A1, A2 (group A) always right, B1 right on one item of two, B2 never.
 ROWS = [

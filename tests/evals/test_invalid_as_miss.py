@@ -25,11 +25,11 @@ import pandas as pd
 import pytest
 from sklearn.metrics import f1_score
 
-from evals import explicit_tables as X
-from evals import results as R
-from evals import tables as T
-from evals.bootstrap import paired_bootstrap_delta, per_item_confusion
-from evals.metrics import confusion, irres_score, weighted_f1, weighted_f1_from_confusion
+from nationbias.evals.stats.bootstrap import paired_bootstrap_delta, per_item_confusion
+from nationbias.evals.stats.metrics import confusion, irres_score, weighted_f1, weighted_f1_from_confusion
+from nationbias.evals.tables import explicit as X
+from nationbias.evals.tables import paper as T
+from nationbias.evals.tables import results as R
 from tests.support.samples import frame, sample
 
 VOTES = ["favour", "against", "abstention"]

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import confusion_matrix, f1_score
 
-from evals.metrics import (
+from nationbias.evals.stats.metrics import (
     ats,
     confusion,
     irres_score,

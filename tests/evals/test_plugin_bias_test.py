@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from stores.runstore import RunStore
+from nationbias.stores.runstore import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tests" / "support" / "plugins"  # toy_bias.py and its entry point (a dist-info)
@@ -20,7 +20,11 @@ def _cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
         "PYTHONPATH": os.pathsep.join([str(PLUGINS), str(ROOT)]),
     }
     return subprocess.run(
-        [sys.executable, "-m", "evals.cli", *args], capture_output=True, text=True, env=env, timeout=600
+        [sys.executable, "-m", "nationbias.evals.cli.main", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
 
 
@@ -55,7 +59,7 @@ def test_a_plugin_test_runs_through_the_cli_and_the_report(isolated_home: Path) 
 def test_without_the_plugin_the_test_is_unknown(isolated_home: Path) -> None:
     env = {**os.environ, "NATIONBIAS_HOME": str(isolated_home)}
     result = subprocess.run(
-        [sys.executable, "-m", "evals.cli", "run", "toy"],
+        [sys.executable, "-m", "nationbias.evals.cli.main", "run", "toy"],
         capture_output=True,
         text=True,
         env=env,

@@ -8,13 +8,13 @@ import random
 import numpy as np
 import pytest
 
-from evals.precedent_features import FEATURES, FeatureBuilder
-from evals.precedent_model import GRID, NAMES, K, PrecedentModel, explanations_frame
-from retrievers import get_retriever
-from stores.augment import augmented_for
-from stores.corpus import Corpus
-from stores.domain import P5, VOTES
-from stores.records import Record
+from nationbias.evals.baselines.precedent_features import FEATURES, FeatureBuilder
+from nationbias.evals.baselines.precedent_model import GRID, NAMES, K, PrecedentModel, explanations_frame
+from nationbias.retrievers import get_retriever
+from nationbias.stores.augment import augmented_for
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import P5, VOTES
+from nationbias.stores.records import Record
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evals.figures import DEMO_CAPTION
-from evals.report import BANNER, write_report
-from stores.domain import P5
-from stores.runstore import RunStore, SampleRow
+from nationbias.evals.report.figures import DEMO_CAPTION
+from nationbias.evals.report.writer import BANNER, write_report
+from nationbias.stores.domain import P5
+from nationbias.stores.runstore import RunStore, SampleRow
 
 VOTES = ("favour", "against", "abstention")
 EVIL = "<script>alert('x')</script>"

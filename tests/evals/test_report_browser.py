@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
+from nationbias.evals.cli.main import app
 from tests.support.fake_answers import default_content
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from evals.report import write_report
-from stores.domain import VOTES
-from stores.regions import regional_group
-from stores.runstore import RunStore, SampleRow
-from stores.unga import assembly_votes
+from nationbias.evals.report.writer import write_report
+from nationbias.stores.domain import VOTES
+from nationbias.stores.regions import regional_group
+from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.unga import assembly_votes
 
 LABELS = {"Y": "favour", "N": "against", "A": "abstention"}
 

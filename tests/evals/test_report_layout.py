@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 from typer.testing import CliRunner
 
-from evals.cli import app
+from nationbias.evals.cli.main import app
 from tests.evals.test_report_browser import CHROMIUM_ARGS, _chromium_or_skip, directqa_aware
 
 RUN_ID = "layout-check-with-a-rather-long-run-identifier"

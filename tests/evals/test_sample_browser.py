@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 from typer.testing import CliRunner
 
-from evals.cli import app
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.stores.runstore import RunStore
 from tests.evals.test_report_browser import CHROMIUM_ARGS, _chromium_or_skip
 from tests.support.fake_answers import default_content, schema_of
 

@@ -10,10 +10,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from evals import sample_data
-from evals.report_context import Run
-from evals.sample_browser import write_sample_browser
-from evals.sample_data import build, js_call, label_of, outcome_of
+from nationbias.evals.report import sample_data
+from nationbias.evals.report.context import Run
+from nationbias.evals.report.sample_browser import write_sample_browser
+from nationbias.evals.report.sample_data import build, js_call, label_of, outcome_of
 
 SYSTEM = "You are a careful analyst. </script><script>alert(1)</script>"
 

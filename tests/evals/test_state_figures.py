@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evals.state_figures import (
+from nationbias.evals.report.state_figures import (
     ALL,
     OTHER,
     bloc_correlation,
@@ -21,10 +21,10 @@ from evals.state_figures import (
     state_agreement_figure,
     state_order,
 )
-from stores.domain import P5, VOTES
-from stores.errors import InputError
-from stores.regions import GROUPS, regional_group
-from stores.unga import ISSUES, load_assembly
+from nationbias.stores.domain import P5, VOTES
+from nationbias.stores.errors import InputError
+from nationbias.stores.regions import GROUPS, regional_group
+from nationbias.stores.unga import ISSUES, load_assembly
 
 MISS_ORDER = [*VOTES, "miss"]
 

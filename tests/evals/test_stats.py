@@ -8,15 +8,7 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from evals.bootstrap import (
-    bootstrap_ci,
-    bootstrap_cis,
-    paired_bootstrap_delta,
-    per_item_confusion,
-    weighted_f1_ci,
-)
-from evals.metrics import weighted_f1, weighted_f1_from_confusion, weighted_f1_from_confusions
-from evals.stats import (
+from nationbias.evals.stats.agreement import (
     CHI2_MAX_3,
     CHI2_MAX_5,
     FRIEDMAN_MAX,
@@ -26,6 +18,18 @@ from evals.stats import (
     fleiss_kappa,
     friedman,
     multi_chi2,
+)
+from nationbias.evals.stats.bootstrap import (
+    bootstrap_ci,
+    bootstrap_cis,
+    paired_bootstrap_delta,
+    per_item_confusion,
+    weighted_f1_ci,
+)
+from nationbias.evals.stats.metrics import (
+    weighted_f1,
+    weighted_f1_from_confusion,
+    weighted_f1_from_confusions,
 )
 
 VOTES = ["favour", "against", "abstention"]

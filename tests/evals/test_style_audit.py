@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.report_leak import style_table
-from evals.style_audit import (
+from nationbias.evals.report.leak import style_table
+from nationbias.evals.style_audit import (
     CONTROL_AUC,
     GATE_AUC,
     StyleAudit,
@@ -21,9 +21,9 @@ from evals.style_audit import (
     style_audit,
     style_features,
 )
-from graphs.vote import vote_messages
-from prompts import prompt_set
-from stores.corpus import Corpus
+from nationbias.graphs.vote import vote_messages
+from nationbias.prompts import prompt_set
+from nationbias.stores.corpus import Corpus
 
 
 @pytest.fixture(scope="module")

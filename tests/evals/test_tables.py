@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evals import agreement as A
-from evals import explicit_tables as X
-from evals import tables as T
-from evals.metrics import weighted_f1
-from evals.results import RESULT_TABLES, results, tables_for
-from stores.runstore import RunStore, SampleRow
+from nationbias.evals.stats.metrics import weighted_f1
+from nationbias.evals.tables import agreement as A
+from nationbias.evals.tables import explicit as X
+from nationbias.evals.tables import paper as T
+from nationbias.evals.tables.results import RESULT_TABLES, results, tables_for
+from nationbias.stores.runstore import RunStore, SampleRow
 from tests.support.samples import sample
 
 

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 import nationbias
-from evals.cli import app
-from stores.errors import InputError
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.stores.errors import InputError
+from nationbias.stores.runstore import RunStore
 
 OPTIONS = {"limit": 1, "repeats": 1, "personas": "USA", "show_progress": False}
 

@@ -10,11 +10,17 @@ import pandas as pd
 import pytest
 from sklearn.metrics import f1_score
 
-from evals.unga_baselines import ALL, COLUMNS, assembly_baseline_f1, assembly_predictions, assembly_scores
-from stores.domain import VOTE_CODES
-from stores.domain import VOTES as VOTES_LABELS
-from stores.errors import InputError
-from stores.unga import Assembly, load_assembly
+from nationbias.evals.baselines.assembly import (
+    ALL,
+    COLUMNS,
+    assembly_baseline_f1,
+    assembly_predictions,
+    assembly_scores,
+)
+from nationbias.stores.domain import VOTE_CODES
+from nationbias.stores.domain import VOTES as VOTES_LABELS
+from nationbias.stores.errors import InputError
+from nationbias.stores.unga import Assembly, load_assembly
 
 STATES = ("USA", "ISR", "CAN", "GBR", "FRA", "RUS", "CHN", "IND", "BRA", "CUB", "JPN", "NGA")
 YEAR = 2010
@@ -138,7 +144,7 @@ def test_the_reports_baseline_table_is_sklearns_score_on_the_runs_roll_calls(rec
 
 
 def test_a_runs_baselines_are_stored_once_and_read_back_in_a_later_process(tmp_path, monkeypatch) -> None:
-    import evals.unga_baselines as U
+    import nationbias.evals.baselines.assembly as U
 
     monkeypatch.setenv("NATIONBIAS_HOME", str(tmp_path))
     items = [f"UNGA-{rcid}" for rcid in load_assembly().roll_calls.query("date.dt.year == 2010").index[:3]]

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evals.unga_baselines import run_predictions
-from evals.unga_explain import explain_assembly
-from stores.errors import InputError
-from stores.unga import Assembly, load_assembly
+from nationbias.evals.baselines.assembly import run_predictions
+from nationbias.evals.baselines.assembly_explain import explain_assembly
+from nationbias.stores.errors import InputError
+from nationbias.stores.unga import Assembly, load_assembly
 
 STATES = ("USA", "ISR", "GBR", "RUS", "CHN", "IND", "BRA", "CUB", "NGA")
 

@@ -16,15 +16,15 @@ import pandas as pd
 import pytest
 
 import nationbias
-from evals.bias_tests.vote_precedents import EXPORT, TOP, precedents_section
-from evals.precedent_features import member_name, member_vote
-from evals.precedent_model import NAMES, PrecedentModel
-from evals.report import write_report
-from evals.report_context import Context, Run
-from evals.report_html import Page
-from stores.corpus import load_corpus
-from stores.domain import slug
-from stores.runstore import RunStore
+from nationbias.evals.baselines.precedent_features import member_name, member_vote
+from nationbias.evals.baselines.precedent_model import NAMES, PrecedentModel
+from nationbias.evals.bias_tests.vote.precedents import EXPORT, TOP, precedents_section
+from nationbias.evals.report.context import Context, Run
+from nationbias.evals.report.html import Page
+from nationbias.evals.report.writer import write_report
+from nationbias.stores.corpus import load_corpus
+from nationbias.stores.domain import slug
+from nationbias.stores.runstore import RunStore
 
 ROW = re.compile(
     r'<tr data-feature="([^"]+)" data-contribution="([^"]+)"><td>[^<]*</td>'

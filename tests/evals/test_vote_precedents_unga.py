@@ -1,7 +1,8 @@
 """The report's "why the learned Assembly baseline predicted each vote", read back from the HTML.
 
 A real Assembly vote run (the scripted model) goes through the library and the report; each pair the page
-shows is checked against :func:`evals.unga_explain.explain_assembly` called apart, and the export holds
+shows is checked against :func:`nationbias.evals.baselines.assembly_explain.explain_assembly` called apart,
+and the export holds
 every pair of the run.
 """
 
@@ -15,11 +16,11 @@ import pandas as pd
 import pytest
 
 import nationbias
-from evals.bias_tests.vote_precedents_unga import EXPORT
-from evals.report import write_report
-from evals.unga_explain import explain_assembly
-from stores.domain import slug
-from stores.runstore import RunStore
+from nationbias.evals.baselines.assembly_explain import explain_assembly
+from nationbias.evals.bias_tests.vote.precedents_unga import EXPORT
+from nationbias.evals.report.writer import write_report
+from nationbias.stores.domain import slug
+from nationbias.stores.runstore import RunStore
 
 PERSONAS = "USA,BRA,NGA,CHN"
 SUM = re.compile(r'<p class="why-sum" data-intercept="([^"]+)" data-sum="([^"]+)" data-score="([^"]+)">')

@@ -18,16 +18,16 @@ from typing import Any
 import pytest
 
 import nationbias
-from graphs.debias import DebiasDeps, DebiasOptions
-from graphs.simulate import precedent_pool
-from graphs.vote import member_vote
-from retrievers import get_retriever
-from retrievers.base import pool_part
-from retrievers.bm25 import BM25Retriever
-from retrievers.recency import RecencyRetriever, age_years, discounted
-from stores.corpus import context_for_prompt, load_corpus
-from stores.runstore import RunStore
-from stores.unga import assembly_corpus, load_assembly
+from nationbias.graphs.debias import DebiasDeps, DebiasOptions
+from nationbias.graphs.study.simulate import precedent_pool
+from nationbias.graphs.vote import member_vote
+from nationbias.retrievers import get_retriever
+from nationbias.retrievers.base import pool_part
+from nationbias.retrievers.bm25 import BM25Retriever
+from nationbias.retrievers.recency import RecencyRetriever, age_years, discounted
+from nationbias.stores.corpus import context_for_prompt, load_corpus
+from nationbias.stores.runstore import RunStore
+from nationbias.stores.unga import assembly_corpus, load_assembly
 
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 VOTES = {"favour", "against", "abstention"}
@@ -90,8 +90,8 @@ def test_assembly_debias_prompts_say_the_date_once_without_blank_lines_or_missin
     assert config["precedent_age"]["median_years"] == statistics.median(ages)
     assert config["precedent_age"]["recency_halflife"] == 10.0
 
-    from evals.bias_tests.vote_assembly import precedent_age_note
-    from evals.report_context import load_runs
+    from nationbias.evals.bias_tests.vote.assembly import precedent_age_note
+    from nationbias.evals.report.context import load_runs
 
     (run,) = load_runs([summary.run_id], RunStore())
     note = precedent_age_note(run)

@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 
 import nationbias
-from evals.errors import UsageError
-from graphs.debias import history_text
-from stores.runstore import RunStore
-from stores.unga import load_assembly
+from nationbias.evals.errors import UsageError
+from nationbias.graphs.debias import history_text
+from nationbias.stores.runstore import RunStore
+from nationbias.stores.unga import load_assembly
 
 MARKERS: dict[str, str] = {
     "catalogue suffix": r"/\s*adopted\b|\badopted by the General Ass",

@@ -7,12 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from graphs.association import load_pool, presented_order
-from graphs.directqa import GENERAL, directqa_families
-from graphs.explicit import select_families, select_keywords
-from graphs.ranking import label_polarity, parse_association, parse_judge_polarity, ranking_schema
-from graphs.sampling import SampleOptions
-from stores.domain import P5
+from nationbias.graphs.association import load_pool, presented_order
+from nationbias.graphs.directqa import GENERAL, directqa_families
+from nationbias.graphs.labels.ranking import (
+    label_polarity,
+    parse_association,
+    parse_judge_polarity,
+    ranking_schema,
+)
+from nationbias.graphs.study.explicit import select_families, select_keywords
+from nationbias.graphs.study.sampling import SampleOptions
+from nationbias.stores.domain import P5
 
 F2_EXAMPLE_1 = """The sorting is based on the level of involvement and response of each country to the \
 Ebola outbreak. The United States has been at the forefront of international health \

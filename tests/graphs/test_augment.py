@@ -6,11 +6,11 @@ import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from graphs.augment import augment_messages, augment_prompt
-from stores.augment import Augmented, write_augmented
-from stores.corpus import Corpus
-from stores.leak import context_for_prompt
-from stores.records import Record
+from nationbias.graphs.augment import augment_messages, augment_prompt
+from nationbias.stores.augment import Augmented, write_augmented
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.leak import context_for_prompt
+from nationbias.stores.records import Record
 
 SYSTEM = (
     "You annotate United Nations Security Council draft resolutions. Answer with one JSON object with "

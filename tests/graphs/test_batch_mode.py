@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import nationbias
-from evals.study import Cell, ablate
-from stores.batches import BatchStore
-from stores.errors import InputError
+from nationbias.evals.study import Cell, ablate
+from nationbias.stores.batches import BatchStore
+from nationbias.stores.errors import InputError
 from tests.support.batch_helpers import MODEL, comparable
 
 FAST = {"show_progress": False, "repeats": 1}

@@ -1,4 +1,4 @@
-"""The circuit breaker's rule (graphs/breaker.py): quick to give up on an endpoint that never
+"""The circuit breaker's rule (graphs/model/breaker.py): quick to give up on an endpoint that never
 answered, patient with one that did (a restart is ridden out), blind to HTTP errors and to one
 round of timeouts (a silent endpoint: test_breaker_silent.py)."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.breaker import CircuitBreaker, EndpointUnreachable, display_url
-from graphs.http import ConnectionFailed, RequestTimeout
+from nationbias.graphs.model.breaker import CircuitBreaker, EndpointUnreachable, display_url
+from nationbias.graphs.model.http import ConnectionFailed, RequestTimeout
 
 REFUSED = ConnectionFailed("ClientConnectorError: Cannot connect to host 127.0.0.1:9")
 

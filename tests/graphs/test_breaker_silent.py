@@ -1,4 +1,4 @@
-"""The breaker and a silent endpoint (graphs/breaker.py): calls that time out before anything ever
+"""The breaker and a silent endpoint (graphs/model/breaker.py): calls that time out before anything ever
 answered stop the run once a second timeout has passed; after an answer, timeouts count as an
 outage, ridden out for ``outage_s`` like refused connections."""
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from graphs.breaker import CircuitBreaker, EndpointUnreachable
-from graphs.http import ConnectionFailed, RequestTimeout
+from nationbias.graphs.model.breaker import CircuitBreaker, EndpointUnreachable
+from nationbias.graphs.model.http import ConnectionFailed, RequestTimeout
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 SILENT = RequestTimeout("no answer within 0.05 s")

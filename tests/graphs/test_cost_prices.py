@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from graphs.providers import ModelSpec
-from graphs.tokens import Estimate, counter_for
-from stores.errors import InputError
-from stores.prices import PACKAGED, price_book, read_prices
+from nationbias.graphs.model.cost.tokens import Estimate, counter_for
+from nationbias.graphs.model.providers import ModelSpec
+from nationbias.stores.errors import InputError
+from nationbias.stores.prices import PACKAGED, price_book, read_prices
 
 # tiktoken's own SHA-256 of the files it downloads (tiktoken_ext/openai_public.py)
 TIKTOKEN_SHA256 = {
@@ -94,7 +94,7 @@ def test_a_model_without_a_tokenizer_is_estimated_and_says_so() -> None:
 def test_the_embedded_model_is_counted_with_its_gguf_vocabulary() -> None:
     from llama_cpp import Llama
 
-    from graphs.local_model import smollm2_path
+    from nationbias.graphs.model.embedded.local_model import smollm2_path
 
     counter = counter_for(ModelSpec("local", "smollm2"))
     assert counter.exact and "GGUF" in counter.name

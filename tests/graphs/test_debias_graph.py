@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
-from graphs.llm import ModelClient
-from retrievers import Precedent
-from stores.augment import augmented_for
-from stores.checkpoints import InlineSqliteSaver
-from stores.records import Record
+from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
+from nationbias.graphs.model.client import ModelClient
+from nationbias.retrievers import Precedent
+from nationbias.stores.augment import augmented_for
+from nationbias.stores.checkpoints import InlineSqliteSaver
+from nationbias.stores.records import Record
 
 
 class FixedRetriever:

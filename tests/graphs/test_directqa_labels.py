@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.directqa import directqa_families, question_messages
-from graphs.labels import NEUTRAL, LabelDecision, label_directqa, parse_judge_label, settle
+from nationbias.graphs.directqa import directqa_families, question_messages
+from nationbias.graphs.labels.directqa import (
+    NEUTRAL,
+    LabelDecision,
+    label_directqa,
+    parse_judge_label,
+    settle,
+)
 
 F1_EXAMPLE_1 = """It's important to note that labeling a nation as irresponsible can be subjective and \
 depends on various perspectives and contexts.

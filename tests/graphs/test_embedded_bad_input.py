@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from graphs.embedded_worker import close_all
-from graphs.local_model import GGUF_NAME, check_gguf, llama_threads, smollm2_path
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.graphs.model.embedded.local_model import GGUF_NAME, check_gguf, llama_threads, smollm2_path
+from nationbias.graphs.model.embedded.worker import close_all
+from nationbias.stores.runstore import RunStore
 
 VOTE = ["run", "vote", "--model", "local:smollm2", "--limit", "1", "--repeats", "1", "--personas", "USA"]
 

@@ -10,17 +10,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from graphs.embedded_probe import PROBE_FILE, embedded_status, ensure_embedded_works
-from graphs.embedded_worker import EmbeddedBackendCrashed, close_all, exit_cause, get_worker
-from graphs.halt import RunHalted
-from graphs.llm import ModelClient
-from graphs.local_model import DEFAULT_N_CTX, LlamaCppChatModel, smollm2_path
-from graphs.models import BackendFatalError
-from graphs.parsing import VOTE_SCHEMA
-from graphs.runner import Task, run_tasks
-from stores.cache import ResponseCache
-from stores.paths import home
-from stores.runstore import RunStore, SampleRow
+from nationbias.graphs.labels.parsing import VOTE_SCHEMA
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.embedded.local_model import DEFAULT_N_CTX, LlamaCppChatModel, smollm2_path
+from nationbias.graphs.model.embedded.probe import PROBE_FILE, embedded_status, ensure_embedded_works
+from nationbias.graphs.model.embedded.worker import EmbeddedBackendCrashed, close_all, exit_cause, get_worker
+from nationbias.graphs.model.registry import BackendFatalError
+from nationbias.graphs.study.halt import RunHalted
+from nationbias.graphs.study.runner import Task, run_tasks
+from nationbias.stores.cache import ResponseCache
+from nationbias.stores.paths import home
+from nationbias.stores.runstore import RunStore, SampleRow
 
 MESSAGES = [
     {

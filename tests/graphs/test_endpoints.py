@@ -1,4 +1,4 @@
-"""Several replicas behind one client (graphs/endpoints.py), against real local servers: calls are
+"""Several replicas behind one client (graphs/model/endpoints.py), against real local servers: calls are
 spread by in-flight count, a dead or failing replica is drained and its calls answered elsewhere,
 it comes back after its cool-down, and only every replica down stops the run (the circuit breaker)."""
 
@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from graphs.breaker import EndpointUnreachable
-from graphs.endpoints import EndpointPool, split_urls
-from graphs.http import ChatCompletionsClient
-from graphs.llm import ModelClient
-from graphs.models import ModelSpecError, get_chat_model, parse_spec
-from graphs.providers import PROVIDERS
-from stores.cache import ResponseCache
-from stores.settings import settings
+from nationbias.graphs.model.breaker import EndpointUnreachable
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.endpoints import EndpointPool, split_urls
+from nationbias.graphs.model.http import ChatCompletionsClient
+from nationbias.graphs.model.providers import PROVIDERS
+from nationbias.graphs.model.registry import ModelSpecError, get_chat_model, parse_spec
+from nationbias.stores.cache import ResponseCache
+from nationbias.stores.settings import settings
 from tests.support.fault_server import FaultServer
 from tests.support.fixtures import FaultServerFactory
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import nationbias
-from stores.corpus import load_corpus
-from stores.domain import P5, P5_BY_NAME
-from stores.runstore import RunStore
+from nationbias.stores.corpus import load_corpus
+from nationbias.stores.domain import P5, P5_BY_NAME
+from nationbias.stores.runstore import RunStore
 
 
 def _extra(value: object) -> dict:  # type: ignore[type-arg]

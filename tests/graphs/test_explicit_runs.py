@@ -11,12 +11,23 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from graphs.association import AssociationDeps, association_row, build_association_graph, presented_order
-from graphs.directqa import DirectQADeps, DirectQAState, build_directqa_graph, directqa_families, directqa_row
-from graphs.llm import CallResult, ModelClient
-from stores.domain import P5
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.graphs.association import (
+    AssociationDeps,
+    association_row,
+    build_association_graph,
+    presented_order,
+)
+from nationbias.graphs.directqa import (
+    DirectQADeps,
+    DirectQAState,
+    build_directqa_graph,
+    directqa_families,
+    directqa_row,
+)
+from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.stores.domain import P5
+from nationbias.stores.runstore import RunStore
 
 runner = CliRunner()
 

@@ -13,8 +13,8 @@ from collections import Counter
 
 import pytest
 
-from graphs.labels import NEUTRAL
-from stores.domain import P5, VOTES
+from nationbias.graphs.labels.directqa import NEUTRAL
+from nationbias.stores.domain import P5, VOTES
 from tests.support.label_corpus import AMBIGUOUS, SPLITS, Scored, load_corpus, score, tally
 
 CORPUS = load_corpus()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.labels import label_directqa
-from graphs.ranking import parse_association
-from graphs.vote_labels import label_vote_text, parse_judge_vote, vote_rules
+from nationbias.graphs.labels.directqa import label_directqa
+from nationbias.graphs.labels.ranking import parse_association
+from nationbias.graphs.labels.vote import label_vote_text, parse_judge_vote, vote_rules
 
 # Appendix F, Table 13 (the responses as printed, the paper's labels beside them).
 GPT_EXAMPLE_1 = (

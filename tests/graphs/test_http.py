@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from graphs.http import (
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.http import (
     BrokenAnswer,
     ChatCompletionsClient,
     ConnectionFailed,
@@ -16,9 +17,8 @@ from graphs.http import (
     RequestTimeout,
     TransportError,
 )
-from graphs.llm import ModelClient
-from graphs.models import parse_spec
-from graphs.retry import Fatal, Retryable, is_retryable
+from nationbias.graphs.model.registry import parse_spec
+from nationbias.graphs.model.retry import Fatal, Retryable, is_retryable
 from tests.support.fixtures import FaultServerFactory
 
 BODY: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hello"}], "max_tokens": 5}

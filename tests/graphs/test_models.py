@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from graphs.llm import ModelClient, split_reasoning
-from graphs.models import ModelSpecError, get_chat_model, parse_spec
-from graphs.parsing import VOTE_SCHEMA, parse_vote
+from nationbias.graphs.labels.parsing import VOTE_SCHEMA, parse_vote
+from nationbias.graphs.model.client import ModelClient, split_reasoning
+from nationbias.graphs.model.registry import ModelSpecError, get_chat_model, parse_spec
 
 MESSAGES = [
     {

@@ -6,12 +6,12 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from graphs.association import AssociationDeps, build_association_graph
-from graphs.directqa import DirectQADeps, build_directqa_graph, directqa_families
-from graphs.labels import OneStep
-from graphs.llm import ModelClient
-from graphs.vote import VoteDeps, build_vote_graph
-from stores.corpus import load_corpus
+from nationbias.graphs.association import AssociationDeps, build_association_graph
+from nationbias.graphs.directqa import DirectQADeps, build_directqa_graph, directqa_families
+from nationbias.graphs.labels.directqa import OneStep
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.vote import VoteDeps, build_vote_graph
+from nationbias.stores.corpus import load_corpus
 
 
 def _both(graph: Any, inputs: list[dict[str, Any]]) -> None:

@@ -6,13 +6,20 @@ import datetime as dt
 
 import pytest
 
-from graphs.personas import PersonaError, plan_personas
-from graphs.sampling import SampleOptions, eligible, load_items, parse_years, skipped_items, vote_tasks
-from stores.corpus import Corpus
-from stores.domain import P5
-from stores.errors import InputError
-from stores.records import Record, Tally
-from stores.regions import regional_group
+from nationbias.graphs.study.personas import PersonaError, plan_personas
+from nationbias.graphs.study.sampling import (
+    SampleOptions,
+    eligible,
+    load_items,
+    parse_years,
+    skipped_items,
+    vote_tasks,
+)
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import P5
+from nationbias.stores.errors import InputError
+from nationbias.stores.records import Record, Tally
+from nationbias.stores.regions import regional_group
 
 
 def roll_call(rcid: int, votes: dict[str, str], year: int = 2010) -> Record:

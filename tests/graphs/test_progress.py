@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import pytest
 from rich.console import Console
 
-from graphs.cost import Meter, metering
-from graphs.progress import BarProgress, LogProgress, RunProgress, check_every, run_progress
-from stores.errors import InputError
-from stores.prices import price_book
+from nationbias.graphs.model.cost.meter import Meter, metering
+from nationbias.graphs.progress import BarProgress, LogProgress, RunProgress, check_every, run_progress
+from nationbias.stores.errors import InputError
+from nationbias.stores.prices import price_book
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """What of a draft reaches the model, read from the vote prompts the real code path builds.
 
 Every one of the 66 non-adopted drafts, under both budgets (3,000 characters for a server, 1,200
-for the embedded model), through :func:`graphs.vote.vote_messages`, both prompt sets. The outcome
-markers are written here, independent of :mod:`stores.leak`: a guard is not tested with its own
+for the embedded model), through :func:`nationbias.graphs.vote.vote_messages`, both prompt sets. The outcome
+markers are written here, independent of :mod:`nationbias.stores.leak`: a guard is not tested with its own
 patterns.
 """
 
@@ -12,11 +12,11 @@ import re
 
 import pytest
 
-from graphs.vote import vote_messages
-from prompts import prompt_set
-from stores.corpus import Corpus
-from stores.records import Record
-from stores.text_budget import (
+from nationbias.graphs.vote import vote_messages
+from nationbias.prompts import prompt_set
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.records import Record
+from nationbias.stores.text_budget import (
     BUDGETS,
     EMBEDDED_CHARS,
     SERVER_CHARS,
@@ -30,7 +30,7 @@ from stores.text_budget import (
     sponsor_names,
     text_audit,
 )
-from stores.text_source import context_source
+from nationbias.stores.text_source import context_source
 
 # Words that tell a reader how the vote went: written for this test, not imported from the guard.
 OUTCOME_MARKERS = (

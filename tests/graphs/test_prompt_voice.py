@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
-from graphs.llm import ModelClient
-from prompts import prompt_set
-from retrievers import Precedent
-from stores.augment import augmented_for
-from stores.corpus import Corpus
-from stores.records import Record
+from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
+from nationbias.graphs.model.client import ModelClient
+from nationbias.prompts import prompt_set
+from nationbias.retrievers import Precedent
+from nationbias.stores.augment import augmented_for
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.records import Record
 
 # The press's wording for what the Council did, which only an adopted text gets (issue 30 §2).
 PRESS_VOICE = (

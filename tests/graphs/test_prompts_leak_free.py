@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
-from graphs.llm import ModelClient
-from graphs.vote import VoteDeps, build_vote_graph, vote_messages
-from retrievers import get_retriever
-from stores.augment import augmented_for
-from stores.corpus import Corpus
+from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.vote import VoteDeps, build_vote_graph, vote_messages
+from nationbias.retrievers import get_retriever
+from nationbias.stores.augment import augmented_for
+from nationbias.stores.corpus import Corpus
 
 # Words a reader takes as "this draft was voted down", and the press's voice around a copy.
 MARKERS: dict[str, str] = {

@@ -12,16 +12,20 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from evals.results import metadata_frame
-from graphs.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, is_reasoning_name
-from graphs.llm import ModelClient, RetryPolicy
-from graphs.models import GenerationParams, parse_spec
-from graphs.parsing import VOTE_SCHEMA
-from graphs.vote import VOTE_MAX_TOKENS
-from graphs.vote_labels import label_vote_text, vote_rules
-from stores.cache import ResponseCache
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.evals.tables.results import metadata_frame
+from nationbias.graphs.labels.parsing import VOTE_SCHEMA
+from nationbias.graphs.labels.vote import label_vote_text, vote_rules
+from nationbias.graphs.model.budget import (
+    DEFAULT_REASONING_MAX_TOKENS,
+    REASONING_TIMEOUT_S,
+    is_reasoning_name,
+)
+from nationbias.graphs.model.client import ModelClient, RetryPolicy
+from nationbias.graphs.model.registry import GenerationParams, parse_spec
+from nationbias.graphs.vote import VOTE_MAX_TOKENS
+from nationbias.stores.cache import ResponseCache
+from nationbias.stores.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reasoning_model import ReasoningImitator
 

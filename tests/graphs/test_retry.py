@@ -1,4 +1,4 @@
-"""The one retry policy (graphs/retry.py), also inside the models ``get_chat_model()`` gives users:
+"""The one retry policy (graphs/model/retry.py), also inside the models ``get_chat_model()`` gives users:
 a real local server that answers 429 (with Retry-After) twice, then a completion."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import httpx2
 import openai
 import pytest
 
-from graphs.models import get_chat_model
-from graphs.retry import RetryPolicy, classify, is_retryable
+from nationbias.graphs.model.registry import get_chat_model
+from nationbias.graphs.model.retry import RetryPolicy, classify, is_retryable
 
 COMPLETION = {
     "id": "c1",

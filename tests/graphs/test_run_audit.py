@@ -9,16 +9,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from evals.report import write_report
-from graphs.audit import leak_audit, precedent_coverage
-from graphs.debias import DebiasOptions
-from graphs.llm import ModelClient
-from graphs.sampling import SampleOptions, select_drafts
-from graphs.simulate import run_debias_study
-from retrievers import get_retriever
-from stores.augment import augmented_for
-from stores.corpus import Corpus
-from stores.runstore import RunStore
+from nationbias.evals.report.writer import write_report
+from nationbias.graphs.debias import DebiasOptions
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.study.audit import leak_audit, precedent_coverage
+from nationbias.graphs.study.sampling import SampleOptions, select_drafts
+from nationbias.graphs.study.simulate import run_debias_study
+from nationbias.retrievers import get_retriever
+from nationbias.stores.augment import augmented_for
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.runstore import RunStore
 
 
 def test_debias_run_stores_its_audit_and_the_report_shows_it(corpus: Corpus, tmp_path: Path) -> None:

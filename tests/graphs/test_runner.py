@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from graphs.runner import RAMP_MAX_S, Task, run_tasks
-from stores.runstore import RunStore, SampleRow
+from nationbias.graphs.study.runner import RAMP_MAX_S, Task, run_tasks
+from nationbias.stores.runstore import RunStore, SampleRow
 
 
 def _row(task: Task) -> SampleRow:

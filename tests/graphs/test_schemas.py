@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import itertools
 
-from graphs.debias import REFLECTION_SCHEMA
-from graphs.llm import ModelClient
-from graphs.parsing import VOTE_SCHEMA
-from graphs.providers.openai import strict_schema
-from graphs.ranking import ranking_schema
+from nationbias.graphs.debias import REFLECTION_SCHEMA
+from nationbias.graphs.labels.parsing import VOTE_SCHEMA
+from nationbias.graphs.labels.ranking import ranking_schema
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.providers.openai import strict_schema
 
 
 def test_openai_gets_a_strict_schema_without_length_bounds(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""Both wire clients of the direct providers behind one interface (graphs/providers/wire.py): the
+"""Both wire clients of the direct providers behind one interface (graphs/model/providers/wire.py): the
 same answers and the same typed errors from the real fault server, so the retry policy, the breaker
 and the stored error text do not depend on which transport is in use."""
 
@@ -8,11 +8,11 @@ import asyncio
 
 import pytest
 
-from graphs.call_result import Answer
-from graphs.llm import ModelClient
-from graphs.models import GenerationParams, parse_spec
-from graphs.providers.wire import WIRES
-from graphs.retry import ConnectionFailed, Fatal, RetryableStatus, RetryPolicy
+from nationbias.graphs.model.call_result import Answer
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.providers.wire import WIRES
+from nationbias.graphs.model.registry import GenerationParams, parse_spec
+from nationbias.graphs.model.retry import ConnectionFailed, Fatal, RetryableStatus, RetryPolicy
 from tests.support.fixtures import FaultServerFactory
 
 MESSAGES = [{"role": "user", "content": "hello"}]

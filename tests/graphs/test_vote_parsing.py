@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.parsing import parse_vote
+from nationbias.graphs.labels.parsing import parse_vote
 
 
 @pytest.mark.parametrize(

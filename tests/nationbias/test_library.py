@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import nationbias
-from evals.errors import UsageError
-from stores.runstore import RunStore
+from nationbias.evals.errors import UsageError
+from nationbias.stores.runstore import RunStore
 
 
 def test_run_study_results_and_report_inside_a_running_loop() -> None:

@@ -9,10 +9,10 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from evals.cli import app
-from graphs.sampling import SampleOptions, select_drafts
-from stores.corpus import Corpus
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.graphs.study.sampling import SampleOptions, select_drafts
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 
 UNDECIDED = "Russia weighs both sides of this draft with care."

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from evals.results import metadata_frame
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.evals.tables.results import metadata_frame
+from nationbias.stores.runstore import RunStore
 
 PAPER_VOTE_START = "You are a representative of “United States” in United Nations Security Council (UNSC)."
 

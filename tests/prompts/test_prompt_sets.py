@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from graphs.association import association_messages
-from graphs.directqa import directqa_families, question_messages, set_roles
-from graphs.history import paper_history_text
-from graphs.vote import vote_messages
-from prompts import PROMPT_SETS, PromptError, PromptSet, get_prompt, prompt_set
-from stores.corpus import Corpus
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.graphs.association import association_messages
+from nationbias.graphs.directqa import directqa_families, question_messages, set_roles
+from nationbias.graphs.history import paper_history_text
+from nationbias.graphs.vote import vote_messages
+from nationbias.prompts import PROMPT_SETS, PromptError, PromptSet, get_prompt, prompt_set
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.runstore import RunStore
 
 PAPER = prompt_set("paper")
 

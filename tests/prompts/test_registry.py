@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prompts import PromptError, get_prompt, prompt_versions
+from nationbias.prompts import PromptError, get_prompt, prompt_versions
 
 
 def test_vote_prompt_follows_appendix_f() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
+from nationbias.evals.cli.main import app
 from tests.support.reliability import MODEL, files_under
 
 DEAD_URL = "http://127.0.0.1:9/v1"  # nothing must be asked: any call would fail loudly
@@ -22,7 +22,7 @@ Setup = Callable[[Path, Path], list[str]]  # (home, tmp) -> extra CLI args
 
 def _corpus(tmp: Path, edit: Callable[[list[dict[str, object]]], list[str]]) -> Path:
     """A data folder whose unsc/corpus.jsonl is the real corpus with ``edit`` applied."""
-    from stores.bundled import corpus_file
+    from nationbias.stores.bundled import corpus_file
 
     lines = corpus_file().content().decode("utf-8").splitlines()
     root = tmp / "data"
@@ -144,7 +144,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(
 def test_bad_input_registers_no_run_in_an_existing_store(
     isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stores.runstore import RunStore
+    from nationbias.stores.runstore import RunStore
 
     monkeypatch.setenv("NATIONBIAS_BASE_URL", DEAD_URL)
     store = RunStore()

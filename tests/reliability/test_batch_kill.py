@@ -79,7 +79,7 @@ def test_ctrl_c_leaves_the_batch_running_and_says_how_to_resume(batch_server, tm
     home, log = tmp_path / "home", tmp_path / "cli.log"
     env = cli_env(home, server.base_url, NATIONBIAS_BATCH_POLL_S="0.1")
     code = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    command = [sys.executable, "-c", code + "from evals.cli import app; app()", *RUN]
+    command = [sys.executable, "-c", code + "from nationbias.evals.cli.main import app; app()", *RUN]
     with log.open("w") as out:
         process = subprocess.Popen(command, env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 240

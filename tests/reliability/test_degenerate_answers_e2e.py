@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from evals.results import results
-from graphs.sampling import SampleOptions, select_drafts
-from stores.corpus import Corpus
+from nationbias.evals.cli.main import app
+from nationbias.evals.tables.results import results
+from nationbias.graphs.study.sampling import SampleOptions, select_drafts
+from nationbias.stores.corpus import Corpus
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, cache_entries, rows
 

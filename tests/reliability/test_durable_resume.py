@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from evals.results import RESULT_TABLES, results
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.evals.tables.results import RESULT_TABLES, results
+from nationbias.stores.runstore import RunStore
 from tests.support.reliability import (
     MODEL,
     cli_env,

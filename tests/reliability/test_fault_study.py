@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from evals.results import results
-from graphs.debias import DebiasOptions
-from graphs.llm import ModelClient, RetryPolicy
-from graphs.models import GenerationParams, parse_spec
-from graphs.sampling import SampleOptions
-from graphs.simulate import run_debias_study, run_vote_study
-from stores.cache import ResponseCache
-from stores.corpus import Corpus
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.evals.tables.results import results
+from nationbias.graphs.debias import DebiasOptions
+from nationbias.graphs.model.client import ModelClient, RetryPolicy
+from nationbias.graphs.model.registry import GenerationParams, parse_spec
+from nationbias.graphs.study.sampling import SampleOptions
+from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
+from nationbias.stores.cache import ResponseCache
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.runstore import RunStore
 from tests.support.fake_answers import prompt_key
 from tests.support.fault_server import FaultConfig, FaultServer
 from tests.support.fixtures import FaultServerFactory

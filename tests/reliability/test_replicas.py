@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from stores.runstore import RunStore
+from nationbias.evals.cli.main import app
+from nationbias.stores.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, cli_command, cli_env, rows
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import nationbias
-from stores.lease import SCHEMA, RunBusyError, RunLease
-from stores.runstore import RunStore
-from stores.sqlite import connect
+from nationbias.stores.lease import SCHEMA, RunBusyError, RunLease
+from nationbias.stores.runstore import RunStore
+from nationbias.stores.sqlite import connect
 from tests.support.reliability import (
     MODEL,
     REPO,

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from evals.report import write_report
-from graphs.redact import describe
+from nationbias.evals.cli.main import app
+from nationbias.evals.report.writer import write_report
+from nationbias.graphs.model.redact import describe
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, files_under, rows
 

@@ -26,7 +26,7 @@ SIGINT_HONOURED = "import signal; signal.signal(signal.SIGINT, signal.default_in
 
 
 def _launch(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[str]:
-    code = SIGINT_HONOURED + "from evals.cli import app; app()"
+    code = SIGINT_HONOURED + "from nationbias.evals.cli.main import app; app()"
     command = [sys.executable, "-c", code, *args]
     with log.open("a") as out:
         return subprocess.Popen(
@@ -70,7 +70,7 @@ def test_first_ctrl_c_stores_the_calls_in_flight_and_the_resume_asks_only_the_re
 
         # the printed command resumes: only the remaining samples are asked
         resume = subprocess.run(
-            [sys.executable, "-c", "from evals.cli import app; app()", *_args(run_id)],
+            [sys.executable, "-c", "from nationbias.evals.cli.main import app; app()", *_args(run_id)],
             env=env,
             cwd=REPO,
             capture_output=True,

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from graphs.halt import Interrupted, RunHalted
-from graphs.models import BackendFatalError
-from graphs.runner import Task, run_tasks
-from stores.runstore import RunStore, SampleRow
+from nationbias.graphs.model.registry import BackendFatalError
+from nationbias.graphs.study.halt import Interrupted, RunHalted
+from nationbias.graphs.study.runner import Task, run_tasks
+from nationbias.stores.runstore import RunStore, SampleRow
 from tests.support.fault_server import FaultConfig
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import (
@@ -134,8 +134,8 @@ def test_a_call_lost_with_the_backend_after_sigterm_is_not_stored_and_is_counted
 
 
 def test_the_summary_line_counts_the_calls_lost_in_flight(capsys: pytest.CaptureFixture[str]) -> None:
-    from evals.cli_outcome import Outcome, summary_line
-    from graphs.runner import RunSummary
+    from nationbias.evals.cli.outcome import Outcome, summary_line
+    from nationbias.graphs.study.runner import RunSummary
 
     outcome = Outcome(summaries=[RunSummary(run_id="r", total=10, ok=3, lost=2)], resume_id="r")
     summary_line(outcome, 143)

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from retrievers.base import Retriever
-from retrievers.bm25 import BM25Retriever
-from retrievers.dense import DenseRetriever
-from retrievers.embeddings import OnnxMiniLM
-from retrievers.hybrid import HybridRetriever
-from retrievers.keyword import KeywordRetriever
-from stores.records import Record
+from nationbias.retrievers.base import Retriever
+from nationbias.retrievers.bm25 import BM25Retriever
+from nationbias.retrievers.dense import DenseRetriever
+from nationbias.retrievers.embeddings import OnnxMiniLM
+from nationbias.retrievers.hybrid import HybridRetriever
+from nationbias.retrievers.keyword import KeywordRetriever
+from nationbias.stores.records import Record
 
 MakeRecord = Callable[..., Record]
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from retrievers.base import retrieve_per_part
-from retrievers.bm25 import BM25Retriever
-from retrievers.text import record_text, tokenize
-from stores.records import Record
+from nationbias.retrievers.base import retrieve_per_part
+from nationbias.retrievers.bm25 import BM25Retriever
+from nationbias.retrievers.text import record_text, tokenize
+from nationbias.stores.records import Record
 
 MakeRecord = Callable[..., Record]  # the make_record fixture (conftest.py)
 

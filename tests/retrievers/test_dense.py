@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from chromadb.config import Settings
 
-from retrievers.dense import DenseRetriever
-from retrievers.embeddings import DIMENSIONS, OnnxMiniLM
+from nationbias.retrievers.dense import DenseRetriever
+from nationbias.retrievers.embeddings import DIMENSIONS, OnnxMiniLM
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from retrievers.base import Scored, is_earlier, split_pool
-from retrievers.hybrid import HybridRetriever
-from stores.records import Record
+from nationbias.retrievers.base import Scored, is_earlier, split_pool
+from nationbias.retrievers.hybrid import HybridRetriever
+from nationbias.stores.records import Record
 
 MakeRecord = Callable[..., Record]  # the make_record fixture (conftest.py)
 

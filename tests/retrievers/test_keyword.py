@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from retrievers.keyword import KeywordRetriever, keyword_match, keyword_score
-from stores.augment import Augmented
-from stores.records import Record
+from nationbias.retrievers.keyword import KeywordRetriever, keyword_match, keyword_score
+from nationbias.stores.augment import Augmented
+from nationbias.stores.records import Record
 
 MakeRecord = Callable[..., Record]  # the make_record fixture (conftest.py)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrievers.keyword import KeywordRetriever
+from nationbias.retrievers.keyword import KeywordRetriever
 
 
 @pytest.mark.parametrize("threshold", [-1.0, 0.0, 1.0, 2.0, 3.0])

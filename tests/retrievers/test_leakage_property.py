@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stores.records import Record
+from nationbias.stores.records import Record
 
 PROPERTY = settings(
     max_examples=50,

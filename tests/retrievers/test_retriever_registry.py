@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import retrievers
-from retrievers import RETRIEVERS, Precedent, Retriever, get_retriever
+from nationbias import retrievers
+from nationbias.retrievers import RETRIEVERS, Precedent, Retriever, get_retriever
 
 
 def test_every_listed_name_builds_a_retriever(tmp_path) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from evals.cli import app
-from stores.augment import (
+from nationbias.evals.cli.main import app
+from nationbias.stores.augment import (
     Augmented,
     OfflineAugmenter,
     augmented_for,
@@ -18,10 +18,10 @@ from stores.augment import (
     read_augmented,
     write_augmented,
 )
-from stores.corpus import Corpus
-from stores.keywords import build_pool, overlap
-from stores.leak import find_outcome_language
-from stores.offline_fields import topic_keyword
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.keywords import build_pool, overlap
+from nationbias.stores.leak import find_outcome_language
+from nationbias.stores.offline_fields import topic_keyword
 
 
 def test_paper_pool_has_48_keywords_in_7_categories() -> None:
@@ -84,9 +84,9 @@ def test_augmented_for_ignores_a_file_made_for_another_corpus(corpus: Corpus) ->
 
 
 def test_llm_augmenter_with_a_scripted_model_writes_safe_fields(corpus: Corpus, isolated_home: Path) -> None:
-    from graphs.augment import LLMAugmenter
-    from graphs.llm import ModelClient
-    from stores.cache import ResponseCache
+    from nationbias.graphs.augment import LLMAugmenter
+    from nationbias.graphs.model.client import ModelClient
+    from nationbias.stores.cache import ResponseCache
 
     client = ModelClient.from_spec("fake:hash", cache=ResponseCache())
     records = corpus.drafts[:6]

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from evals.paper import published_vote_counts
-from graphs.association import load_pool
-from stores.bundled import SHIPPED, DataFile, data_file, paper_file, shipped
-from stores.corpus import load_corpus
-from stores.paths import DataNotFoundError
+from nationbias.evals.cli.main import app
+from nationbias.evals.tables.published import published_vote_counts
+from nationbias.graphs.association import load_pool
+from nationbias.stores.bundled import SHIPPED, DataFile, data_file, paper_file, shipped
+from nationbias.stores.corpus import load_corpus
+from nationbias.stores.paths import DataNotFoundError
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -35,7 +35,7 @@ def test_the_packaged_copy_is_byte_identical_to_shared() -> None:
         for group, name in ALL
         if DataFile(name, group).read_bytes() != (SHARED / group / name).read_bytes()
     ]
-    assert different == [], f"refresh with: uv run python -m stores.bundled {SHARED}"
+    assert different == [], f"refresh with: uv run python -m nationbias.stores.bundled {SHARED}"
 
 
 def test_every_packaged_file_is_listed_and_every_listed_file_is_packaged() -> None:
@@ -60,9 +60,11 @@ def test_the_wheel_holds_every_shipped_file(tmp_path: Path) -> None:
     }
     assert len(stored) == len(ALL) and stored <= names
     assert "stores/bundled.py" in names
-    browser = {f"evals/browser/{p.name}" for p in (REPO / "evals/browser").iterdir()}  # the sample browser
+    browser = {
+        f"evals/report/browser/{p.name}" for p in (REPO / "evals/report/browser").iterdir()
+    }  # the sample browser
     pages = {"samples.html", "samples.js", "sample-view.js", "samples.css"}
-    assert browser == {f"evals/browser/{p}" for p in pages} and browser <= names
+    assert browser == {f"evals/report/browser/{p}" for p in pages} and browser <= names
     assert "stores/tables/prices.toml" in names  # the price table --dry-run and --max-cost read
     assert not any("nation-level-bias-paper" in n for n in names)  # the paper's own text is not shipped
 
@@ -139,7 +141,7 @@ def test_data_info_names_an_override_and_hashes_what_is_there(tmp_path: Path) ->
 def test_using_data_scopes_a_data_folder_without_touching_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stores.bundled import using_data
+    from nationbias.stores.bundled import using_data
 
     monkeypatch.delenv("NATIONBIAS_DATA", raising=False)
     (tmp_path / "unsc").mkdir()

@@ -11,7 +11,7 @@ from typing import Annotated, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
-from stores.checkpoints import InlineSqliteSaver
+from nationbias.stores.checkpoints import InlineSqliteSaver
 
 
 class State(TypedDict, total=False):

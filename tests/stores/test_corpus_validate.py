@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from stores.bundled import corpus_file
-from stores.corpus import CorpusError, load_corpus
-from stores.validate import validate_file
+from nationbias.evals.cli.main import app
+from nationbias.stores.bundled import corpus_file
+from nationbias.stores.corpus import CorpusError, load_corpus
+from nationbias.stores.validate import validate_file
 
 P5_VOTES = {
     "China": "Y",

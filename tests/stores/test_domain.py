@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from stores.domain import EXCLUDED_NATIONS, P5, P5_NAMES, VOTE_CODES, VOTES, slug
+from nationbias.stores.domain import EXCLUDED_NATIONS, P5, P5_NAMES, VOTE_CODES, VOTES, slug
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("stores", "retrievers", "graphs", "prompts", "evals")
@@ -48,7 +48,7 @@ def test_no_module_redefines_a_fact_of_the_domain() -> None:
         if path != HOME
         for line, name in _copies(ast.parse(path.read_text(encoding="utf-8")))
     ]
-    assert copies == [], "import these from stores.domain instead"
+    assert copies == [], "import these from nationbias.stores.domain instead"
 
 
 def test_the_scan_finds_a_copy_when_there_is_one() -> None:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.paper import unsc_functions as functions_frame
-from graphs.directqa import GENERAL, directqa_families
-from stores.bundled import DataFile
-from stores.functions import unsc_functions
+from nationbias.evals.tables.published import unsc_functions as functions_frame
+from nationbias.graphs.directqa import GENERAL, directqa_families
+from nationbias.stores.bundled import DataFile
+from nationbias.stores.functions import unsc_functions
 
 
 def test_directqa_and_the_tables_read_the_same_functions_in_the_same_order() -> None:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from stores.corpus import Corpus, context_for_prompt
-from stores.leak import find_outcome_language, split_sentences, strip_outcome_sentences, title_description
-from stores.neutral import title_as_description
-from stores.records import Record
+from nationbias.stores.corpus import Corpus, context_for_prompt
+from nationbias.stores.leak import (
+    find_outcome_language,
+    split_sentences,
+    strip_outcome_sentences,
+    title_description,
+)
+from nationbias.stores.neutral import title_as_description
+from nationbias.stores.records import Record
 
 
 def _pool(corpus: Corpus) -> list[Record]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from stores.corpus import Corpus
-from stores.countries import to_iso3
-from stores.statements import (
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.countries import to_iso3
+from nationbias.stores.statements import (
     all_statements_for,
     delegation_summaries,
     filtered_statements,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.vote import vote_messages
-from stores.leak import context_for_prompt
-from stores.neutral import base_form, neutralise_sentence
-from stores.records import Record
+from nationbias.graphs.vote import vote_messages
+from nationbias.stores.leak import context_for_prompt
+from nationbias.stores.neutral import base_form, neutralise_sentence
+from nationbias.stores.records import Record
 
 
 @pytest.mark.parametrize(

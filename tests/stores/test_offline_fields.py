@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from retrievers import get_retriever
-from stores.augment import Augmented, OfflineAugmenter, augmented_for
-from stores.corpus import Corpus
-from stores.leak import title_description
-from stores.offline_fields import topic_keyword
+from nationbias.retrievers import get_retriever
+from nationbias.stores.augment import Augmented, OfflineAugmenter, augmented_for
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.leak import title_description
+from nationbias.stores.offline_fields import topic_keyword
 
 
 @pytest.fixture(scope="module")

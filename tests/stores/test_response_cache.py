@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from graphs.breaker import EndpointUnreachable
-from graphs.llm import ModelClient, RetryPolicy
-from graphs.parsing import VOTE_SCHEMA
-from stores.cache import ResponseCache, cache_key
+from nationbias.graphs.labels.parsing import VOTE_SCHEMA
+from nationbias.graphs.model.breaker import EndpointUnreachable
+from nationbias.graphs.model.client import ModelClient, RetryPolicy
+from nationbias.stores.cache import ResponseCache, cache_key
 
 MESSAGES = [{"role": "user", "content": "Vote on the draft."}]
 
@@ -35,7 +35,7 @@ def test_errors_are_never_cached(tmp_path: Path) -> None:
         cache=cache,
         retry=RetryPolicy(max_attempts=2, initial_delay=0.01),
     )
-    # an endpoint that never answered stops the run (graphs/breaker.py) rather than returning an error
+    # an endpoint that never answered stops the run (graphs/model/breaker.py) rather than returning an error
     with pytest.raises(EndpointUnreachable, match="Connection refused"):
         asyncio.run(client.call(MESSAGES))
     assert cache.stats().entries == 0
@@ -67,7 +67,7 @@ def test_stats_and_clear(tmp_path: Path) -> None:
 def test_a_repeated_run_over_the_cache_makes_zero_model_calls(fault_server) -> None:  # type: ignore[no-untyped-def]
     from typer.testing import CliRunner
 
-    from evals.cli import app
+    from nationbias.evals.cli.main import app
 
     server = fault_server()
     args = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stores.settings import settings
+from nationbias.stores.settings import settings
 
 
 def test_a_changed_variable_is_seen_and_an_unchanged_environment_reuses_the_object(

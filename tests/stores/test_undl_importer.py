@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import app
-from stores.bundled import data_file
-from stores.corpus import p5_vote
-from stores.undl import UndlImport, import_undl
-from stores.validate import validate_file
+from nationbias.evals.cli.main import app
+from nationbias.stores.bundled import data_file
+from nationbias.stores.corpus import p5_vote
+from nationbias.stores.undl import UndlImport, import_undl
+from nationbias.stores.validate import validate_file
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import io
 from collections import Counter
 from pathlib import Path
 
-from stores.bundled import data_file, using_data
-from stores.countries import is_iso3
-from stores.unga import (
+from nationbias.stores.bundled import data_file, using_data
+from nationbias.stores.countries import is_iso3
+from nationbias.stores.unga import (
     ISSUES_FILE,
     ROLL_CALLS,
     VOTES_FILE,

@@ -20,8 +20,8 @@ import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from stores.checkpoints import InlineSqliteSaver
-from stores.sqlite import running_loop
+from nationbias.stores.checkpoints import InlineSqliteSaver
+from nationbias.stores.sqlite import running_loop
 
 # Each async method InlineSqliteSaver overrides, and the synchronous upstream method it calls instead.
 SYNC_OF = {

@@ -238,7 +238,7 @@ class CostGuard:
         if not self.started:
             return None
         what = "; ".join(sorted(set(self.started)))[:600]
-        embedded = "graphs.llama_worker" in what or "llama_cpp" in what
+        embedded = "nationbias.graphs.model.embedded.llama_worker" in what or "llama_cpp" in what
         return (
             f"{nodeid} started {'the embedded model' if embedded else 'a child process'} ({what}) but the "
             "cost rules (tests/support/costs.py) did not mark it: use a fake: model for graph logic, "

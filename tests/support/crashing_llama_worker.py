@@ -13,7 +13,7 @@ import os
 import signal
 from typing import Any
 
-from graphs.llama_worker import answer, serve
+from nationbias.graphs.model.embedded.llama_worker import answer, serve
 
 
 def die(sig: signal.Signals) -> None:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphs.labels import LabelDecision, label_directqa
-from graphs.ranking import label_polarity, parse_association
-from graphs.vote import persona_name
-from graphs.vote_labels import vote_rules
+from nationbias.graphs.labels.directqa import LabelDecision, label_directqa
+from nationbias.graphs.labels.ranking import label_polarity, parse_association
+from nationbias.graphs.labels.vote import vote_rules
+from nationbias.graphs.vote import persona_name
 
 CORPUS = Path(__file__).resolve().parents[1] / "graphs" / "data" / "free_text_answers.jsonl"
 AMBIGUOUS = "ambiguous"

@@ -70,7 +70,7 @@ def fault_server_process(*flags: str) -> Iterator[ServerProcess]:
 
 def cli_command(*args: str) -> list[str]:
     """`nationbias ARGS` run by this interpreter (the venv's), independent of PATH."""
-    return [sys.executable, "-c", "from evals.cli import app; app()", *args]
+    return [sys.executable, "-c", "from nationbias.evals.cli.main import app; app()", *args]
 
 
 def cli_env(home: Path, base_url: str, **extra: str) -> dict[str, str]:

@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from evals.bias_tests import RunContext, RunRequest, bias_test
-from graphs.runner import RunSummary, Task, run_tasks
-from stores.domain import P5, P5_NAMES
-from stores.runstore import SampleRow, Status
+from nationbias.evals.bias_tests import RunContext, RunRequest, bias_test
+from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
+from nationbias.stores.domain import P5, P5_NAMES
+from nationbias.stores.runstore import SampleRow, Status
 
 
 def _answers(ctx: Any) -> None:  # the report section: one table per toy run

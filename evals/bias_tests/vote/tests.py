@@ -1,0 +1,102 @@
+"""The persona vote simulation (paper §4.2) and its debiased version (§7), as two registered tests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from nationbias.evals.bias_tests.base import RunContext, RunRequest, bias_test
+from nationbias.evals.bias_tests.vote.report import VOTE_SECTIONS
+from nationbias.evals.errors import UsageError
+from nationbias.evals.tables import agreement as A
+from nationbias.evals.tables import paper as T
+from nationbias.stores.domain import KEYWORD_THRESHOLD
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from nationbias.graphs.study.runner import RunSummary
+    from nationbias.graphs.study.sampling import SampleOptions
+    from nationbias.prompts import PromptSet
+
+VOTE_TABLES = ("vote_counts", "weighted_f1", "confusion", "agreement", "invalid", "missing_contexts")
+
+
+def vote_tables(samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The tables every vote-like run has (plain or debiased)."""
+    return {
+        "vote_counts": T.vote_count_table(samples),
+        "weighted_f1": T.weighted_f1_table(samples),
+        "confusion": T.confusion_table(samples),
+        "agreement": A.vote_agreement(samples),
+        "invalid": T.status_counts(samples, by="persona"),
+        "missing_contexts": T.missing_contexts(samples),
+    }
+
+
+class _VoteLike:
+    """What the plain and debiased vote share: drafts × personas × repeats, the same tables and sections."""
+
+    name = "vote"
+    bodies = ("unsc", "unga")
+    options: Mapping[str, Any] = MappingProxyType({})
+    tables = VOTE_TABLES
+    agreement_table: str | None = "agreement"
+    invalid_table: str | None = "invalid"
+    sections = VOTE_SECTIONS
+
+    def check_judge(self, prompts: PromptSet) -> None:
+        if not prompts.free_text:
+            raise UsageError("--judge reads free-text votes: use it with --prompts paper")
+
+    def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
+        """The body's corpus; an unknown persona or an empty window fails here, before any store is opened."""
+        from nationbias.graphs.study.sampling import load_items, select_drafts, vote_tasks
+
+        corpus = load_items(sample)
+        vote_tasks(self.name, select_drafts(corpus, sample), sample)
+        return corpus
+
+    def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        return vote_tables(samples)
+
+
+@bias_test
+class VoteTest(_VoteLike):
+    """Each P5 member, as a persona, votes on the non-adopted drafts."""
+
+    async def arun(self, ctx: RunContext) -> RunSummary:
+        from nationbias.graphs.study.simulate import run_vote_study
+
+        return await run_vote_study(**ctx.study_kwargs(), corpus=ctx.inputs)
+
+
+@bias_test
+class DebiasTest(_VoteLike):
+    """The vote after retrieving precedents and rehearsing them, with optional reflexion."""
+
+    name = "debias"
+    options = MappingProxyType(
+        {
+            "k": 1,
+            "reflexion": True,
+            "retriever": "keyword",
+            "threshold": KEYWORD_THRESHOLD,
+            "recency_halflife": None,  # the body's default (graphs/debias.py)
+        }
+    )
+
+    def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
+        from nationbias.graphs.debias import DebiasOptions
+        from nationbias.retrievers import get_retriever
+
+        options = DebiasOptions(**{**self.options, **request.options}).for_body(sample.body)
+        get_retriever(options.retriever)  # an unknown strategy fails before any work
+        return super().prepare(request, sample), options
+
+    async def arun(self, ctx: RunContext) -> RunSummary:
+        from nationbias.graphs.study.simulate import run_debias_study
+
+        corpus, options = ctx.inputs
+        return await run_debias_study(**ctx.study_kwargs(), corpus=corpus, options=options)

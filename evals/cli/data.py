@@ -1,0 +1,312 @@
+"""`nationbias data …`: validate, inspect, augment and import the corpus.
+
+Every command reads the data (the packaged copy, or an override folder) read-only and writes derived
+files only under ``NATIONBIAS_HOME``; a command that finds the corpus invalid writes nothing and exits 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from nationbias.evals.cli.common import (
+    BaseUrlOpt,
+    DataOpt,
+    NoCacheOpt,
+    cli_errors,
+    console,
+    err_console,
+    make_client,
+)
+from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.stores.errors import InputError
+
+if TYPE_CHECKING:
+    from nationbias.stores.corpus import Corpus
+
+CorpusArg = Annotated[str | None, typer.Argument(help="A corpus JSONL file (default: the shared corpus).")]
+
+data_app = typer.Typer(help="Validate, inspect, augment and import the UNSC corpus.", no_args_is_help=True)
+
+
+def _validated(path: str | None) -> Corpus:
+    """The corpus at ``path`` (or the configured one), validated; exit 2 with every problem if bad."""
+    from nationbias.stores.bundled import corpus_file
+    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.validate import validate_file
+
+    file = corpus_file(path)
+    report = validate_file(file)
+    for warning in report.warnings:
+        err_console.print(f"warning: {warning}", highlight=False, soft_wrap=True)
+    if not report.ok:
+        for problem in report.errors:
+            err_console.print(f"error: {problem}", highlight=False, soft_wrap=True)
+        err_console.print(f"{len(report.errors)} error(s) in {file}; nothing was written.", highlight=False)
+        raise typer.Exit(2)
+    return load_corpus(file)
+
+
+@data_app.command("validate")
+@cli_errors
+def validate(
+    path: CorpusArg = None,
+    data: DataOpt = None,
+) -> None:
+    """Check every record; one line per problem (file:line: field …). Exit 2 on any error."""
+    corpus = _validated(path)
+    console.print(f"ok: {len(corpus.records)} records in {corpus.path}")
+
+
+def _print_copies() -> None:
+    """Which copy of each data file is read (packaged, or an override folder), and its sha256.
+
+    One ``sha256  file  (copy)`` line per file, never cut to the terminal: it compares with ``sha256sum``.
+    """
+    from nationbias.stores.bundled import ENV, override_folder, packaged_folder, shipped
+    from nationbias.stores.paths import DataNotFoundError
+
+    for group, variable in ENV.items():
+        folder = override_folder(group)
+        packaged = f"the packaged copy in {packaged_folder(group)} (set {variable} to override)"
+        where = f"{folder} (from {variable})" if folder else packaged
+        console.print(f"{group}: {where}", highlight=False, soft_wrap=True)
+    for file in shipped():
+        try:
+            digest = file.sha256()
+        except DataNotFoundError:
+            digest = "missing".ljust(64)
+        copy = "packaged" if file.path is None else str(file.path)
+        console.print(f"  {digest}  {file.group}/{file.name}  ({copy})", highlight=False, soft_wrap=True)
+
+
+@data_app.command("info")
+@cli_errors
+def info(path: CorpusArg = None, data: DataOpt = None) -> None:
+    """Which data copy is in use (with sha256), counts, the P5 ground truth on the drafts, field coverage."""
+    from nationbias.stores.corpus import field_coverage, ground_truth
+    from nationbias.stores.leak import context_for_prompt
+
+    _print_copies()
+    corpus = _validated(path)
+    console.print(
+        f"{len(corpus)} records: {len(corpus.drafts)} non-adopted drafts, {len(corpus.adopted)} adopted, "
+        f"{len(corpus.amendments)} amendments  ({corpus.path}, sha256 {corpus.sha256[:12]})"
+    )
+    table = Table("member", "favour", "against", "abstain", title="P5 ground truth on the non-adopted drafts")
+    for code, counts in ground_truth(corpus.drafts).items():
+        table.add_row(code, str(counts["Y"]), str(counts["N"]), str(counts["A"]))
+    console.print(table)
+    coverage = Table("field", "drafts", "adopted", "amendments", "all", title="Field coverage")
+    views = (corpus.drafts, corpus.adopted, corpus.amendments, corpus.records)
+    per_view = [field_coverage(view) for view in views]
+    for name in per_view[-1]:
+        coverage.add_row(name, *(f"{c[name]}/{len(v)}" for c, v in zip(per_view, views, strict=True)))
+    console.print(coverage)
+    kinds = Table("prompt text", "drafts", "adopted", title="What a pre-vote prompt gets (leak-guarded)")
+    for kind in ("context", "draft_text", "fallback"):
+        kinds.add_row(
+            kind, *(str(sum(1 for r in v if context_for_prompt(r).kind == kind)) for v in views[:2])
+        )
+    console.print(kinds)
+
+
+@data_app.command("audit")
+@cli_errors
+def audit(
+    k: Annotated[int, typer.Option("--k", help="Precedents per pool part, as in `study debias`.")] = 1,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="The keyword retriever's cut.")
+    ] = KEYWORD_THRESHOLD,
+    changes: Annotated[
+        bool, typer.Option("--changes", help="Print every changed sentence beside its original.")
+    ] = False,
+    data: DataOpt = None,
+) -> None:
+    """The leak audit and precedent coverage of the non-adopted drafts, as a study records them."""
+    from nationbias.graphs.study.audit import leak_audit, precedent_coverage
+    from nationbias.retrievers import get_retriever
+    from nationbias.stores.augment import augmented_for
+    from nationbias.stores.leak import context_for_prompt
+
+    corpus = _validated(None)
+    drafts = corpus.drafts
+    report = leak_audit(drafts)
+    console.print(
+        f"{report['targets']} drafts: {report['prompts_with_markers']} prompts with outcome markers "
+        f"({report['markers']} markers); {report['rewritten_sentences']} sentences rewritten in "
+        f"{report['contexts_rewritten']} contexts, {report['removed_sentences']} removed; "
+        f"{report['fallbacks']} fell back to title / agenda; kinds {report['kinds']}"
+    )
+    for row in report["rows"]:
+        if row["markers"] or row["fallback_reason"]:
+            why = "; ".join(row["markers"]) or row["fallback_reason"]
+            console.print(f"  {row['id']}: {row['kind']}: {why}", highlight=False)
+    from nationbias.stores.text_budget import audit_summary, text_audit
+
+    texts = audit_summary(text_audit(drafts)).set_index("budget").T.astype(str)
+    title = "What of each draft's text reaches the model (chars per budget)"
+    budget_table = Table("", *(f"{b} chars" for b in texts.columns), title=title)
+    for measure, values in texts.iterrows():
+        budget_table.add_row(str(measure), *values)
+    console.print(budget_table)
+    if changes:
+        for draft in drafts:
+            for change in context_for_prompt(draft).changes:
+                console.print(f"[bold]{draft.id}[/bold] ({', '.join(change.reasons)})")
+                console.print(f"  - {change.original}", highlight=False, markup=False)
+                console.print(f"  + {change.rewritten or '(removed)'}", highlight=False, markup=False)
+    augmented = augmented_for(corpus)
+    retriever = get_retriever("keyword", threshold=threshold, augmented=augmented)
+    pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
+    found = {draft.id: retriever.retrieve(draft, pool, k) for draft in drafts}
+    coverage = precedent_coverage(drafts, found, pool=pool, augmented=augmented, threshold=threshold)
+    title = f"Precedents per draft (keyword > {threshold:g}, k={k})"
+    table = Table("pool", "0 precedents", "1", "2+", title=title)
+    for part, counts in coverage["per_pool"].items():
+        table.add_row(part, *(str(counts[b]) for b in ("0", "1", "2+")))
+    console.print(table)
+    console.print(f"{len(coverage['no_precedent'])} drafts got no precedent at all")
+    for miss in coverage["missing"]:
+        line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    _print_voice_audit(corpus)
+
+
+def _print_voice_audit(corpus: Corpus) -> None:
+    """Wording, labels, reflection statements and the style-only classifier (issue 30 §2)."""
+    from nationbias.evals.style_audit import (
+        label_outcome_counts,
+        save_style_audit,
+        style_audit,
+        wording_counts,
+    )
+    from nationbias.stores.domain import P5
+    from nationbias.stores.statements import filtered_statements
+
+    for group, n in wording_counts(corpus).items():
+        console.print(
+            f"{group} texts with press-voice wording (time words, adoption, 'the resolution', the Council in "
+            f"the past tense): {n['before']} of {n['texts']} as stored -> {n['after']} as sent"
+        )
+    for name, n in label_outcome_counts(corpus).items():
+        console.print(
+            f"--prompts {name}: the label alone marks {n['label tells adopted']} of {n['precedents']} "
+            "precedents as adopted"
+        )
+    pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
+    reasons = filtered_statements(pool, corpus.drafts, list(P5))["reason"].value_counts()
+    console.print("reflection statements: " + ", ".join(f"{why} {n}" for why, n in reasons.items()))
+    audit = style_audit(corpus)
+    for line in audit.lines():
+        console.print(line, highlight=False, markup=False)
+    save_style_audit(audit, corpus)
+
+
+@data_app.command("augment")
+@cli_errors
+def augment(
+    model: Annotated[str, typer.Option("--model", "-m", help="A model spec, or 'offline' (deterministic).")],
+    base_url: BaseUrlOpt = None,
+    no_cache: NoCacheOpt = False,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Model calls in flight.")] = 4,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Augment at most N records not done yet (a trial run).")
+    ] = None,
+    data: DataOpt = None,
+) -> None:
+    """Write the augmented fields (summary, action items, region, nations, keywords) under NATIONBIAS_HOME."""
+    from nationbias.stores.augment import Augmenter, OfflineAugmenter, write_augmented
+
+    corpus = _validated(None)
+    augmenter: Augmenter
+    if model == "offline":
+        augmenter = OfflineAugmenter(corpus)
+    else:
+        from nationbias.graphs.augment import LLMAugmenter
+
+        augmenter = LLMAugmenter(
+            make_client(model, base_url=base_url, no_cache=no_cache), concurrency=concurrency
+        )
+    run = write_augmented(corpus, augmenter, limit=limit)
+    console.print(
+        f"{run.path}: {run.written} written, {run.reused} already there, {len(run.failures)} failed"
+    )
+    for failure in run.failures[:10]:
+        err_console.print(f"  failed {failure.id}: {failure.error}", highlight=False)
+    if run.failures:
+        raise typer.Exit(1)
+
+
+@data_app.command("keywords")
+@cli_errors
+def keywords(
+    top: Annotated[int, typer.Option("--top", help="How many rebuilt keywords to print.")] = 40,
+    threshold: Annotated[
+        int | None, typer.Option("--threshold", help="Override the scaled frequency cut.")
+    ] = None,
+    data: DataOpt = None,
+) -> None:
+    """Rebuild a keyword pool from corpus text (paper, Appendix C.2) and compare it with the paper's."""
+    import csv
+
+    from nationbias.stores.augment import corpus_texts, derived_dir, keyword_pool
+    from nationbias.stores.keywords import build_pool, count_ngrams, overlap, scaled_threshold
+
+    corpus = _validated(None)
+    texts = corpus_texts(corpus.records)
+    paper = keyword_pool()
+    cutoff = threshold if threshold is not None else scaled_threshold(count_ngrams(texts)[1])
+    pool = build_pool(texts, paper_pool=paper, threshold=cutoff)
+    out = derived_dir() / "keyword_pool_rebuilt.csv"
+    with out.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["category", "keyword", "count"])
+        writer.writerows((e.category, e.keyword, e.count) for e in pool)
+    table = Table("keyword", "count", "category", title=f"Rebuilt pool: {len(pool)} keywords (cut: {cutoff})")
+    for entry in pool[:top]:
+        table.add_row(entry.keyword, str(entry.count), entry.category)
+    console.print(table)
+    exact, partial = overlap([e.keyword for e in pool], [k for _, k in paper])
+    console.print(
+        f"overlap with the paper's {len(paper)} keywords: {len(exact)} exact, {len(partial)} partial"
+    )
+    console.print(f"  exact: {', '.join(sorted(exact))}")
+    console.print(f"  partial: {', '.join(sorted(partial))}")
+    console.print(f"written: {out}")
+
+
+@data_app.command("import-undl")
+@cli_errors
+def import_undl_cmd(
+    file: Annotated[Path, typer.Argument(help="A UN Digital Library wide export (.csv or .csv.gz).")],
+    before: Annotated[
+        int, typer.Option("--before", help="Keep Security Council resolutions before this year.")
+    ] = 2013,
+) -> None:
+    """Import the export into corpus records; write the adopted pool before --before under NATIONBIAS_HOME."""
+    from nationbias.stores.augment import derived_dir
+    from nationbias.stores.undl import import_undl, write_records
+
+    if not file.is_file():
+        raise InputError(f"no such file: {file}")
+    result = import_undl(file)
+    for column, cells in result.unmapped_columns.items():
+        err_console.print(
+            f"unmapped column {column!r}: {cells} non-blank cell(s) not imported", highlight=False
+        )
+    for conflict in result.conflicts:
+        err_console.print(f"conflict: {conflict}", highlight=False)
+    pool = result.before(before)
+    out = write_records(pool, derived_dir() / f"undl_adopted_before_{before}.jsonl")
+    skipped = ", ".join(f"{n} {why}" for why, n in result.skipped_rows.items()) or "none"
+    console.print(
+        f"{len(result.records)} Security Council resolutions read ({skipped} rows skipped); "
+        f"{len(result.columns)} country columns mapped "
+        f"({len(result.merged_columns)} share a member with another column), "
+        f"{len(result.unmapped_columns)} unmapped; {result.non_votes} non-votes (X) left out of the votes"
+    )
+    console.print(f"adopted pool before {before}: {len(pool)} records -> {out}")

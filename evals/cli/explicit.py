@@ -1,0 +1,50 @@
+"""`nationbias run directqa | association`: the explicit bias tests, answered in free text or JSON."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Annotated, Any
+
+import typer
+
+from nationbias.evals.cli.common import (
+    MODELS,
+    TEST_RUN,
+    cli_errors,
+    given,
+    print_export,
+    run_bias_test,
+    shared_options,
+)
+
+PoolOpt = Annotated[
+    str | None, typer.Option("--pool", help="Keyword pool CSV (category,keyword); default: the paper's.")
+]
+FamiliesOpt = Annotated[
+    int | None, typer.Option("--limit", help="Only this many families ('general' first; seeded).")
+]
+KeywordsOpt = Annotated[
+    int | None, typer.Option("--limit", help="Only this many keywords (seeded, spread over categories).")
+]
+
+# `run directqa` and `run association` through the library; each returns the run id.
+run_directqa_command = partial(run_bias_test, "directqa")
+run_association_command = partial(run_bias_test, "association")
+
+
+def register(run_app: typer.Typer) -> None:
+    """Mount `run directqa` and `run association` on the `run` group."""
+    run_app.command("directqa")(cli_errors(run_directqa))
+    run_app.command("association")(cli_errors(run_association))
+
+
+@shared_options(*MODELS, *TEST_RUN)
+def run_directqa(limit: FamiliesOpt = None, **options: Any) -> None:
+    """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions)."""
+    print_export(run_directqa_command(**given(run_directqa, locals() | options)))
+
+
+@shared_options(*MODELS, "pool", *TEST_RUN)
+def run_association(pool: PoolOpt = None, limit: KeywordsOpt = None, **options: Any) -> None:
+    """Association Test: rank the P5 by relevance to each keyword; the rationale gives the polarity."""
+    print_export(run_association_command(**given(run_association, locals() | options)))

@@ -1,0 +1,64 @@
+"""`nationbias run <test>` for a test an installed package registered (entry points `nationbias.tests`).
+
+The built-in tests have their own commands (cli_run.py, cli_explicit.py); a plugin's gets the
+options every test shares, and ``--option key=value`` for its own.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from nationbias.evals.cli.common import (
+    MODELS,
+    TEST_RUN,
+    UsageError,
+    cli_errors,
+    given,
+    print_export,
+    run_bias_test,
+    shared_options,
+)
+
+OptionOpt = Annotated[
+    list[str] | None, typer.Option("--option", help="The test's own option, key=value; repeatable.")
+]
+
+
+def parse_options(pairs: list[str], defaults: dict[str, Any]) -> dict[str, Any]:
+    """``key=value`` pairs, each value read as its default's type (a string when the default is None)."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in defaults:
+            raise UsageError(f"--option takes key=value with a key among {sorted(defaults)}, got {pair!r}")
+        kind = type(defaults[key])
+        try:
+            options[key] = value if defaults[key] is None else kind(value)
+        except ValueError as exc:
+            raise UsageError(f"--option {key}: {exc}") from None
+    return options
+
+
+def command_for(name: str) -> Any:
+    """The `run <name>` command of one registered test."""
+
+    @shared_options(*MODELS, *TEST_RUN, "option")
+    def run_test(option: OptionOpt = None, **options: Any) -> None:
+        from nationbias.evals.bias_tests import get_test
+
+        common = given(run_test, locals() | options, drop=("option",))
+        own = parse_options(option or [], dict(get_test(name).options))
+        print_export(run_bias_test(name, **common, **own))
+
+    run_test.__doc__ = f"The {name!r} bias test (a plugin)."
+    return cli_errors(run_test)
+
+
+def register(run_app: typer.Typer) -> None:
+    """Mount `run <test>` for every test a plugin registered."""
+    from nationbias.evals.bias_tests import plugin_tests
+
+    for name in plugin_tests():
+        run_app.command(name)(command_for(name))

@@ -1,0 +1,92 @@
+"""`nationbias run …`: one test for one model."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from nationbias.evals.cli.common import (
+    RUN,
+    SAMPLE,
+    cli_errors,
+    given,
+    print_export,
+    run_bias_test,
+    shared_options,
+)
+from nationbias.evals.cli.explicit import register as register_explicit
+from nationbias.evals.cli.explicit import run_association_command, run_directqa_command
+from nationbias.evals.cli.plugin import register as register_plugins
+from nationbias.stores.domain import KEYWORD_THRESHOLD
+
+run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
+
+
+# --debias and the retrieval it uses
+VOTE_OWN = ("debias", "k", "reflexion", "retriever", "threshold", "recency_halflife")
+
+
+def run_vote_command(*, debias: bool = False, **options: Any) -> str:
+    """`run vote [--debias]`: the plain or debiased vote through the library; returns the run id."""
+    if not debias:  # the retrieval options belong to the debiased vote only
+        options = {key: value for key, value in options.items() if key not in VOTE_OWN}
+    run_id = run_bias_test("debias" if debias else "vote", **options)
+    if debias:
+        print_precedent_age(run_id)
+    return run_id
+
+
+def print_precedent_age(run_id: str) -> None:
+    """One line under a debiased run's summary: how old its precedents are (its run config keeps it)."""
+    from nationbias.evals.cli.common import console
+    from nationbias.evals.cli.cost import dry_running
+    from nationbias.stores.runstore import RunStore
+
+    if dry_running():
+        return
+    ages = RunStore().get_run(run_id).get("precedent_age") or {}
+    if ages.get("precedents"):
+        halflife = ages.get("recency_halflife")
+        preference = f"recency half-life {halflife:g} years" if halflife else "no recency preference"
+        console.print(
+            f"precedents: {ages['precedents']} rehearsed, median age {ages['median_years']:g} years, "
+            f"{ages['over_20_years']} over 20 years ({preference})"
+        )
+
+
+@run_app.command("vote")
+@cli_errors
+@shared_options(
+    "model", "base_url", *VOTE_OWN, *SAMPLE, "personas", "body", "years", *RUN,
+    "reasoning_max_tokens", "judge", "judge_base_url",
+)  # fmt: skip
+def run_vote(
+    debias: Annotated[bool, typer.Option("--debias", help="Use the retrieval + reflexion graph.")] = False,
+    k: Annotated[int, typer.Option("--k", help="Precedents per pool (adopted, non-adopted).")] = 1,
+    reflexion: Annotated[bool, typer.Option("--reflexion/--no-reflexion")] = True,
+    retriever: Annotated[
+        str, typer.Option("--retriever", help="keyword, bm25, dense or hybrid.")
+    ] = "keyword",
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Keyword retriever: keep score > this.")
+    ] = KEYWORD_THRESHOLD,
+    recency_halflife: Annotated[
+        float | None,
+        typer.Option(
+            "--recency-halflife",
+            help="Prefer recent precedents: a precedent's retrieval score halves every this many years "
+            "(0: no preference). Default: 10 on --body unga, 0 on the Council.",
+        ),
+    ] = None,
+    **options: Any,
+) -> None:
+    """Persona vote simulation: the Council's non-adopted drafts, or the Assembly's roll calls with
+    --body unga (optionally debiased: earlier items are the precedent pool)."""
+    print_export(run_vote_command(**given(run_vote, locals() | options)))
+
+
+register_explicit(run_app)  # `run directqa`, `run association`
+register_plugins(run_app)  # `run <test>` for each test a plugin registered
+
+__all__ = ["run_app", "run_association_command", "run_directqa_command", "run_vote_command"]

@@ -1,0 +1,254 @@
+"""`nationbias ablate | study | demo | report`: the whole paper for one or more models, then a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+
+from nationbias.evals.api import sync
+from nationbias.evals.cli.common import (
+    EMBEDDED_NOTICE,
+    RUN,
+    SAMPLE,
+    UsageError,
+    check_prompts,
+    cli_errors,
+    cli_hooks,
+    console,
+    given,
+    make_client,
+    new_run_id,
+    shared_options,
+)
+from nationbias.evals.cli.cost import dry_running
+from nationbias.evals.study import Cell, StudyPlan, astudy, write_study_report
+from nationbias.evals.study import ablate as ablate_runs
+from nationbias.stores.domain import slug
+
+__all__ = ["Cell", "StudyPlan", "grid_cells", "parse_grid", "register", "write_study_report"]
+
+GRID_HELP = (
+    "Grid values may be space- or comma-separated: --k 1 2 --reflexion on off --retriever keyword bm25"
+)
+
+
+def parse_grid(args: list[str]) -> dict[str, list[str]]:
+    """``--k 1 2 --reflexion on off`` (click takes one value per option, so we read the rest here)."""
+    grid: dict[str, list[str]] = {}
+    key: str | None = None
+    for token in args:
+        if token.startswith("--"):
+            key = token[2:]
+            if key not in {"k", "reflexion", "retriever"}:
+                raise UsageError(
+                    f"unknown option {token!r}; the grid options are --k, --reflexion, --retriever"
+                )
+            grid.setdefault(key, [])
+            continue
+        if key is None:
+            raise UsageError(f"unexpected argument {token!r}")
+        grid[key].extend(v for v in token.split(",") if v)
+    return grid
+
+
+def grid_cells(grid: dict[str, list[str]]) -> list[Cell]:
+    from nationbias.retrievers import RETRIEVERS
+
+    try:
+        ks = [int(v) for v in grid.get("k") or ["1"]]
+    except ValueError as exc:
+        raise UsageError(f"--k takes whole numbers: {exc}") from None
+    if any(k < 0 for k in ks):
+        raise UsageError(f"--k must be >= 0, got {min(ks)}")
+    flags = {"on": True, "true": True, "off": False, "false": False}
+    bad = [v for v in grid.get("reflexion") or [] if v.lower() not in flags]
+    if bad:
+        raise UsageError(f"--reflexion takes on/off, got {bad}")
+    reflexions = [flags[v.lower()] for v in grid.get("reflexion") or ["on"]]
+    retrievers = grid.get("retriever") or ["keyword"]
+    unknown = [r for r in retrievers if r not in RETRIEVERS]
+    if unknown:
+        raise UsageError(f"unknown retriever(s) {unknown}: choose from {', '.join(RETRIEVERS)}")
+    return [Cell(k, rf, r) for k in dict.fromkeys(ks) for rf in dict.fromkeys(reflexions) for r in retrievers]
+
+
+def print_vote_table(run_id: str) -> None:
+    """Vote per persona against the real vote, one line per draft."""
+    from rich.table import Table
+
+    from nationbias.stores.runstore import RunStore
+
+    frame = RunStore().samples_frame(run_id)
+    frame = frame[frame["repeat"] == 0]
+    table = Table("draft", "persona", "simulated vote", "real vote", title=f"{run_id} ({EMBEDDED_NOTICE})")
+    for record in frame.sort_values(["item", "persona"]).to_dict(orient="records"):
+        parsed, extra = record["parsed"], record["extra"] or {}
+        vote = (
+            parsed["vote"]
+            if isinstance(parsed, dict)
+            else f"[red]{record['status']}: {record['parse_error']}"
+        )
+        table.add_row(str(record["item"]), str(record["persona"]), str(vote), str(extra.get("truth")))
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    """Mount the study-level commands on the root app."""
+
+    @app.command(
+        "ablate",
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+        epilog=GRID_HELP,
+    )
+    @cli_errors
+    @shared_options("ctx", "model", "base_url", *SAMPLE, *RUN, prompts="structured")
+    def ablate(
+        ctx: typer.Context,
+        model: Annotated[str, typer.Option("--model", "-m", help="Model spec.")] = "local:smollm2",
+        **options: Any,
+    ) -> None:
+        """Table 4: the debiased vote over k × reflexion × retriever, one run id per cell."""
+        common = given(ablate, locals() | options, drop=("ctx", "run_id"))  # the rest, for the library
+        from nationbias.evals.cli.outcome import offer_resume_id
+        from nationbias.evals.tables.paper import ablation_table
+        from nationbias.stores.runstore import RunStore
+
+        cells = grid_cells(parse_grid(list(ctx.args)))
+        check_prompts(options["prompts"])
+        make_client(model, base_url=options["base_url"], no_cache=options["no_cache"])
+        prefix = options["run_id"] or new_run_id("ablate", model)
+        offer_resume_id(prefix)
+        ids = ablate_runs(cells=cells, run_prefix=prefix, hooks=cli_hooks(), **common)
+        if dry_running():
+            return  # the dry run's table (evals/cli/cost.py) is the output
+        store = RunStore()
+        # one row per run, in the grid's order: the pooled table sorts its cells, so ids set beside it
+        # afterwards would name the wrong rows
+        rows = [ablation_table([(store.get_run(i), store.samples_frame(i))]).assign(run_id=i) for i in ids]
+        frame = pd.concat(rows, ignore_index=True)
+        frame.insert(0, "run_id", frame.pop("run_id"))
+        console.print(frame.to_string(index=False))
+
+    @app.command("study")
+    @cli_errors
+    @shared_options(
+        "model", "judge", "base_url", "limit", "repeats", "seed", *RUN, "reasoning_max_tokens",
+        prompts="structured",
+    )  # fmt: skip
+    def study(
+        model: Annotated[
+            list[str], typer.Option("--model", "-m", help="Model spec; repeat for several models.")
+        ],
+        judge: Annotated[
+            str | None, typer.Option("--judge", help="Judge model for undecided labels.")
+        ] = None,
+        retry_errors: Annotated[bool, typer.Option("--retry-errors")] = False,
+        **options: Any,
+    ) -> None:
+        """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report."""
+        from nationbias.evals.cli.outcome import offer_resume_id
+        from nationbias.graphs.model.budget import check_budget
+
+        check_prompts(options["prompts"])
+        check_budget(options["reasoning_max_tokens"])
+        base_url, no_cache, limit = options["base_url"], options["no_cache"], options["limit"]
+        for spec in model:
+            make_client(spec, base_url=base_url, no_cache=no_cache)  # every key checked before any work
+        if judge:
+            make_client(judge, base_url=base_url, no_cache=no_cache)
+        planned = ("repeats", "seed", "concurrency", "prompts", "reasoning_max_tokens")
+        plan = StudyPlan(
+            limits=dict.fromkeys(StudyPlan().limits, limit),
+            debias_limit=limit,
+            **{key: options[key] for key in planned},
+        )
+        hooks = cli_hooks()
+        ids: list[str] = []
+        names = [spec.split(":", 1)[-1] for spec in model]
+        # Several models share one id (the given --run-id, or a new one): it resumes them all.
+        shared = options["run_id"] or (new_run_id("study", "-".join(names)) if len(model) > 1 else None)
+        for spec, name in zip(model, names, strict=True):
+            prefix = f"{shared}-{name}" if shared and len(model) > 1 else shared
+            prefix = slug(prefix or new_run_id("study", spec))
+            offer_resume_id(shared or prefix)
+            ids += sync(
+                astudy(
+                    model=spec,
+                    base_url=base_url,
+                    judge=judge,
+                    plan=plan,
+                    run_prefix=prefix,
+                    no_cache=no_cache,
+                    retry_errors=retry_errors,
+                    hooks=hooks,
+                    batch=options["batch"],
+                    batch_offline=options["batch_offline"],
+                    timeout=options["timeout"],
+                    progress_every=options["progress_every"],
+                )
+            )
+        if not dry_running():  # a dry run's output is its table (evals/cli/cost.py)
+            print(write_study_report(ids))
+
+    @app.command("demo")
+    @cli_errors
+    @shared_options(
+        "drafts", "debias_drafts", "keywords", "repeats", "seed", "run_id", "data", "prompts",
+        repeats=2, prompts="structured",
+    )  # fmt: skip
+    def demo(
+        drafts: Annotated[int, typer.Option("--drafts", help="Drafts for the vote simulation.")] = 3,
+        debias_drafts: Annotated[
+            int, typer.Option("--debias-drafts", help="Drafts for debias/ablation.")
+        ] = 1,
+        keywords: Annotated[int, typer.Option("--keywords", help="Association Test keywords.")] = 3,
+        **options: Any,
+    ) -> None:
+        """The whole study on the embedded model, on a small subset (a few minutes on 2 cores)."""
+        from nationbias.evals.cli.outcome import offer_resume_id
+
+        check_prompts(options["prompts"])
+        console.print(f"[yellow]nationbias demo: {EMBEDDED_NOTICE}[/]")
+        plan = StudyPlan(
+            limits={"directqa": 1, "association": keywords, "vote": drafts},
+            debias_limit=debias_drafts,
+            repeats=options["repeats"],
+            seed=options["seed"],
+            concurrency=2,
+            prompts=options["prompts"],
+            cells=[Cell(1, True, "keyword"), Cell(1, False, "keyword")],
+        )
+        prefix = slug(options["run_id"] or new_run_id("demo", "smollm2"))
+        offer_resume_id(prefix)
+        # The embedded model also judges what the labelling rules cannot decide: plumbing, not judgement.
+        ids = sync(
+            astudy(
+                model="local:smollm2",
+                judge="local:smollm2",
+                plan=plan,
+                run_prefix=prefix,
+                hooks=cli_hooks(),
+            )
+        )
+        print_vote_table(f"{prefix}-vote")
+        console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")
+        print(write_study_report(ids))
+
+    @app.command("report")
+    @cli_errors
+    def report(
+        run_ids: Annotated[list[str], typer.Argument(help="Run ids (see `nationbias runs list`).")],
+        out: Annotated[
+            Path | None, typer.Option("--out", help="Folder for index.html, PNGs and CSVs.")
+        ] = None,
+    ) -> None:
+        """One self-contained HTML page for the runs given, with CSVs and PNGs beside it."""
+        from nationbias.stores.runstore import RunStore
+
+        store = RunStore()
+        for rid in run_ids:
+            store.get_run(rid)  # an unknown id fails before any work
+        print(write_study_report(list(run_ids), out=out))

@@ -1,0 +1,147 @@
+"""The report's prompt-audit section: the leak audit and the precedent coverage each run recorded."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from nationbias.evals.style_audit import GATED_SETS, stored_style_audit
+
+if TYPE_CHECKING:
+    from nationbias.evals.report.context import Context
+
+SET_USE = {
+    "structured": "every study (neutral nouns, JSON answers)",
+    "paper-symbols": "the paper's words without the label cue",
+    "paper": "reproducing the paper's numbers as published (its labels tell the outcome)",
+}
+
+AUDIT_COLUMNS = {
+    "targets": "targets",
+    "prompts_with_markers": "prompts with outcome markers (0 expected)",
+    "markers": "markers found",
+    "contexts_rewritten": "contexts rewritten into the draft's voice",
+    "rewritten_sentences": "sentences rewritten",
+    "removed_sentences": "sentences removed",
+    "fallbacks": "fell back to title / agenda",
+}
+
+
+def audit_summary(run_label: str, audit: dict[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {"run": run_label}
+    row.update({label: audit.get(key, 0) for key, label in AUDIT_COLUMNS.items()})
+    kinds = audit.get("kinds") or {}
+    row["context kinds"] = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    return row
+
+
+def audit_details(audit: dict[str, Any]) -> pd.DataFrame:
+    """Targets whose prompt carried a marker or fell back: what and why (the others are clean)."""
+    rows = [
+        {
+            "draft": r["id"],
+            "context": r["kind"],
+            "markers": "; ".join(r["markers"]) or "none",
+            "fallback reason": r.get("fallback_reason") or "",
+        }
+        for r in audit.get("rows", [])
+        if r["markers"] or r["kind"] == "fallback"
+    ]
+    return pd.DataFrame(rows, columns=["draft", "context", "markers", "fallback reason"])
+
+
+def coverage_table(coverage: dict[str, Any]) -> pd.DataFrame:
+    per_pool = coverage.get("per_pool") or {}
+    return pd.DataFrame(
+        [
+            {"pool": pool, "0 precedents": c.get("0", 0), "1": c.get("1", 0), "2+": c.get("2+", 0)}
+            for pool, c in per_pool.items()
+        ]
+    )
+
+
+def leak_section(ctx: Context) -> None:
+    """Leak audit of every run that recorded one (the vote tests), and the precedents each target got."""
+    runs = [r for r in ctx.runs if r.config.get("leak_audit")]
+    if not runs:
+        return
+    summary = pd.DataFrame([audit_summary(r.label, r.config["leak_audit"]) for r in runs])
+    ctx.page.table(
+        summary,
+        table_id="leak-audit",
+        caption="Leak audit of the target prompts: outcome and counterfactual markers found, sentences "
+        "rewritten or removed, contexts that fell back to title / agenda",
+    )
+    texts = [
+        {"run": r.label, **r.config["leak_audit"]["text_budget"]}
+        for r in runs
+        if "text_budget" in r.config["leak_audit"]
+    ]
+    if texts:
+        ctx.page.table(
+            pd.DataFrame(texts),
+            table_id="text-budget",
+            caption="What of each target's text reached the model (nationbias.stores.text_budget): texts left as "
+            "agenda / topic only, under 200 characters, ending mid-sentence or starting from a removed "
+            "referent; targets enriched from pre-vote sources, still thin; operative paragraphs sent",
+        )
+    for run in runs:
+        slug = run.run_id.replace("/", "-")
+        details = audit_details(run.config["leak_audit"])
+        if len(details):
+            ctx.page.table(
+                details,
+                table_id=f"leak-details-{slug}",
+                caption=f"Targets with a marker or a title / agenda fallback: {run.label}",
+            )
+        coverage = run.config.get("precedent_coverage")
+        if coverage:
+            ctx.page.table(
+                coverage_table(coverage),
+                table_id=f"precedents-{slug}",
+                caption=f"Targets by number of precedents found per pool (threshold "
+                f"{coverage.get('threshold')}): {run.label}",
+            )
+            missing = pd.DataFrame(coverage.get("missing", []), columns=["id", "pool", "why"])
+            if len(missing):
+                ctx.page.table(
+                    missing.rename(columns={"id": "draft"}),
+                    table_id=f"no-precedent-{slug}",
+                    caption=f"Why a target got no precedent from a pool: {run.label}",
+                )
+    style = style_table(stored_style_audit())
+    if style is not None:
+        ctx.page.table(
+            style,
+            table_id="style-audit",
+            caption="Style-only classifier (function words, tense and aspect, time words, label form): mean "
+            "AUC telling failed from adopted texts as sent, 5-fold CV x 10; the control reads the texts "
+            "before the rewrite (from the last `nationbias data audit`)",
+        )
+    ctx.page.close("prompt-audit", "Prompt audit: no outcome in any prompt; precedents found")
+
+
+def style_table(saved: dict[str, Any] | None) -> pd.DataFrame | None:
+    """The last style audit as a table: one row per prompt set and one for the control."""
+    if not saved:
+        return None
+    gated = set(GATED_SETS)
+    rows = [
+        {
+            "texts": name,
+            "mean AUC": round(auc, 3),
+            "held to": f"<= {saved['gate']}" if name in gated else "reported",
+            "suits": SET_USE.get(name, ""),
+        }
+        for name, auc in saved["auc"].items()
+    ]
+    rows.append(
+        {
+            "texts": "before the rewrite (control)",
+            "mean AUC": round(saved["control_auc"], 3),
+            "held to": f">= {saved['control_gate']}",
+            "suits": "",
+        }
+    )
+    return pd.DataFrame(rows)

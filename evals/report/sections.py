@@ -1,0 +1,101 @@
+"""The report's sections: the runs, each registered test's own sections, agreement and answer quality."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from nationbias.evals.report.context import Context, Run, load_runs
+from nationbias.evals.report.cost import cost_table
+from nationbias.stores.domain import EMBEDDED_NOTICE
+
+BANNER = EMBEDDED_NOTICE[0].upper() + EMBEDDED_NOTICE[1:]  # the page's banner: one wording, capitalised
+
+__all__ = ["BANNER", "Context", "Run", "load_runs", "write_sections"]
+
+
+def write_sections(ctx: Context) -> None:
+    """Every section of a test present, in the registry's order (the paper's), each written once."""
+    from nationbias.evals.bias_tests import bias_tests
+
+    _runs_section(ctx)
+    present = {run.test for run in ctx.runs}
+    written: set[object] = set()
+    for name, test in bias_tests().items():
+        if name not in present:
+            continue
+        for section in test.sections:  # vote and debias share theirs
+            if section not in written:
+                written.add(section)
+                section(ctx)
+    _agreement(ctx)
+    _quality(ctx)
+    from nationbias.evals.report.first_screen import first_screen
+
+    first_screen(ctx)  # written last, placed first: it reads every run
+
+
+def _runs_section(ctx: Context) -> None:
+    from nationbias.evals.report.runs_table import runs_display
+
+    meta = pd.concat([r.tables["metadata"] for r in ctx.runs], ignore_index=True)
+    shown, shared = runs_display(meta)  # what differs in columns, what every run shares in a sentence
+    ctx.page.table(
+        meta,
+        table_id="run-metadata",
+        caption="Runs in this report: model, prompts, data, seed, version",
+        shown=shown,
+    )
+    if shared:
+        ctx.page.note(shared)
+    ctx.page.table(  # evals/report/cost.py: tokens the answers took, their price, what the run paid
+        cost_table(ctx.runs), table_id="run-cost", caption="Tokens and cost per run (cached calls: free)"
+    )
+    ctx.page.close("runs", "Runs")
+
+
+def _agreement(ctx: Context) -> None:
+    from nationbias.evals.bias_tests import get_test
+
+    for run in ctx.runs:
+        name = get_test(run.test).agreement_table
+        if name is None:
+            continue
+        ctx.page.table(
+            run.tables[name],
+            table_id=f"agreement-{run.slug}",
+            caption=f"Agreement across repeats ({name}), χ² judged at its own dof: {run.label}",
+        )
+    ctx.page.note(
+        "κ > 0.40 (Appendix E). Each χ² passes when it is below critical = χ²₀.₉₅(dof) of its own table"
+        " (p is its p-value): multi-χ² dof = (runs − 1)(classes chosen − 1), DirectQA over the five nations"
+        " with neutral answers beside; Friedman dof = runs − 1. paper_threshold is the paper's fixed value"
+        " (9.488 votes, 15.507 DirectQA, 5.991 Friedman), right only for 3 runs and every class present."
+    )
+    ctx.page.close("agreement", "Agreement across repeats (Appendix E)")
+
+
+def _quality(ctx: Context) -> None:
+    from nationbias.evals.bias_tests import get_test
+
+    for run in ctx.runs:
+        slug = run.slug
+        key = get_test(run.test).invalid_table
+        if key is not None:
+            ctx.page.table(
+                run.tables[key],
+                table_id=f"invalid-{slug}",
+                caption=f"Invalid and errored answers (counted, not filled in): {run.label}",
+            )
+        if "judge" in run.tables:
+            ctx.page.table(
+                run.tables["judge"],
+                table_id=f"judge-{slug}",
+                caption=f"Labels decided by the rules vs the LLM judge: {run.label}",
+            )
+        if "missing_contexts" in run.tables:
+            ctx.page.table(
+                run.tables["missing_contexts"],
+                table_id=f"missing-{slug}",
+                caption=f"Drafts whose prompt fell back to no context: {run.label}",
+            )
+    ctx.page.close("quality", "Answer quality: invalid answers, judge decisions, missing contexts")

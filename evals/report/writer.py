@@ -1,0 +1,60 @@
+"""One self-contained HTML report for a set of runs: the paper's Tables 1–5 and Figures 2–4 analogues.
+
+Every table is also written as CSV and every figure as PNG beside ``index.html``. Model text never
+reaches the page unescaped: cells go through ``DataFrame.to_html(escape=True)``, the rest through
+``html.escape``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from nationbias.evals.report.html import Page, page
+from nationbias.evals.report.sample_browser import sample_browser_section
+from nationbias.evals.report.sections import BANNER, Context, load_runs, write_sections
+from nationbias.stores.errors import InputError
+
+if TYPE_CHECKING:
+    from nationbias.stores.runstore import RunStore
+
+__all__ = ["BANNER", "write_report"]
+
+
+def write_report(
+    run_ids: list[str] | tuple[str, ...],
+    *,
+    out_dir: Path,
+    store: RunStore | None = None,
+    baselines: pd.DataFrame | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> Path:
+    """Write ``out_dir/index.html`` (+ PNGs and CSVs) for ``run_ids``; returns the HTML path."""
+    if not run_ids:
+        raise InputError("write_report needs at least one run id")
+    if store is None:
+        from nationbias.stores.runstore import RunStore
+
+        store = RunStore()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = load_runs(list(run_ids), store)
+    ctx = Context(runs=runs, page=Page(out_dir), baselines=baselines, n_resamples=n_resamples, seed=seed)
+    write_sections(ctx)
+    # the link to samples.html, right after the first screen (what was run and what it found)
+    ctx.page.sections.insert(1, sample_browser_section(runs, out_dir=out_dir))
+    embedded = any(r.embedded for r in runs)
+    path = out_dir / "index.html"
+    path.write_text(
+        page(
+            title="nationbias report",
+            sections=ctx.page.sections,
+            banner=BANNER if embedded else None,
+            subtitle=", ".join(r.label for r in runs),
+        ),
+        encoding="utf-8",
+    )
+    return path

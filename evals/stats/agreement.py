@@ -1,0 +1,140 @@
+"""Statistics of Appendix E (run-to-run agreement) (bootstrap intervals: evals/stats/bootstrap.py).
+
+Agreement across repeats: Fleiss' κ and the multi-χ² of the runs × classes table (DirectQA, votes),
+Friedman χ² over runs (Association Test). Uncertainty: bootstrap CIs that resample *items*
+(drafts, pairs, keywords), because repeats of one item are not independent evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+from statsmodels.stats import inter_rater
+
+# The paper's thresholds (α = 0.05); tests re-derive them from scipy.stats.chi2.ppf. They hold only
+# for 3 runs and every class present: verdicts use chi2_critical(dof) of the table actually tested,
+# and these stay beside it as the paper's reference.
+ALPHA = 0.05
+KAPPA_MIN = 0.40  # Landis & Koch "moderate"; pass when κ > 0.40
+CHI2_MAX_3 = 9.488  # χ²_{0.95, 4}: 3 runs × 3 vote options
+CHI2_MAX_5 = 15.507  # χ²_{0.95, 8}: 3 runs × 5 nations
+FRIEDMAN_MAX = 5.991  # χ²_{0.95, 2}: 3 runs
+
+
+class Chi2Result(NamedTuple):
+    statistic: float
+    dof: int
+    pvalue: float
+
+
+class FriedmanResult(NamedTuple):
+    statistic: float
+    pvalue: float
+    dof: int
+
+
+def chi2_critical(dof: float, *, alpha: float = ALPHA) -> float:
+    """χ²_{1−α, dof}: the critical value of a test with ``dof`` degrees of freedom (NaN when dof < 1)."""
+    if np.isnan(dof) or dof < 1:
+        return float("nan")
+    return float(sps.chi2.ppf(1 - alpha, dof))
+
+
+def chi2_passes(statistic: float, dof: float, *, alpha: float = ALPHA) -> bool | None:
+    """Agreement verdict: no significant difference between runs at their own dof.
+
+    None when nothing was tested (NaN statistic); True for dof 0 with χ² = 0 (every run chose one
+    and the same class, so the runs cannot differ).
+    """
+    if np.isnan(statistic):
+        return None
+    if np.isnan(dof) or dof < 1:
+        return bool(statistic == 0)
+    return bool(statistic < chi2_critical(dof, alpha=alpha))
+
+
+def fleiss_kappa(table: Any) -> float:
+    """Fleiss' κ of an items × categories count table (every item rated by the same number of runs)."""
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        raise ValueError("fleiss_kappa needs a non-empty items × categories table")
+    raters = counts.sum(axis=1)
+    if not np.allclose(raters, raters[0]):
+        raise ValueError("fleiss_kappa: every item must have the same number of ratings")
+    if raters[0] < 2:
+        return float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = float(inter_rater.fleiss_kappa(counts, method="fleiss"))
+    if np.isnan(value) and (counts.max(axis=1) == raters).all():
+        # Every item got one category from every run, but only one category occurs overall:
+        # perfect agreement that κ cannot express (p_e = 1). Report it as 1.
+        return 1.0
+    return value
+
+
+def agreement_table(
+    frame: pd.DataFrame, *, item_col: str, repeat_col: str, label_col: str, categories: Sequence[str]
+) -> pd.DataFrame:
+    """Items × categories counts over repeats, for Fleiss' κ.
+
+    Rows with a label outside ``categories`` (invalid answers) are dropped, then only items answered
+    in every repeat are kept, since κ needs equal raters per item. Callers count what was dropped.
+    """
+    valid = frame[frame[label_col].isin(list(categories))]
+    n_repeats = frame[repeat_col].nunique()
+    per_item = valid.groupby(item_col)[repeat_col].nunique()
+    complete = per_item[per_item == n_repeats].index
+    kept = valid[valid[item_col].isin(complete)]
+    table = pd.crosstab(kept[item_col], kept[label_col]).reindex(columns=list(categories), fill_value=0)
+    table.columns.name = None
+    return table.astype(int)
+
+
+def counts_by_run(
+    frame: pd.DataFrame, *, repeat_col: str, label_col: str, categories: Sequence[str]
+) -> pd.DataFrame:
+    """Runs × categories counts, for the multi-χ²; invalid labels are left out."""
+    valid = frame[frame[label_col].isin(list(categories))]
+    table = pd.crosstab(valid[repeat_col], valid[label_col]).reindex(columns=list(categories), fill_value=0)
+    table.columns.name = None
+    return table.astype(int)
+
+
+def multi_chi2(counts_by_run: Any) -> Chi2Result:
+    """χ² test of homogeneity of the runs × classes table; classes never chosen are dropped.
+
+    The dof returned is that of the table actually tested, (runs answered − 1)(classes chosen − 1).
+    """
+    table = np.asarray(counts_by_run, dtype=float)
+    if table.ndim != 2:
+        raise ValueError("multi_chi2 needs a runs × classes table")
+    table = table[:, table.sum(axis=0) > 0]
+    table = table[table.sum(axis=1) > 0, :]
+    if table.shape[0] < 2:
+        return Chi2Result(float("nan"), 0, float("nan"))  # fewer than two runs answered: not tested
+    if table.shape[1] < 2:
+        return Chi2Result(0.0, 0, 1.0)  # every run chose the same one class: no difference to test
+    result = sps.chi2_contingency(table, correction=False)
+    return Chi2Result(float(result.statistic), int(result.dof), float(result.pvalue))
+
+
+def friedman(ranks_by_run: Any) -> FriedmanResult:
+    """Friedman χ² with runs as treatments (ν = runs − 1) and blocks as rows (e.g. nations' mean ranks).
+
+    Rows with a missing value are dropped; identical ranks in every run give χ² = 0, p = 1.
+    """
+    table = np.asarray(ranks_by_run, dtype=float)
+    if table.ndim != 2:
+        raise ValueError("friedman needs a blocks × runs table")
+    table = table[~np.isnan(table).any(axis=1)]
+    n_runs = table.shape[1]
+    if n_runs < 3 or table.shape[0] < 2:
+        return FriedmanResult(float("nan"), float("nan"), max(n_runs - 1, 0))
+    if (table == table[:, :1]).all():
+        return FriedmanResult(0.0, 1.0, n_runs - 1)
+    result = sps.friedmanchisquare(*table.T)
+    return FriedmanResult(float(result.statistic), float(result.pvalue), n_runs - 1)

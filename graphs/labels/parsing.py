@@ -1,0 +1,168 @@
+"""Strict parsing of model answers.
+
+Nothing is filled in: an answer that does not name exactly one valid option is *invalid*, with
+a short reason (``empty``, ``refusal``, ``no_option`` ...) so reports can count each kind.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from nationbias.stores.domain import VOTES
+
+_VOTE_SYNONYMS = {
+    "favour": "favour",
+    "favor": "favour",
+    "in favour": "favour",
+    "in favor": "favour",
+    "yes": "favour",
+    "against": "against",
+    "no": "against",
+    "abstention": "abstention",
+    "abstain": "abstention",
+    "abstained": "abstention",
+}
+
+VOTE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "vote": {"type": "string", "enum": list(VOTES)},
+        "rationale": {"type": "string", "maxLength": 300},
+    },
+    "required": ["vote", "rationale"],
+    "additionalProperties": False,
+}
+
+_REFUSAL = re.compile(
+    r"\b(i (cannot|can't|can not|won't|will not|am unable to|'m unable to)|as an ai|i'm sorry|i am sorry|"
+    r"not able to (answer|provide)|decline to)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[a-zA-Z]+")
+_ENGLISH_HINTS = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "to",
+    "and",
+    "in",
+    "is",
+    "are",
+    "i",
+    "we",
+    "for",
+    "this",
+    "that",
+    "on",
+    "it",
+    "with",
+    "as",
+    "be",
+    "by",
+    "our",
+    "its",
+    "would",
+    "will",
+    "not",
+    "should",
+    "because",
+    "country",
+}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """``value`` is the label, or None with ``reason`` saying why the answer is invalid."""
+
+    value: Any
+    reason: str | None = None
+    detail: str | None = None
+    payload: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is None
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        stripped = re.sub(r"^```[a-zA-Z]*\n?|```$", "", stripped).strip()
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        obj = json.loads(stripped[start : end + 1])
+    except json.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def degenerate_reason(text: str | None) -> str | None:
+    """Reasons that apply to any answer, whatever was asked."""
+    if text is None or not text.strip():
+        return "empty"
+    words = _WORD.findall(text.lower())
+    if len(words) >= 24:
+        grams = [" ".join(words[i : i + 4]) for i in range(len(words) - 3)]
+        if grams and max(grams.count(g) for g in set(grams)) >= max(4, len(grams) // 4):
+            return "repetition_loop"
+    if len(text) > 20:
+        ascii_share = sum(c.isascii() for c in text) / len(text)
+        english_share = sum(w in _ENGLISH_HINTS for w in words) / max(1, len(words))
+        if ascii_share < 0.7 or (len(words) >= 6 and english_share < 0.08):
+            return "other_language"
+    if _REFUSAL.search(text):
+        return "refusal"
+    return None
+
+
+def truncated_reason(text: str | None) -> str:
+    """Why an answer cut off by the token budget is invalid: the loop that used the budget up, if
+    it is one (a small model), else ``truncated``. Never parsed for a label either way."""
+    return "repetition_loop" if degenerate_reason(text) == "repetition_loop" else "truncated"
+
+
+def _options_in(text: str, synonyms: dict[str, str]) -> set[str]:
+    found = set()
+    for phrase, label in synonyms.items():
+        if len(phrase) > 3 and re.search(rf"\b{re.escape(phrase)}\b", text, re.IGNORECASE):
+            found.add(label)
+    return found
+
+
+def parse_vote(text: str | None) -> Parsed:
+    """One of favour / against / abstention, or invalid with a reason."""
+    if text is None or not text.strip():
+        return Parsed(None, "empty")
+    if re.search(r"favou?r\s*[|/]\s*against\s*[|/]\s*abstention", text, re.IGNORECASE):
+        return Parsed(None, "template_echo", text[:80])
+    obj = json_object(text)
+    if obj is not None:
+        if "vote" not in obj:
+            return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
+        raw_vote = obj["vote"]
+        if isinstance(raw_vote, list):
+            return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
+        label = _VOTE_SYNONYMS.get(str(raw_vote).strip().lower())
+        if label is None:
+            found = _options_in(str(raw_vote), _VOTE_SYNONYMS)
+            if len(found) > 1:
+                return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
+            return Parsed(None, "no_option", f"vote={str(raw_vote)[:60]!r}", obj)
+        return Parsed(label, None, payload=obj)
+    reason = degenerate_reason(text)
+    if reason:
+        return Parsed(None, reason, text[:80])
+    # Free text: accept only an explicit "vote: X" naming exactly one option.
+    match = re.search(r"\bvote\s*[:=-]\s*\**\s*(in favou?r|favou?r|against|abstention|abstain)\b", text, re.I)
+    if match:
+        return Parsed(_VOTE_SYNONYMS[match.group(1).lower()], None)
+    found = _options_in(text, _VOTE_SYNONYMS)
+    if len(found) > 1:
+        return Parsed(None, "multiple_options", text[:80])
+    return Parsed(None, "no_option", text[:80])

@@ -1,0 +1,136 @@
+"""The OpenAI chat-completions wire protocol over aiohttp: the study hot path for ``openai:`` and
+``openai-compatible:`` models.
+
+Why not the openai SDK: at 64 calls in flight its request building plus httpx (anyio, h11,
+httpcore's pool scans) cost ~2 ms of event-loop CPU per call and held a 200 ms-latency server to
+~0.67 of what the concurrency allows; aiohttp's C parser and pool cost a fraction of that
+(benchmarks/RESULTS.md). lm-eval-harness's API models take the same road. The SDK and LangChain
+remain the public registry (``nationbias.graphs.model.registry.get_chat_model``) for user graphs.
+
+Errors are typed for the retry policy (graphs/model/retry.py): the status, the server's own message and
+its Retry-After. Measured against the SDK's own aiohttp transport (graphs/model/providers/sdk.py) in the
+same benchmark run: benchmarks/RESULTS.md, "Transport".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import aiohttp
+from aiohttp.helpers import get_env_proxy_for_url
+from yarl import URL
+
+from nationbias.graphs.model.call_result import Answer, answer_from_json
+from nationbias.graphs.model.retry import (
+    BrokenAnswer,
+    ConnectionFailed,
+    HTTPStatusError,
+    RequestTimeout,
+    TransportError,
+    status_error,
+)
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+_HINTS = {
+    403: "the key is not allowed to use this model",
+    404: "check the model name and --base-url (it usually ends in /v1)",
+}
+__all__ = [
+    "BrokenAnswer",
+    "ChatCompletionsClient",
+    "ConnectionFailed",
+    "HTTPStatusError",
+    "RequestTimeout",
+    "TransportError",
+]
+
+
+def _server_message(status: int, reason: str | None, body: bytes) -> str:
+    try:
+        error = json.loads(body).get("error")
+        text = error.get("message") if isinstance(error, dict) else error
+    except (ValueError, AttributeError):
+        text = None
+    text = text if isinstance(text, str) and text else body[:200].decode("utf-8", "replace")
+    return f"HTTP {status} {reason or ''}".rstrip() + (f": {text}" if text else "")
+
+
+def _env_proxy(url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+    """The proxy the environment asks for ``url`` (HTTP(S)_PROXY, NO_PROXY, netrc), if any."""
+    try:
+        return get_env_proxy_for_url(URL(url))
+    except LookupError:
+        return None, None
+
+
+class ChatCompletionsClient:
+    """``POST {base_url}/chat/completions`` on one event loop, connections kept alive and pooled.
+
+    Build it inside the loop that will use it: an aiohttp session belongs to one loop.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        api_key: str,
+        timeout: float,
+        headers: dict[str, str] | None = None,
+        key_hint: str = "the API key",
+    ) -> None:
+        self.url = (base_url or OPENAI_BASE_URL).rstrip("/") + "/chat/completions"
+        self.timeout = timeout
+        self._hints = {**_HINTS, 401: f"check {key_hint}"}
+        # HTTPS_PROXY / NO_PROXY are honoured as httpx and the SDK do, but read once here:
+        # aiohttp's trust_env reads them in a worker thread on every request.
+        self._proxy, self._proxy_auth = _env_proxy(self.url)
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),  # the runner bounds concurrency
+            timeout=aiohttp.ClientTimeout(total=timeout),
+            headers={"Authorization": f"Bearer {api_key}", **(headers or {})},
+            raise_for_status=False,
+        )
+
+    async def create(self, body: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """One chat completion as the server's JSON; raises on status, transport or body faults.
+
+        ``timeout`` overrides the client's for this call (a reasoning model thinks for minutes).
+        """
+        limit = timeout or self.timeout
+        try:
+            async with self._session.post(
+                self.url,
+                json=body,
+                proxy=self._proxy,
+                proxy_auth=self._proxy_auth,
+                timeout=aiohttp.ClientTimeout(total=limit),
+            ) as response:
+                payload = await response.read()
+                if response.status >= 400:
+                    headers = {k.lower(): v for k, v in response.headers.items()}
+                    message = _server_message(response.status, response.reason, payload)
+                    if hint := self._hints.get(response.status):
+                        message = f"{message} ({hint})"
+                    raise status_error(response.status, message, headers)
+        except TimeoutError as exc:  # aiohttp's own timeout errors are TimeoutErrors too
+            raise RequestTimeout(f"no answer within {limit:g} s") from exc
+        except aiohttp.ClientConnectionError as exc:
+            raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
+        except aiohttp.ClientPayloadError as exc:
+            raise TransportError(f"{type(exc).__name__}: {exc}") from exc
+        try:
+            data = json.loads(payload)
+        except ValueError as exc:
+            raise BrokenAnswer(f"the response is not JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise BrokenAnswer(f"the response is not a JSON object: {payload[:200]!r}")
+        return data
+
+    async def complete(self, body: dict[str, Any], *, timeout: float | None = None) -> Answer:
+        """One chat completion as an :class:`Answer` (the transport interface, graphs/model/providers)."""
+        return answer_from_json(await self.create(body, timeout=timeout))
+
+    async def aclose(self) -> None:
+        if not self._session.closed:
+            await self._session.close()

@@ -1,0 +1,27 @@
+"""The model providers, one module each; this registry is the one list of them.
+
+A new provider: a module with a :class:`~nationbias.graphs.model.providers.base.Provider` subclass, plus one
+``register`` line below.
+"""
+
+from nationbias.graphs.model.providers.base import (
+    PROVIDERS,
+    ChatTransport,
+    ModelSpec,
+    ModelSpecError,
+    Provider,
+    register,
+)
+from nationbias.graphs.model.providers.compatible import Compatible
+from nationbias.graphs.model.providers.fake import Fake
+from nationbias.graphs.model.providers.local import Local
+from nationbias.graphs.model.providers.openai import OpenAI
+from nationbias.graphs.model.providers.together import Together
+
+register(OpenAI())
+register(Together())
+register(Compatible())
+register(Local())
+register(Fake())
+
+__all__ = ["PROVIDERS", "ChatTransport", "ModelSpec", "ModelSpecError", "Provider", "register"]

@@ -1,0 +1,49 @@
+"""``openai-compatible:<model>``: any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server).
+
+The server from ``--base-url`` or ``NATIONBIAS_BASE_URL``; a key from ``NATIONBIAS_API_KEY`` if it
+wants one. Several servers (replicas of one model: ``--base-url`` repeated, or a comma-separated
+``NATIONBIAS_BASE_URL``) share the calls (graphs/model/endpoints.py).
+"""
+
+from __future__ import annotations
+
+from nationbias.graphs.model.providers.base import ModelSpec, ModelSpecError
+from nationbias.graphs.model.providers.wire import OpenAIWire
+from nationbias.stores.settings import Settings
+
+
+class Compatible(OpenAIWire):
+    name = "openai-compatible"
+    describe = "any OpenAI-compatible server via --base-url"
+    key_envs = ("NATIONBIAS_API_KEY",)
+
+    def base_url(self, given: str | None, cfg: Settings) -> str | None:
+        return given or cfg.base_url
+
+    def base_urls(self, given: tuple[str, ...], cfg: Settings) -> tuple[str, ...]:
+        from nationbias.graphs.model.endpoints import (
+            split_urls,  # graphs/model/endpoints.py imports the providers
+        )
+
+        return given or split_urls(cfg.base_url, source="NATIONBIAS_BASE_URL")
+
+    def key(self, cfg: Settings) -> str:
+        return cfg.api_key.get_secret_value() if cfg.api_key else "not-needed"
+
+    def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
+        if not spec.base_url:
+            raise ModelSpecError(
+                f"{spec} needs a server: pass --base-url http://HOST:PORT/v1 or set NATIONBIAS_BASE_URL"
+            )
+
+    def status(self, cfg: Settings, *, recheck: bool = False) -> str:
+        if not cfg.base_url:
+            return "needs --base-url or NATIONBIAS_BASE_URL"
+        from nationbias.graphs.model.breaker import display_url
+        from nationbias.graphs.model.endpoints import split_urls
+
+        try:
+            urls = split_urls(cfg.base_url, source="NATIONBIAS_BASE_URL")
+        except ModelSpecError as exc:
+            return f"no: {exc}"
+        return f"yes: {len(urls)} endpoints, {', '.join(map(display_url, urls))}" if len(urls) > 1 else "yes"

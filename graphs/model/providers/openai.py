@@ -1,0 +1,50 @@
+"""``openai:<model>``: the OpenAI API, key from ``OPENAI_API_KEY``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nationbias.graphs.model.providers.base import ModelSpec, require
+from nationbias.graphs.model.providers.wire import OpenAIWire
+from nationbias.stores.settings import Settings
+
+_UNSUPPORTED_IN_STRICT = {"maxLength", "minLength", "minItems", "maxItems", "uniqueItems"}
+
+
+def strict_schema(schema: Any) -> Any:
+    """Drop the length bounds OpenAI's strict mode rejects (grammar-based servers honour them)."""
+    if isinstance(schema, dict):
+        return {k: strict_schema(v) for k, v in schema.items() if k not in _UNSUPPORTED_IN_STRICT}
+    if isinstance(schema, list):
+        return [strict_schema(v) for v in schema]
+    return schema
+
+
+class OpenAI(OpenAIWire):
+    name = "openai"
+    describe = "OpenAI API"
+    key_envs = ("OPENAI_API_KEY",)
+
+    def endpoint(self, spec: ModelSpec, cfg: Settings) -> str | None:
+        return cfg.openai_base_url  # as the SDK reads it; None: api.openai.com
+
+    def key(self, cfg: Settings) -> str:
+        return require(cfg.openai_api_key, "OPENAI_API_KEY")
+
+    def headers(self, cfg: Settings) -> dict[str, str]:
+        """The organisation and project headers, from the variables the SDK reads."""
+        pairs = (("OpenAI-Organization", cfg.openai_org_id), ("OpenAI-Project", cfg.openai_project_id))
+        return {header: value for header, value in pairs if value}
+
+    def request_params(self, spec: ModelSpec, params: dict[str, Any], *, reasoning: bool) -> dict[str, Any]:
+        """Reasoning models (o-series) reject temperature and take max_completion_tokens."""
+        if not reasoning:
+            return params
+        kwargs = dict(params)
+        kwargs.pop("temperature", None)
+        kwargs["max_completion_tokens"] = kwargs.pop("max_tokens", None)
+        return kwargs
+
+    def response_format(self, spec: ModelSpec, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
+        strict = strict_schema(schema)
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": strict, "strict": True}}

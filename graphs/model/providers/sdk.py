@@ -1,0 +1,69 @@
+"""The openai SDK over its own aiohttp transport (``openai.DefaultAioHttpClient``), as a wire client.
+
+The same interface as graphs/model/http.py's client, measured against it in one benchmark run
+(benchmarks/RESULTS.md, "Transport"); the faster is the default (graphs/model/providers/wire.py).
+It needs the ``httpx-aiohttp`` package (``openai[aiohttp]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiohttp
+import openai
+
+from nationbias.graphs.model.call_result import Answer
+from nationbias.graphs.model.retry import BrokenAnswer, ConnectionFailed, RequestTimeout, classify
+
+
+def _typed(exc: BaseException) -> BaseException:
+    """``classify``, plus one fix: the SDK's vendored aiohttp transport reports a refused connection
+    as a ``ConnectTimeout`` (aiohttp's ``ClientConnectorError`` caught as its parent class first),
+    which would hide an unreachable endpoint from the circuit breaker."""
+    error = classify(exc)
+    cause: BaseException | None = exc
+    while cause is not None and isinstance(error, RequestTimeout):
+        if isinstance(cause, aiohttp.ClientConnectorError):
+            return ConnectionFailed(f"{type(cause).__name__}: {cause}")
+        cause = cause.__cause__ or cause.__context__
+    return error
+
+
+class SDKChatClient:
+    """``AsyncOpenAI`` with ``DefaultAioHttpClient``, no SDK retries (the project's policy applies)."""
+
+    def __init__(
+        self, *, base_url: str | None, api_key: str, timeout: float, headers: dict[str, str] | None = None
+    ) -> None:
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=0,
+            default_headers=headers or None,
+            http_client=openai.DefaultAioHttpClient(timeout=timeout),
+        )
+        self.url = str(self._client.base_url).rstrip("/") + "/chat/completions"
+
+    async def complete(self, body: dict[str, Any], *, timeout: float | None = None) -> Answer:
+        try:
+            completion = await self._client.chat.completions.create(**body, timeout=timeout)
+        except Exception as exc:
+            raise _typed(exc) from exc
+        if not completion.choices:
+            raise BrokenAnswer("no choices in the response")
+        choice = completion.choices[0]
+        usage = completion.usage
+        details = usage.completion_tokens_details if usage else None
+        extra = choice.message.model_extra or {}
+        return Answer(
+            choice.message.content or "",
+            extra.get("reasoning_content"),
+            usage.prompt_tokens if usage else 0,
+            usage.completion_tokens if usage else 0,
+            choice.finish_reason,
+            (details.reasoning_tokens or 0) if details else 0,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()

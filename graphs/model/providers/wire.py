@@ -1,0 +1,73 @@
+"""What the OpenAI-wire providers share: a wire client per loop, and ChatOpenAI for user graphs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from nationbias.graphs.model.providers.base import ChatTransport, ModelSpec, Provider
+from nationbias.graphs.model.retry import RetryPolicy
+from nationbias.stores.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+WIRES = ("aiohttp", "sdk")  # the first is the default: the faster in benchmarks/RESULTS.md, "Transport"
+
+
+def langchain_http(params: dict[str, Any], policy: RetryPolicy | None) -> dict[str, Any]:
+    """A model's own HTTP clients, with ``policy`` in them (retrying_http.py; None: the caller
+    retries): langchain-openai otherwise shares one per base URL across the process, whose pooled
+    connections die with the first loop ("Event loop is closed" on a second ``asyncio.run``)."""
+    from nationbias.graphs.model.providers.retrying_http import retrying_clients
+
+    return {**params, **retrying_clients(policy)}
+
+
+class OpenAIWire(Provider):
+    """Speaks the OpenAI chat-completions protocol: asked through a wire client, not LangChain."""
+
+    direct = True
+
+    def headers(self, cfg: Settings) -> dict[str, str]:
+        return {}
+
+    def transport(self, spec: ModelSpec, *, timeout: float, cfg: Settings, wire: str) -> ChatTransport:
+        """The wire client; for a spec with replicas, a pool of one per server (graphs/model/endpoints.py)."""
+        if not spec.replicas:
+            return self.wire_client(self.endpoint(spec, cfg), timeout=timeout, cfg=cfg, wire=wire)
+        from nationbias.graphs.model.endpoints import EndpointPool
+
+        return EndpointPool.of([self.wire_client(u, timeout=timeout, cfg=cfg, wire=wire) for u in spec.urls])
+
+    def wire_client(self, base_url: str | None, *, timeout: float, cfg: Settings, wire: str) -> ChatTransport:
+        hint = " or ".join(self.key_envs) or "the server's API key"
+        if wire == "sdk":
+            from nationbias.graphs.model.providers.sdk import SDKChatClient
+
+            return SDKChatClient(
+                base_url=base_url, api_key=self.key(cfg), timeout=timeout, headers=self.headers(cfg)
+            )
+        from nationbias.graphs.model.http import ChatCompletionsClient
+
+        return ChatCompletionsClient(
+            base_url=base_url,
+            api_key=self.key(cfg),
+            timeout=timeout,
+            headers=self.headers(cfg),
+            key_hint=hint,
+        )
+
+    def chat_model(
+        self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None
+    ) -> BaseChatModel:
+        from langchain_openai import ChatOpenAI
+
+        kwargs = self.request_params(spec, langchain_http(params, policy), reasoning=spec.is_reasoning)
+        return ChatOpenAI(
+            model=spec.model,
+            base_url=self.endpoint(spec, cfg),
+            api_key=self.key(cfg),  # type: ignore[arg-type]
+            default_headers=self.headers(cfg) or None,
+            max_retries=0,  # the project's policy is in the HTTP clients
+            **kwargs,
+        )

@@ -1,0 +1,122 @@
+"""What a vote or debias run records about its own prompts and precedents.
+
+:func:`leak_audit` reads each target's vote prompt as the study builds it and counts the outcome
+and counterfactual markers the guard finds in it (zero expected), how many sentences of its context
+were rewritten or removed, and which contexts fell back to title / agenda, and why.
+:func:`precedent_coverage` counts how many precedents each target got per pool part (0, 1, 2+)
+and says why a target got none: the best earlier score and what it was made of.
+Both go into the run's config, so the report and ``nationbias data audit`` show them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from nationbias.graphs.vote import MAX_CONTEXT_CHARS, vote_messages
+from nationbias.prompts import PromptSet, prompt_set
+from nationbias.retrievers.base import POOL_NAMES, PoolName, Precedent, pool_part
+from nationbias.retrievers.keyword import keyword_match
+from nationbias.stores.augment import Augmented
+from nationbias.stores.leak import context_for_prompt, find_outcome_language
+from nationbias.stores.records import Record
+from nationbias.stores.text_budget import budget_counts
+
+
+def leak_audit(
+    targets: Sequence[Record],
+    *,
+    persona: str = "USA",
+    context_chars: int = MAX_CONTEXT_CHARS,
+    prompts: PromptSet | None = None,
+) -> dict[str, Any]:
+    """Per target: markers in its vote prompt, sentences rewritten / removed, fallback and why."""
+    rows: list[dict[str, Any]] = []
+    prompts = prompts or prompt_set()
+    template = prompts.get("persona_vote")
+    fixed = f"{template.system}\n{template.user}"  # the instructions name the options: not a leak
+    for record in targets:
+        ctx = context_for_prompt(record)
+        prompt = "\n".join(
+            m["content"] for m in vote_messages(record, persona, context_chars=context_chars, prompts=prompts)
+        )
+        hits = [h for h in find_outcome_language(prompt, record=record) if h.sentence not in fixed]
+        rows.append(
+            {
+                "id": record.id,
+                "kind": ctx.kind,
+                "markers": [f"{h.label}: {h.match}" for h in hits],
+                "rewritten": ctx.rewritten_sentences,
+                "removed": ctx.removed_sentences,
+                "fallback_reason": ctx.fallback_reason,
+            }
+        )
+    return {
+        "targets": len(rows),
+        "prompts_with_markers": sum(1 for r in rows if r["markers"]),
+        "markers": sum(len(r["markers"]) for r in rows),
+        "rewritten_sentences": sum(r["rewritten"] for r in rows),
+        "removed_sentences": sum(r["removed"] for r in rows),
+        "contexts_rewritten": sum(1 for r in rows if r["rewritten"]),
+        "fallbacks": sum(1 for r in rows if r["kind"] == "fallback"),
+        "kinds": dict(Counter(r["kind"] for r in rows)),
+        "text_budget": budget_counts(targets, budget=context_chars),
+        "rows": rows,
+    }
+
+
+def _bucket(n: int) -> str:
+    return "2+" if n >= 2 else str(n)
+
+
+def why_none(
+    target: Record, pool: Sequence[Record], part: PoolName, augmented: Mapping[str, Augmented] | None
+) -> str:
+    """Why ``target`` got no precedent from ``part``: no earlier item, or the best score and its parts."""
+    earlier = [r for r in pool if pool_part(r) == part and r.date < target.date and r.id != target.id]
+    if not earlier:
+        return f"no {part} item dated before {target.date}"
+    if augmented is None or target.id not in augmented:
+        return f"the retriever kept none of {len(earlier)} earlier {part} items"
+    fields = augmented[target.id]
+    best = max(
+        ((keyword_match(fields, augmented[r.id]), r.id) for r in earlier if r.id in augmented),
+        key=lambda found: found[0][0],
+        default=None,
+    )
+    if best is None:
+        return f"no augmented fields for the {len(earlier)} earlier {part} items"
+    (score, reason), best_id = best
+    return f"best of {len(earlier)} earlier {part} items: {best_id} at {score:g} ({reason})"
+
+
+def precedent_coverage(
+    targets: Sequence[Record],
+    found: Mapping[str, Sequence[Precedent]],
+    *,
+    pool: Sequence[Record],
+    augmented: Mapping[str, Augmented] | None = None,
+    threshold: float | None = None,
+) -> dict[str, Any]:
+    """How many targets got 0, 1 or 2+ precedents from each pool part, and why any got none.
+
+    ``augmented``: the keyword retriever's fields, to explain a miss by the best score it had.
+    """
+    counts: dict[str, Counter[str]] = {part: Counter() for part in POOL_NAMES}
+    missing = []
+    for target in targets:
+        per_part = Counter(p.pool for p in found.get(target.id, ()))
+        for part in POOL_NAMES:
+            counts[part][_bucket(per_part[part])] += 1
+            if not per_part[part]:
+                why = why_none(target, pool, part, augmented)
+                missing.append({"id": target.id, "pool": part, "why": why})
+    none_at_all = [t.id for t in targets if not found.get(t.id)]
+    return {
+        "targets": len(targets),
+        "threshold": threshold,
+        "per_pool": {part: {b: counts[part][b] for b in ("0", "1", "2+")} for part in POOL_NAMES},
+        "no_precedent": none_at_all,
+        "missing": missing,
+    }

@@ -1,0 +1,306 @@
+"""Studies over drafts × personas × repeats (graphs/study/sampling.py): the persona vote and the debiased
+vote."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from nationbias.graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
+from nationbias.graphs.labels.directqa import LabelDecision
+from nationbias.graphs.labels.vote import vote_rules
+from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.progress import DEFAULT_EVERY_S
+from nationbias.graphs.study.audit import leak_audit, precedent_coverage
+from nationbias.graphs.study.run_config import judge_options, run_config
+from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
+from nationbias.graphs.study.sampling import (
+    SampleOptions,
+    persona_plan,
+    select_drafts,
+    skipped_items,
+    vote_tasks,
+)
+from nationbias.graphs.vote import VoteDeps, build_vote_graph, judge_vote, persona_name, vote_row, vote_sample
+from nationbias.prompts import PromptSet, prompt_set
+from nationbias.retrievers import get_retriever
+from nationbias.retrievers.recency import age_summary
+from nationbias.stores.augment import augmented_for
+from nationbias.stores.checkpoints import InlineSqliteSaver
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.paths import home
+from nationbias.stores.records import Record
+from nationbias.stores.runstore import RunStore, SampleRow
+
+
+def audit_for(
+    drafts: list[Record], sample: SampleOptions, client: ModelClient, prompts: PromptSet
+) -> dict[str, Any]:
+    """The leak audit of the run's target prompts (one persona: the context does not depend on it)."""
+    plan = persona_plan(drafts, sample)
+    persona = next((p for d in drafts for p in plan.for_item(d)), "USA")
+    return leak_audit(drafts, persona=persona, context_chars=client.spec.context_chars, prompts=prompts)
+
+
+def skipped(corpus: Corpus, drafts: list[Record], sample: SampleOptions) -> dict[str, int]:
+    """What the study leaves out, counted for the report: roll calls with no recorded vote, and named
+    personas with no recorded vote on an item (absent, or not a member that day)."""
+    return {
+        "items_without_votes": skipped_items(corpus, sample),
+        "personas_without_vote": persona_plan(drafts, sample).skipped(drafts),
+    }
+
+
+def precedent_ages(deps: DebiasDeps, tasks: list[Task]) -> dict[str, Any]:
+    """The ages (target year minus precedent year) of the precedents each (item, persona) rehearses,
+    summarised, with the recency preference that chose them."""
+    ages = [
+        deps.records[item].date.year - p.record.date.year
+        for item, persona in sorted({(task.item, task.persona) for task in tasks})
+        for p in deps.precedents_for(deps.records[item], persona)
+    ]
+    return {"recency_halflife": deps.options.recency_halflife, **age_summary(ages)}
+
+
+def precedent_pool(corpus: Corpus) -> list[Record]:
+    """What the debiased vote retrieves from (the retriever keeps only items dated before the target):
+    the Council's adopted and non-adopted drafts, or every Assembly roll call with a recorded vote."""
+    return [
+        r for r in corpus.records if (r.votes if r.body == "unga" else r.adopted or r.is_non_adopted_draft)
+    ]
+
+
+async def run_vote_study(
+    *,
+    client: ModelClient,
+    corpus: Corpus,
+    store: RunStore,
+    run_id: str,
+    sample: SampleOptions,
+    concurrency: int = 4,
+    retry_errors: bool = False,
+    show_progress: bool = True,
+    progress_every: float = DEFAULT_EVERY_S,
+    prompts: PromptSet | None = None,
+    judge: ModelClient | None = None,
+) -> RunSummary:
+    """The persona vote simulation (paper §4.2); a free-text set's votes may go to the judge."""
+    prompts = prompts or prompt_set()
+    drafts = select_drafts(corpus, sample)
+    tasks = vote_tasks("vote", drafts, sample)
+    names = ("persona_vote", "judge_vote") if judge is not None else ("persona_vote",)
+    config = run_config(
+        test="vote",
+        client=client,
+        corpus=corpus,
+        sample=sample,
+        prompts=names,
+        prompt_set=prompts,
+        extra=judge_options(judge) if judge is not None else None,
+    )
+    config["leak_audit"] = audit_for(drafts, sample, client, prompts)
+    config["skipped"] = skipped(corpus, drafts, sample)
+    store.create_run(run_id, config)
+    records = {r.id: r for r in corpus.records}
+    graph = build_vote_graph(VoteDeps(client=client, records=records, prompts=prompts, judge=judge))
+
+    async def worker(task: Task) -> SampleRow:
+        state = await graph.ainvoke({"record_id": task.item, "persona": task.persona, "repeat": task.repeat})
+        return vote_row(state, records[task.item], free_text=prompts.free_text)
+
+    return await run_tasks(
+        store=store,
+        run_id=run_id,
+        tasks=tasks,
+        worker=worker,
+        concurrency=concurrency,
+        retry_errors=retry_errors,
+        description=f"vote · {client.label}",
+        show_progress=show_progress,
+        progress_every=progress_every,
+        clients=[client, judge],
+    )
+
+
+async def run_debias_study(
+    *,
+    client: ModelClient,
+    corpus: Corpus,
+    store: RunStore,
+    run_id: str,
+    sample: SampleOptions,
+    options: DebiasOptions,
+    concurrency: int = 4,
+    retry_errors: bool = False,
+    show_progress: bool = True,
+    progress_every: float = DEFAULT_EVERY_S,
+    prompts: PromptSet | None = None,
+    judge: ModelClient | None = None,
+) -> RunSummary:
+    """The debiased vote simulation (paper §7): checkpointed per sample. With a free-text set the
+    judge reads the final votes the rules cannot (the rehearsal votes stay with the rules)."""
+    prompts = prompts or prompt_set()
+    options = options.for_body(sample.body)
+    drafts = select_drafts(corpus, sample)
+    tasks = vote_tasks("debias", drafts, sample)
+    config = run_config(
+        test="debias",
+        client=client,
+        corpus=corpus,
+        sample=sample,
+        prompts=(*DEBIAS_PROMPTS, "judge_vote") if judge is not None else DEBIAS_PROMPTS,
+        prompt_set=prompts,
+        extra={**asdict(options), **(judge_options(judge) if judge is not None else {})},
+    )
+    records = {r.id: r for r in corpus.records}
+    retriever_options: dict[str, Any] = (
+        {"threshold": options.threshold} if options.retriever == "keyword" else {}
+    )
+    augmented = augmented_for(corpus)
+    if options.retriever == "keyword":
+        retriever_options["augmented"] = augmented
+    deps = DebiasDeps(
+        client=client,
+        records=records,
+        pool=precedent_pool(corpus),
+        augmented=augmented,
+        retriever=get_retriever(
+            options.retriever, recency_halflife=options.recency_halflife, **retriever_options
+        ),
+        options=options,
+        prompts=prompts,
+    )
+    config["leak_audit"] = audit_for(drafts, sample, client, prompts)
+    config["skipped"] = skipped(corpus, drafts, sample)
+    config["precedent_coverage"] = precedent_coverage(
+        drafts,
+        {draft.id: deps.precedents(draft) for draft in drafts},
+        pool=deps.pool,
+        augmented=augmented if options.retriever == "keyword" else None,
+        threshold=options.threshold if options.retriever == "keyword" else None,
+    )
+    config["precedent_age"] = precedent_ages(deps, tasks)
+    # Longest samples first (retrieval is cheap and asked once per draft): a 5-call sample started
+    # last would leave one worker running alone for a second at the end of the run.
+    tasks.sort(key=lambda task: -deps.expected_calls(records[task.item], task.persona))
+    store.create_run(run_id, config)  # only once the retriever and its inputs are ready
+    # Every finished call is already durable in the response cache, so with the cache on a sample
+    # checkpoints once, when it ends (an interrupted one replays its calls from the cache on resume);
+    # without it the checkpoints are the only record of paid calls, so each node's is written as it
+    # ends. "async" rather than "sync": the inline saver writes it within the same loop turn either
+    # way, but the next node need not wait for the write's task (benchmarks/RESULTS.md).
+    durability = "exit" if client.cache is not None else "async"
+    with InlineSqliteSaver.open(home() / "checkpoints.sqlite") as saver:
+        graph = build_debias_graph(deps, checkpointer=saver)
+        started = saver.threads_under(f"{run_id}/")  # only these samples can have state to resume
+
+        async def worker(task: Task) -> SampleRow:
+            thread_id = f"{run_id}/{task.sample_id}"
+            config = {"configurable": {"thread_id": thread_id}, "recursion_limit": options.recursion_limit}
+            if thread_id in started:  # a checkpoint from an earlier, interrupted attempt
+                snapshot = await graph.aget_state(config)
+                values, pending = snapshot.values or {}, snapshot.next
+            else:
+                values, pending = {}, ()
+            final = values.get("final")
+            if pending and not values.get("error"):
+                state = await graph.ainvoke(None, config, durability=durability)  # resume where it stopped
+            elif final is not None and not final.get("error") and not values.get("error"):
+                state = values  # the graph finished but the process died before the row was written
+            else:
+                if values:  # a failed attempt: start afresh, or its calls would pile onto the new ones
+                    await saver.adelete_thread(thread_id)
+                start = {
+                    "target_id": task.item,
+                    "persona": task.persona,
+                    "repeat": task.repeat,
+                    "calls": [],
+                    "visited": [],
+                    "error": None,
+                }
+                state = await graph.ainvoke(start, config, durability=durability)
+            return await debias_row_judged(
+                task, state, records[task.item], free_text=prompts.free_text, judge=judge
+            )
+
+        return await run_tasks(
+            store=store,
+            run_id=run_id,
+            tasks=tasks,
+            worker=worker,
+            concurrency=concurrency,
+            retry_errors=retry_errors,
+            description=f"debias k={options.k} · {client.label}",
+            show_progress=show_progress,
+            progress_every=progress_every,
+            clients=[client, judge],
+            commits=[saver.commits],
+        )
+
+
+async def debias_row_judged(
+    task: Task, state: dict[str, Any], record: Record, *, free_text: bool, judge: ModelClient | None
+) -> SampleRow:
+    """The sample row, after the judge has read a free-text final vote the rules could not."""
+    final = state.get("final") or {}
+    if judge is None or not free_text or final.get("error") or final.get("answer") is None:
+        return debias_row(task, state, record, free_text=free_text)
+    truncated = final.get("finish_reason") == "length"
+    rules = vote_rules(
+        final["answer"], truncated=truncated, free_text=True, nation=persona_name(task.persona)
+    )
+    if not rules.needs_judge:
+        return debias_row(task, state, record, free_text=free_text)
+    result, judged = await judge_vote(judge, final["answer"], repeat=task.repeat)
+    return debias_row(task, state, record, free_text=free_text, judge=result, judged=judged)
+
+
+def debias_row(
+    task: Task,
+    state: dict[str, Any],
+    record: Record,
+    *,
+    free_text: bool = False,
+    judge: CallResult | None = None,
+    judged: LabelDecision | None = None,
+) -> SampleRow:
+    """Fold a finished graph state into one sample row, every call's raw text kept."""
+    calls = state.get("calls", [])
+    final = state.get("final")
+    if final is None:  # a rehearsal or reflection failed after retries
+        result = CallResult(raw=None, error=state.get("error") or "graph ended before the final vote")
+        messages: list[dict[str, str]] = []
+    else:
+        result = CallResult(
+            raw=final.get("raw"),
+            answer=final.get("answer"),
+            reasoning=final.get("reasoning"),
+            error=final.get("error"),
+            latency_s=sum(c.get("latency_s", 0.0) for c in calls),
+            prompt_tokens=sum(c.get("prompt_tokens", 0) for c in calls),
+            completion_tokens=sum(c.get("completion_tokens", 0) for c in calls),
+            cached=all(c.get("cached") for c in calls),
+            finish_reason=final.get("finish_reason"),
+            reasoning_tokens=final.get("reasoning_tokens") or 0,
+            max_tokens=final.get("max_tokens"),
+        )
+        messages = final["messages"]
+    return vote_sample(
+        test="debias",
+        record=record,
+        persona=task.persona,
+        repeat=task.repeat,
+        messages=messages,
+        result=result,
+        free_text=free_text,
+        judge=judge,
+        judged=judged,
+        model_calls=len(calls),
+        extra={
+            "precedents": state.get("precedents", []),
+            "history": state.get("history", []),
+            "history_empty": not state.get("history"),
+            "visited": state.get("visited", []),
+            "calls": calls,
+        },
+    )
