@@ -20,10 +20,10 @@ from langchain_core.language_models import BaseChatModel
 
 from nationbias.graphs.model.budget import DEFAULT_TIMEOUT_S
 from nationbias.graphs.model.endpoints import BaseUrls, split_urls
+from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.model.providers import PROVIDERS, ModelSpec, ModelSpecError
 from nationbias.graphs.model.providers.base import listed
 from nationbias.graphs.model.retry import RetryPolicy
-from nationbias.stores.faults import RunFault
 from nationbias.stores.settings import Settings, settings
 
 __all__ = [
@@ -36,15 +36,6 @@ __all__ = [
     "parse_spec",
     "provider_status",
 ]
-
-
-class BackendFatalError(RunFault):
-    """A model backend that can answer nothing more (the embedded model's process died).
-
-    Unlike a failed call, it is not recorded on the sample in flight: the client does not retry it,
-    and the runner stops like for any run fault (what finished is kept, the summary line prints the
-    command that resumes), so a rerun asks only what is missing.
-    """
 
 
 def parse_spec(spec: str, *, base_url: BaseUrls = None, cfg: Settings | None = None) -> ModelSpec:

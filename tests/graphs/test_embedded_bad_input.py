@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.graphs.model.embedded.local_model import GGUF_NAME, check_gguf, llama_threads, smollm2_path
+from nationbias.graphs.model.embedded.gguf import GGUF_NAME, check_gguf, llama_threads, smollm2_path
 from nationbias.graphs.model.embedded.worker import close_all
 from nationbias.stores.runstore import RunStore
 

@@ -15,7 +15,7 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.embedded.local_model import DEFAULT_N_CTX, LlamaCppChatModel, smollm2_path
 from nationbias.graphs.model.embedded.probe import PROBE_FILE, embedded_status, ensure_embedded_works
 from nationbias.graphs.model.embedded.worker import EmbeddedBackendCrashed, close_all, exit_cause, get_worker
-from nationbias.graphs.model.registry import BackendFatalError
+from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.study.halt import RunHalted
 from nationbias.graphs.study.runner import Task, run_tasks
 from nationbias.stores.cache import ResponseCache

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from nationbias.graphs.model.embedded.local_model import busy_cores, llama_threads
+from nationbias.graphs.model.embedded.gguf import busy_cores, llama_threads
 
 
 def test_busy_cores_is_a_share_of_the_machine() -> None:

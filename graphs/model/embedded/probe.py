@@ -19,7 +19,7 @@ from importlib import metadata, util
 from pathlib import Path
 from typing import Any
 
-from nationbias.graphs.model.embedded.local_model import DEFAULT_N_CTX, llama_threads, smollm2_path
+from nationbias.graphs.model.embedded.gguf import DEFAULT_N_CTX, llama_threads, smollm2_path
 from nationbias.graphs.model.embedded.worker import EmbeddedBackendCrashed, WorkerConfig, get_worker
 from nationbias.stores.errors import InputError
 from nationbias.stores.paths import home

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from nationbias.graphs.model.registry import BackendFatalError
+from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.stores.errors import InputError
 from nationbias.stores.settings import settings
 
