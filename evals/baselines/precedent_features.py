@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nationbias.evals.baselines.council import sponsor_names, sponsor_vote
+from nationbias.evals.baselines.rules import sponsor_names, sponsor_vote
 from nationbias.retrievers import Precedent
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.countries import nations_in_text, to_iso3
@@ -46,7 +46,7 @@ FEATURES: tuple[str, ...] = (
     "named",  # the item's own (prompt-safe) text names the member
     *_shares(
         "sponsor_rule"
-    ),  # the sponsor rule's vote (nationbias.evals.baselines.council.sponsor_vote), one-hot
+    ),  # the sponsor rule's vote (nationbias.evals.baselines.rules.sponsor_vote), one-hot
     *(f"region_{name}" for name in REGIONS),
 )
 

@@ -12,8 +12,8 @@ from nationbias.evals.baselines.council import (
     baseline_predictions,
     council_members,
     majority_vote,
-    sponsor_names,
 )
+from nationbias.evals.baselines.rules import sponsor_names
 from nationbias.retrievers import get_retriever
 from nationbias.stores.augment import augmented_for
 from nationbias.stores.corpus import Corpus

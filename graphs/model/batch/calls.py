@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from nationbias.graphs.model.call_result import CallResult
 
 if TYPE_CHECKING:
-    from nationbias.graphs.model.client import ModelClient
+    from nationbias.graphs.model.client_view import ClientView
 
 MAX_ATTEMPTS = 3  # a line that failed this often in batches becomes the sample's error
 
@@ -54,7 +54,7 @@ class BatchRound:
 
     def defer(
         self,
-        client: ModelClient,
+        client: ClientView,
         key: str,
         messages: list[dict[str, str]],
         fmt: dict[str, Any] | None,
@@ -71,7 +71,7 @@ class BatchRound:
 
 
 def request_body(
-    client: ModelClient, messages: list[dict[str, str]], fmt: dict[str, Any] | None, max_tokens: int | None
+    client: ClientView, messages: list[dict[str, str]], fmt: dict[str, Any] | None, max_tokens: int | None
 ) -> dict[str, Any]:
     """What ``ModelClient._ask_direct`` would POST for this call (its kwargs as ``_request`` builds them)."""
     kwargs: dict[str, Any] = {"response_format": fmt} if fmt else {}

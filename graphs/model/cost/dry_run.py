@@ -29,7 +29,7 @@ from nationbias.graphs.model.fake import _fill as fill_schema
 from nationbias.stores.cache import ResponseCache
 
 if TYPE_CHECKING:
-    from nationbias.graphs.model.client import ModelClient
+    from nationbias.graphs.model.client_view import ClientView
 
 MIN_CACHED_ANSWERS = 10  # fewer than this many cached answers of a model: half the budget instead
 
@@ -49,7 +49,7 @@ class DryAnswers:
     how: dict[str, str] = field(default_factory=dict)  # per model: how its completion tokens were reckoned
     _means: dict[str, tuple[float, int]] = field(default_factory=dict)
 
-    def expected(self, client: ModelClient, budget: int) -> tuple[int, str]:
+    def expected(self, client: ClientView, budget: int) -> tuple[int, str]:
         """The completion tokens a call is expected to take, and how that was reckoned."""
         spec = client.spec
         key = f"{spec.provider}:{spec.model}"
@@ -74,7 +74,7 @@ class DryAnswers:
             return 0.0, 0
         return float(row[0] or 0.0), int(row[1] or 0)
 
-    def answer(self, meter: Meter, client: ModelClient, messages: list[dict[str, str]], budget: int) -> Ask:
+    def answer(self, meter: Meter, client: ClientView, messages: list[dict[str, str]], budget: int) -> Ask:
         prompt = meter.counter(client).count(messages)
         completion, self.how[str(client.spec)] = self.expected(client, budget)
         model = str(client.spec)

@@ -25,7 +25,7 @@ from nationbias.stores.faults import RunFault
 from nationbias.stores.prices import Price, PriceBook
 
 if TYPE_CHECKING:
-    from nationbias.graphs.model.client import ModelClient
+    from nationbias.graphs.model.client_view import ClientView
     from nationbias.stores.runstore import RunStore
 
 Ask = Callable[[list[dict[str, str]], dict[str, Any]], Awaitable[Answer]]
@@ -83,7 +83,7 @@ class Answerer(Protocol):
     """How a dry run answers a call instead of sending it (graphs/model/cost/dry_run.py)."""
 
     def answer(
-        self, meter: Meter, client: ModelClient, messages: list[dict[str, str]], budget: int
+        self, meter: Meter, client: ClientView, messages: list[dict[str, str]], budget: int
     ) -> Ask: ...
 
 
@@ -106,11 +106,11 @@ class Meter:
     def tally(self, model: str, run_id: str | None = None) -> Tally:
         return self.tallies.setdefault((RUN.get() if run_id is None else run_id, model), Tally())
 
-    def counter(self, client: ModelClient) -> TokenCounter:
+    def counter(self, client: ClientView) -> TokenCounter:
         return counter_for(client.spec)
 
     def wrap(
-        self, client: ModelClient, messages: list[dict[str, str]], kwargs: dict[str, Any], ask: Ask
+        self, client: ClientView, messages: list[dict[str, str]], kwargs: dict[str, Any], ask: Ask
     ) -> Ask:
         budget = int(kwargs.get("max_tokens") or client.params.max_tokens)
         if self.dry is not None:
@@ -150,7 +150,7 @@ class Meter:
         return f"spent ${self.spent:.4f}" + (f" of ${self.cap:g}" if self.cap is not None else "")
 
 
-def guard(client: ModelClient, messages: list[dict[str, str]], kwargs: dict[str, Any], ask: Ask) -> Ask:
+def guard(client: ClientView, messages: list[dict[str, str]], kwargs: dict[str, Any], ask: Ask) -> Ask:
     """``ask`` as it may leave now: unchanged without a meter; priced (and maybe refused) with one."""
     meter = METER.get()
     return ask if meter is None else meter.wrap(client, messages, kwargs, ask)
