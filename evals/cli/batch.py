@@ -119,20 +119,23 @@ def runs_status(run_id: str) -> None:
             )
 
 
-def runs_resume(run_id: str) -> None:
+def runs_resume(run_id: str, *, root: typer.Typer) -> None:
     """Run the stored command of a batch run again: it settles its open batches, then goes on."""
     store = _store(run_id)
     argv = store.argv(run_id)
     if not argv:
         raise InputError(f"run {run_id!r} was started from the library: call it again with run_id={run_id!r}")
-    from nationbias.evals.cli.main import app
-
     console.print(f"resuming: {' '.join(argv)}", highlight=False)
-    app(args=list(argv[1:]), prog_name="nationbias")
+    root(args=list(argv[1:]), prog_name="nationbias")
 
 
 def register(root: typer.Typer, runs_app: typer.Typer) -> None:
     """Mount `batch …` on the root app and `runs status|resume` on `runs`."""
     root.add_typer(batch_app, name="batch")
     runs_app.command("status")(cli_errors(runs_status))
-    runs_app.command("resume")(cli_errors(runs_resume))
+
+    def resume(run_id: str) -> None:  # the root app runs the stored command (no import of cli/main.py)
+        runs_resume(run_id, root=root)
+
+    resume.__doc__ = runs_resume.__doc__
+    runs_app.command("resume")(cli_errors(resume))
