@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nationbias.evals.api import QUIET, Hooks, arun, sync
@@ -161,33 +159,3 @@ def study(*, model: str, **options: Any) -> list[str]:
 def ablate(*, model: str, cells: list[Cell], **options: Any) -> list[str]:
     """:func:`aablate` from sync code."""
     return sync(aablate(model=model, cells=cells, **options))
-
-
-def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
-    """The HTML report, with the non-LLM baselines scored on the drafts the vote runs covered."""
-    from nationbias.evals.baselines.council import baseline_f1, council_members
-    from nationbias.evals.report.writer import write_report
-    from nationbias.evals.tables.results import RESULT_TABLES
-    from nationbias.stores.corpus import load_corpus
-    from nationbias.stores.paths import home
-    from nationbias.stores.runstore import RunStore
-
-    store = RunStore()
-    configs = {rid: store.get_run(rid) for rid in run_ids}
-    scored = {name for name, tables in RESULT_TABLES.items() if "weighted_f1" in tables}  # beside baselines
-    vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in scored]
-    baselines = None
-    if vote_runs:  # on the items and members (the P5, every seat, every state) the first vote run covered
-        frame = store.samples_frame(vote_runs[0])
-        if configs[vote_runs[0]].get("sample", {}).get("body") == "unga":
-            from nationbias.evals.baselines.assembly import assembly_baseline_f1
-            from nationbias.evals.tables.paper import persona_order
-
-            personas = persona_order(frame["persona"].unique())
-            baselines = assembly_baseline_f1(items=sorted(set(frame["item"])), personas=personas)
-        else:
-            corpus = load_corpus()
-            personas = [p for p in council_members(corpus) if p in set(frame["persona"])]
-            baselines = baseline_f1(corpus, items=set(frame["item"]), personas=personas)
-    out = out or home() / "reports" / f"{time.strftime('%Y%m%d-%H%M%S')}-{run_ids[0][:40]}"
-    return write_report(run_ids, out_dir=out, store=store, baselines=baselines)

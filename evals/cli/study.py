@@ -24,7 +24,8 @@ from nationbias.evals.cli.common import (
     shared_options,
 )
 from nationbias.evals.cli.cost import dry_running
-from nationbias.evals.study import Cell, StudyPlan, astudy, write_study_report
+from nationbias.evals.report.study import write_study_report
+from nationbias.evals.study import Cell, StudyPlan, astudy
 from nationbias.evals.study import ablate as ablate_runs
 from nationbias.stores.domain import slug
 
