@@ -186,7 +186,7 @@ def run(test: str, *, model: str, **options: Any) -> RunSummary:
 
 def results(run_id: str) -> dict[str, pd.DataFrame]:
     """The run's named result tables (``RESULT_TABLES[test]``), as DataFrames."""
-    from nationbias.evals.tables.results import results as tables
+    from nationbias.evals.results import results as tables
 
     return tables(run_id)
 

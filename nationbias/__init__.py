@@ -11,8 +11,8 @@ ones work there too.
 
 from nationbias.evals.api import Hooks, arun, report, results, run
 from nationbias.evals.bias_tests import BiasTest, RunContext, RunRequest, bias_test, bias_tests, get_test
+from nationbias.evals.results import RESULT_TABLES
 from nationbias.evals.study import Cell, StudyPlan, aablate, ablate, astudy, study
-from nationbias.evals.tables.results import RESULT_TABLES
 from nationbias.graphs.model.registry import get_chat_model
 from nationbias.retrievers import RETRIEVERS, get_retriever
 from nationbias.stores.bundled import using_data

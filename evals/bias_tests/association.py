@@ -11,8 +11,8 @@ from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
+from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
-from nationbias.evals.tables import results as R
 
 if TYPE_CHECKING:
     import pandas as pd

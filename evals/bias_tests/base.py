@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from importlib import metadata
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from nationbias.evals.errors import UsageError
@@ -121,9 +120,7 @@ class BiasTest(Protocol):
         """The named tables of one run, from its samples frame (``metadata`` is added for it)."""
 
 
-_REGISTRY: dict[str, BiasTest] = {}
-_PLUGINS: list[str] = []  # the tests entry points added (the CLI gives each a generic `run` command)
-_PLUGINS_LOADED = False
+REGISTRY: dict[str, BiasTest] = {}  # filled by @bias_test; read through bias_tests() (the package)
 T = TypeVar("T")
 
 
@@ -132,43 +129,10 @@ def bias_test(factory: Callable[[], T]) -> Callable[[], T]:
     test = factory()
     if not isinstance(test, BiasTest):
         raise TypeError(f"{factory!r} does not build a BiasTest")
-    _REGISTRY[test.name] = test
+    REGISTRY[test.name] = test
     return factory
-
-
-def _load_plugins() -> None:
-    """Import every module installed under the ``nationbias.tests`` entry-point group, once."""
-    global _PLUGINS_LOADED
-    if _PLUGINS_LOADED:
-        return
-    _PLUGINS_LOADED = True
-    for entry in metadata.entry_points(group=ENTRY_POINTS):
-        before = set(_REGISTRY)
-        entry.load()  # the module registers its test with @bias_test
-        _PLUGINS.extend(name for name in _REGISTRY if name not in before)
-
-
-def bias_tests() -> dict[str, BiasTest]:
-    """Every registered test, built-in ones first, in the report's order."""
-    import nationbias.evals.bias_tests  # noqa: F401  (registers the built-in tests)
-
-    _load_plugins()
-    return dict(_REGISTRY)
-
-
-def get_test(name: str) -> BiasTest:
-    tests = bias_tests()
-    if name not in tests:
-        raise UnknownTestError(f"unknown test {name!r}: choose from {', '.join(tests)}")
-    return tests[name]
 
 
 def test_bodies(test: BiasTest) -> tuple[str, ...]:
     """The bodies a test runs on (its optional ``bodies``; the Council by default)."""
     return tuple(getattr(test, "bodies", ("unsc",)))
-
-
-def plugin_tests() -> list[str]:
-    """The names of the tests installed packages added (not the built-in ones)."""
-    bias_tests()
-    return list(_PLUGINS)

@@ -43,7 +43,7 @@ def votes_compact(
 
     ``counts`` is :func:`nationbias.evals.tables.paper.vote_count_table`'s frame (mean count of the repeats),
     ``ci`` the
-    share intervals of :func:`nationbias.evals.tables.results.vote_share_ci`: a count's interval is its
+    share intervals of :func:`nationbias.evals.tables.intervals.vote_share_ci`: a count's interval is its
     share's times the
     drafts. ``paper`` maps (nation, vote) to the paper's count for the same model, when it ran it.
     """

@@ -5,16 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from nationbias.evals.report.html import Page
-from nationbias.evals.tables import results as R
+from nationbias.evals.tables.metadata import is_embedded
 from nationbias.stores.domain import slug
-
-if TYPE_CHECKING:
-    from nationbias.stores.runstore import RunStore
 
 
 @dataclass
@@ -34,7 +31,7 @@ class Run:
 
     @property
     def embedded(self) -> bool:
-        return R.is_embedded(self.config)
+        return is_embedded(self.config)
 
     @property
     def label(self) -> str:
@@ -57,14 +54,6 @@ def with_ci(frame: pd.DataFrame, value: str) -> pd.Series:
         [ci_text(p, lo, hi) for p, lo, hi in zip(frame[value], frame["low"], frame["high"], strict=True)],
         index=frame.index,
     )
-
-
-def load_runs(run_ids: list[str], store: RunStore) -> list[Run]:
-    runs = []
-    for run_id in run_ids:
-        config, samples = store.get_run(run_id), store.samples_frame(run_id)
-        runs.append(Run(run_id, config, samples, R.tables_for(run_id, config, samples)))
-    return runs
 
 
 @dataclass

@@ -19,8 +19,8 @@ from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.html_table import Cell, model_name
 from nationbias.evals.stats.bootstrap import CI, bootstrap_cis, per_item_confusion
 from nationbias.evals.stats.metrics import weighted_f1_from_confusions
+from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
-from nationbias.evals.tables import results as R
 from nationbias.evals.tables.published import PAPER_LABELS, paper_model_name
 
 NOT_IN_PAPER = "not in the paper"

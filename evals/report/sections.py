@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
-from nationbias.evals.report.context import Context, Run, load_runs
+from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.cost import cost_table
+from nationbias.evals.results import tables_for
 from nationbias.stores.domain import EMBEDDED_NOTICE
+
+if TYPE_CHECKING:
+    from nationbias.stores.runstore import RunStore
 
 BANNER = EMBEDDED_NOTICE[0].upper() + EMBEDDED_NOTICE[1:]  # the page's banner: one wording, capitalised
 
 __all__ = ["BANNER", "Context", "Run", "load_runs", "write_sections"]
+
+
+def load_runs(run_ids: list[str], store: RunStore) -> list[Run]:
+    runs = []
+    for run_id in run_ids:
+        config, samples = store.get_run(run_id), store.samples_frame(run_id)
+        runs.append(Run(run_id, config, samples, tables_for(run_id, config, samples)))
+    return runs
 
 
 def write_sections(ctx: Context) -> None:

@@ -13,7 +13,7 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     """The HTML report, with the non-LLM baselines scored on the drafts the vote runs covered."""
     from nationbias.evals.baselines.council import baseline_f1, council_members
     from nationbias.evals.report.writer import write_report
-    from nationbias.evals.tables.results import RESULT_TABLES
+    from nationbias.evals.results import RESULT_TABLES
     from nationbias.stores.corpus import load_corpus
     from nationbias.stores.paths import home
     from nationbias.stores.runstore import RunStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nationbias.evals.bias_tests import BiasTest, UnknownTestError, bias_test, bias_tests, get_test
-from nationbias.evals.tables.results import RESULT_TABLES
+from nationbias.evals.results import RESULT_TABLES
 
 
 def test_the_builtin_tests_in_the_papers_order() -> None:

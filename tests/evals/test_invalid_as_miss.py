@@ -28,8 +28,8 @@ from sklearn.metrics import f1_score
 from nationbias.evals.stats.bootstrap import paired_bootstrap_delta, per_item_confusion
 from nationbias.evals.stats.metrics import confusion, irres_score, weighted_f1, weighted_f1_from_confusion
 from nationbias.evals.tables import explicit as X
+from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
-from nationbias.evals.tables import results as R
 from tests.support.samples import frame, sample
 
 VOTES = ["favour", "against", "abstention"]

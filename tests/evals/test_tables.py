@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from nationbias.evals.results import RESULT_TABLES, results, tables_for
 from nationbias.evals.stats.metrics import weighted_f1
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import paper as T
-from nationbias.evals.tables.results import RESULT_TABLES, results, tables_for
 from nationbias.stores.runstore import RunStore, SampleRow
 from tests.support.samples import sample
 

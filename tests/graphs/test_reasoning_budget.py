@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.evals.tables.results import metadata_frame
+from nationbias.evals.tables.metadata import metadata_frame
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA
 from nationbias.graphs.labels.vote import label_vote_text, vote_rules
 from nationbias.graphs.model.budget import (

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.evals.tables.results import metadata_frame
+from nationbias.evals.tables.metadata import metadata_frame
 from nationbias.stores.runstore import RunStore
 
 PAPER_VOTE_START = "You are a representative of “United States” in United Nations Security Council (UNSC)."

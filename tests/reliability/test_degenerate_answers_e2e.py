@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.evals.tables.results import results
+from nationbias.evals.results import results
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.stores.corpus import Corpus
 from tests.support.fixtures import FaultServerFactory

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.evals.tables.results import RESULT_TABLES, results
+from nationbias.evals.results import RESULT_TABLES, results
 from nationbias.stores.runstore import RunStore
 from tests.support.reliability import (
     MODEL,

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.evals.tables.results import results
+from nationbias.evals.results import results
 from nationbias.graphs.debias import DebiasOptions
 from nationbias.graphs.model.client import ModelClient, RetryPolicy
 from nationbias.graphs.model.registry import GenerationParams, parse_spec

@@ -15,7 +15,7 @@ from nationbias.evals.report import compact_tables as C
 from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context, Run, with_ci
 from nationbias.evals.report.html_table import model_name
-from nationbias.evals.tables import results as R
+from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables.published import PAPER_LABELS, paper_model_name
 from nationbias.stores.domain import slug
 

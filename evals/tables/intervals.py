@@ -1,9 +1,6 @@
-"""One run's named result tables, ready for the CLI, a notebook or the report."""
+"""Bootstrap intervals for the headline numbers of each test, resampling items (drafts, pairs, keywords)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -14,107 +11,7 @@ from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import paper as T
 from nationbias.stores.domain import P5
 
-if TYPE_CHECKING:
-    from nationbias.stores.runstore import RunStore
 
-
-class _ResultTables(Mapping[str, tuple[str, ...]]):
-    """Test name → the names of its result tables, read from the registry (evals/bias_tests)."""
-
-    def _tables(self) -> dict[str, tuple[str, ...]]:
-        from nationbias.evals.bias_tests import bias_tests
-
-        return {name: (*test.tables, "metadata") for name, test in bias_tests().items()}
-
-    def __getitem__(self, test: str) -> tuple[str, ...]:
-        return self._tables()[test]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._tables())
-
-    def __len__(self) -> int:
-        return len(self._tables())
-
-
-RESULT_TABLES: Mapping[str, tuple[str, ...]] = _ResultTables()
-
-
-def is_embedded(config: dict[str, Any]) -> bool:
-    """True for the embedded demo model, whose numbers prove the pipeline, not a finding."""
-    return bool(config.get("embedded"))  # graphs/study/run_config.py stores it for every test
-
-
-def _reasoning(config: dict[str, Any]) -> str | None:
-    """Whether the run gave the model the reasoning budget, and why (graphs/model/budget.py)."""
-    budget = config.get("budget")
-    if not budget:
-        return None
-    if budget.get("reasoning_by_name"):
-        return f"{budget.get('reasoning_max_tokens')} (by name)"
-    if config.get("reasoning_learned"):
-        return f"{budget.get('reasoning_max_tokens')} (learned)"
-    return "no"
-
-
-def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> pd.DataFrame:
-    """One row describing the run: enough to tell how to reproduce it."""
-    versions = config.get("prompt_versions") or {}
-    options = config.get("options") or {}
-    created = config.get("created")
-    if created is None and len(samples):
-        created = pd.Timestamp(float(samples["created"].min()), unit="s").isoformat(timespec="seconds")
-    return pd.DataFrame(
-        [
-            {
-                "run_id": run_id,
-                "test": config.get("test"),
-                "body": _body(config),
-                "model": config.get("model"),
-                "embedded": is_embedded(config),
-                "prompt_set": config.get("prompt_set") or "structured",
-                "reasoning_budget": _reasoning(config),
-                "prompt_versions": ", ".join(f"{k}={v}" for k, v in sorted(dict(versions).items()))
-                if isinstance(versions, dict)
-                else str(versions),
-                "data_sha256": config.get("data_sha256"),
-                "seed": config.get("seed"),
-                "package_version": config.get("package_version"),
-                "created": created,
-                "options": ", ".join(f"{k}={v}" for k, v in sorted(options.items())),
-                "n_samples": len(samples),
-                "skipped": ", ".join(f"{k}={v}" for k, v in sorted((config.get("skipped") or {}).items())),
-            }
-        ]
-    )
-
-
-def _body(config: dict[str, Any]) -> str:
-    """Which body's items the run covered, and its year window (``unga 2005-2019``)."""
-    sample = config.get("sample") or {}
-    years = sample.get("years")
-    return f"{sample.get('body', 'unsc')}" + (f" {years[0]}-{years[1]}" if years else "")
-
-
-def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The named tables of one run, computed from its config and samples frame."""
-    from nationbias.evals.bias_tests import get_test
-
-    out = get_test(str(config.get("test"))).result_tables(samples)
-    out["metadata"] = metadata_frame(run_id, config, samples)
-    return out
-
-
-def results(run_id: str, *, store: RunStore | None = None) -> dict[str, pd.DataFrame]:
-    """The named tables for ``run_id`` (see ``RESULT_TABLES`` for the names per test)."""
-    if store is None:
-        from nationbias.stores.runstore import RunStore
-
-        store = RunStore()
-    config = store.get_run(run_id)
-    return tables_for(run_id, config, store.samples_frame(run_id))
-
-
-# Bootstrap CIs for the headline numbers, resampling items (drafts, pairs, keywords) --------------
 def vote_share_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """persona, vote, share, low, high: share of all samples, drafts resampled with their repeats."""
     votes = T.vote_frame(samples)

@@ -1,0 +1,56 @@
+"""One run's named result tables, ready for the CLI, a notebook or the report: each test's own, and metadata.
+
+Above the registry of tests (evals/bias_tests/), which it asks for each test's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from nationbias.evals.tables.metadata import metadata_frame
+
+if TYPE_CHECKING:
+    from nationbias.stores.runstore import RunStore
+
+
+class _ResultTables(Mapping[str, tuple[str, ...]]):
+    """Test name → the names of its result tables, read from the registry (evals/bias_tests)."""
+
+    def _tables(self) -> dict[str, tuple[str, ...]]:
+        from nationbias.evals.bias_tests import bias_tests
+
+        return {name: (*test.tables, "metadata") for name, test in bias_tests().items()}
+
+    def __getitem__(self, test: str) -> tuple[str, ...]:
+        return self._tables()[test]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tables())
+
+    def __len__(self) -> int:
+        return len(self._tables())
+
+
+RESULT_TABLES: Mapping[str, tuple[str, ...]] = _ResultTables()
+
+
+def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The named tables of one run, computed from its config and samples frame."""
+    from nationbias.evals.bias_tests import get_test
+
+    out = get_test(str(config.get("test"))).result_tables(samples)
+    out["metadata"] = metadata_frame(run_id, config, samples)
+    return out
+
+
+def results(run_id: str, *, store: RunStore | None = None) -> dict[str, pd.DataFrame]:
+    """The named tables for ``run_id`` (see ``RESULT_TABLES`` for the names per test)."""
+    if store is None:
+        from nationbias.stores.runstore import RunStore
+
+        store = RunStore()
+    config = store.get_run(run_id)
+    return tables_for(run_id, config, store.samples_frame(run_id))
