@@ -29,7 +29,7 @@ from nationbias.stores.sqlite import GroupCommit, connect
 
 Status = Literal["ok", "invalid", "error"]
 
-_SCHEMA = (
+SCHEMA = (
     """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
@@ -138,13 +138,13 @@ class RunStore:
         self._lock = threading.Lock()
         # An existing file is opened (and checked) now; a missing one is created only on the first
         # write, so a command that fails or only reads leaves no runs.sqlite behind.
-        self._db: sqlite3.Connection | None = connect(self.path, _SCHEMA) if self.path.exists() else None
+        self._db: sqlite3.Connection | None = connect(self.path, SCHEMA) if self.path.exists() else None
         self._commits: GroupCommit | None = None
 
     @property
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
-            self._db = connect(self.path, _SCHEMA)
+            self._db = connect(self.path, SCHEMA)
         return self._db
 
     @property

@@ -17,7 +17,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 from nationbias.stores.paths import home, using_home
-from nationbias.stores.runstore import _SCHEMA as RUNS_SCHEMA
+from nationbias.stores.runstore import SCHEMA as RUNS_SCHEMA
 from nationbias.stores.sqlite import connect
 
 SHARED = ("derived", "chroma")  # pure caches of the data: read and extended in place

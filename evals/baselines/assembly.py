@@ -59,7 +59,7 @@ FIRST_YEAR = 1946
 
 
 @cache
-def _prepared(assembly: Assembly) -> tuple[Matrix, pd.DataFrame, pd.DataFrame]:
+def prepared_features(assembly: Assembly) -> tuple[Matrix, pd.DataFrame, pd.DataFrame]:
     """The matrix, every recorded vote's (row, col, year, truth) and its features: built once per Assembly."""
     m = matrix(assembly)
     rows, cols = np.nonzero(m.votes)
@@ -185,7 +185,7 @@ def assembly_predictions(
     first, last = years if years is not None else (FIRST_YEAR, 2100)
     if first > last:
         raise InputError(f"empty year window {first}-{last}: the first year must not be after the last")
-    m, meta, x = _prepared(assembly or load_assembly())
+    m, meta, x = prepared_features(assembly or load_assembly())
     keep = np.ones(len(meta), dtype=bool)
     if members is not None:
         missing = sorted(set(members) - set(m.members))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nationbias.evals.baselines.assembly import Fits, _prepared, assembly_predictions
+from nationbias.evals.baselines.assembly import Fits, assembly_predictions, prepared_features
 from nationbias.evals.baselines.assembly_features import CODES, Matrix, links, texts_of
 from nationbias.stores.domain import VOTE_CODES
 from nationbias.stores.errors import InputError
@@ -28,7 +28,7 @@ LABELS = [VOTE_CODES[c] for c in CODES]  # favour, against, abstention: the mode
 @cache
 def _links(assembly: Assembly) -> tuple[Matrix, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each roll call's same-title precedents and text neighbours (the rows the features read)."""
-    m, _, _ = _prepared(assembly)
+    m, _, _ = prepared_features(assembly)
     return (m, *links(m, texts_of(assembly)))
 
 
@@ -76,7 +76,7 @@ def explain_assembly(
         assembly=assembly, within=set(years), fits=fits,
     )  # fmt: skip
     predicted = predicted[predicted["item_id"].isin(rcids)].reset_index(drop=True)
-    m, meta, x = _prepared(assembly)
+    m, meta, x = prepared_features(assembly)
     key = pd.MultiIndex.from_arrays([m.rcids[meta["row"]], m.members[meta["col"]]])
     where = key.get_indexer(pd.MultiIndex.from_arrays([predicted["item_id"], predicted["member"]]))
     out: list[dict[str, Any]] = []

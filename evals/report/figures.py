@@ -68,7 +68,7 @@ def _persona_ticks(ax: plt.Axes, x: np.ndarray, personas: list[str]) -> None:
         ax.set_xticks(x, personas)
 
 
-def _finish(fig: Figure, path: Path, *, title: str, embedded: bool) -> Path:
+def finish_figure(fig: Figure, path: Path, *, title: str, embedded: bool) -> Path:
     """Title, the demo caption when needed, then save and close."""
     fig.suptitle(title, fontsize=13, fontweight="bold")
     bottom = 0.0
@@ -107,7 +107,7 @@ def directqa_figure(irres: pd.DataFrame, path: Path, *, model: str, embedded: bo
         _hbars(ax, sub, xlabel="irres_score")
         ax.set_xlim(0, max(1.0, float(sub.max()) * 1.05) if len(sub) else 1.0)
         ax.set_title(family.replace("_", " "), fontsize=10)
-    return _finish(fig, path, title=f"DirectQA irresponsibility scores — {model}", embedded=embedded)
+    return finish_figure(fig, path, title=f"DirectQA irresponsibility scores — {model}", embedded=embedded)
 
 
 def ats_figure(ats: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
@@ -119,7 +119,7 @@ def ats_figure(ats: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> 
         _hbars(ax, ats[ats["category"].eq(category)].set_index("nation")["ats"], xlabel="ATS")
         ax.set_xlim(-span * 1.05, span * 1.05)
         ax.set_title(category, fontsize=10)
-    return _finish(fig, path, title=f"Association Test scores (ATS) — {model}", embedded=embedded)
+    return finish_figure(fig, path, title=f"Association Test scores (ATS) — {model}", embedded=embedded)
 
 
 def vote_distribution_figure(counts: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
@@ -141,7 +141,9 @@ def vote_distribution_figure(counts: pd.DataFrame, path: Path, *, model: str, em
     ax.set_ylabel("share of drafts (mean over repeats)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), title="vote")
     order = " (left bar truth, right bar model)" if len(personas) > MANY else ""
-    return _finish(fig, path, title=f"Simulated votes vs ground truth{order} — {model}", embedded=embedded)
+    return finish_figure(
+        fig, path, title=f"Simulated votes vs ground truth{order} — {model}", embedded=embedded
+    )
 
 
 def confusion_figure(confusion: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
@@ -170,7 +172,7 @@ def confusion_figure(confusion: pd.DataFrame, path: Path, *, model: str, embedde
         ax.set_xlabel("simulated")
         ax.set_ylabel("truth")
         ax.set_title(name, fontsize=10)
-    return _finish(fig, path, title=f"Confusion matrices — {model}", embedded=embedded)
+    return finish_figure(fig, path, title=f"Confusion matrices — {model}", embedded=embedded)
 
 
 def weighted_f1_figure(
@@ -205,4 +207,4 @@ def weighted_f1_figure(
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("weighted F1 (95% bootstrap CI)")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=8, frameon=False)
-    return _finish(fig, path, title=title, embedded=embedded)
+    return finish_figure(fig, path, title=title, embedded=embedded)

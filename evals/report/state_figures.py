@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from nationbias.evals.report.figures import _finish
+from nationbias.evals.report.figures import finish_figure
 from nationbias.evals.stats.metrics import MISSES
 from nationbias.stores.domain import P5, VOTES
 from nationbias.stores.errors import InputError
@@ -142,7 +142,9 @@ def state_agreement_figure(votes: pd.DataFrame, path: Path, *, model: str, embed
     axes[3].set(xlim=(0, 1), ylim=(0, 1), xlabel="real agreement", ylabel="model's agreement")
     axes[3].set_aspect("equal")
     axes[3].set_title(f"state pairs: r = {r:.2f} (n = {pairs:,})", fontsize=10)
-    return _finish(fig, path, title=f"Voting blocs: state × state agreement — {model}", embedded=embedded)
+    return finish_figure(
+        fig, path, title=f"Voting blocs: state × state agreement — {model}", embedded=embedded
+    )
 
 
 def _issue_flags(items: np.ndarray, issues: pd.DataFrame) -> tuple[list[str], np.ndarray]:
@@ -213,7 +215,7 @@ def group_issue_figure(votes: pd.DataFrame, path: Path, *, model: str, embedded:
         fig, ax = plt.subplots(figsize=(6, 2))
         ax.axis("off")
         ax.text(0.5, 0.5, "no sample with a known real vote", ha="center", va="center")
-        return _finish(fig, path, title=f"Agreement with the real vote — {model}", embedded=embedded)
+        return finish_figure(fig, path, title=f"Agreement with the real vote — {model}", embedded=embedded)
     groups = list(dict.fromkeys(table["group"]))
     issues = list(dict.fromkeys(table["issue"].sort_values(key=lambda s: s.map(_issue_rank))))
     share = table.pivot(index="group", columns="issue", values="agreement").reindex(groups, columns=issues)
@@ -231,5 +233,5 @@ def group_issue_figure(votes: pd.DataFrame, path: Path, *, model: str, embedded:
     ax.set_yticks(range(len(groups)), groups, fontsize=9)
     ax.tick_params(length=0)
     fig.colorbar(image, ax=ax, shrink=0.85, label="share of votes equal to the real vote")
-    return _finish(fig, path, title=f"Agreement with the real vote by group and issue — {model}",
+    return finish_figure(fig, path, title=f"Agreement with the real vote by group and issue — {model}",
                    embedded=embedded)  # fmt: skip

@@ -103,7 +103,7 @@ class CircuitBreaker:
             what = "connection attempts" if is_connection_failure(exc) else "calls (failed or timed out)"
             self.tripped = EndpointUnreachable(
                 f"cannot reach the model endpoint {display_url(self.url)}: {self.consecutive} {what} "
-                f"in a row failed {after} ({_cause(exc)}); stopped issuing calls, everything stored "
+                f"in a row failed {after} ({cause_of(exc)}); stopped issuing calls, everything stored "
                 "so far is kept (start the server or fix --base-url, then rerun with the same --run-id)"
             )
 
@@ -125,7 +125,7 @@ class CircuitBreaker:
             )
 
 
-def _cause(exc: BaseException) -> str:
+def cause_of(exc: BaseException) -> str:
     """The innermost reason (e.g. "Connect call failed ... Connection refused"), on one line."""
     inner: BaseException = exc
     while inner.__cause__ is not None:

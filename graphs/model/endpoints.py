@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit
 
-from nationbias.graphs.model.breaker import _cause, display_url
+from nationbias.graphs.model.breaker import cause_of, display_url
 from nationbias.graphs.model.providers.base import ModelSpecError
 from nationbias.graphs.model.retry import ConnectionFailed, HTTPStatusError, TransportError, classify
 
@@ -111,7 +111,7 @@ class Endpoint:
 
     def failed(self, error: BaseException, now: float) -> None:
         self.failures += 1
-        self.cause = _cause(error)
+        self.cause = cause_of(error)
         if self.failures >= self.drain_after:
             self.drains += 1
             pause = min(self.max_cooldown_s, self.cooldown_s * 2 ** (self.drains - 1))

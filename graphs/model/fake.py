@@ -20,20 +20,20 @@ def _digest(text: str) -> int:
     return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
 
 
-def _fill(schema: dict[str, Any], seed: int, behaviour: str) -> Any:
+def fill_schema(schema: dict[str, Any], seed: int, behaviour: str) -> Any:
     kind = schema.get("type")
     if "enum" in schema:
         options = list(schema["enum"])
         return behaviour if behaviour in options else options[seed % len(options)]
     if kind == "object":
         props = schema.get("properties", {})
-        return {name: _fill(sub, seed + i, behaviour) for i, (name, sub) in enumerate(props.items())}
+        return {name: fill_schema(sub, seed + i, behaviour) for i, (name, sub) in enumerate(props.items())}
     if kind == "array":
         items = schema.get("items", {})
         if "enum" in items:  # a ranking: a permutation of the options
             options = list(items["enum"])
             return sorted(options, key=lambda o: _digest(f"{seed}:{o}"))
-        return [_fill(items, seed, behaviour)]
+        return [fill_schema(items, seed, behaviour)]
     if kind in ("integer", "number"):
         return seed % 3
     return f"fake rationale {seed % 97}"
@@ -61,7 +61,7 @@ class FakeChatModel(BaseChatModel):
         if self.behaviour == "garbage":
             content = "I would rather not say."
         elif schema:
-            content = json.dumps(_fill(schema, seed, self.behaviour))
+            content = json.dumps(fill_schema(schema, seed, self.behaviour))
         else:
             content = f"fake answer {seed % 1000}"
         message = AIMessage(

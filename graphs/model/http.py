@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-def _server_message(status: int, reason: str | None, body: bytes) -> str:
+def server_message(status: int, reason: str | None, body: bytes) -> str:
     try:
         error = json.loads(body).get("error")
         text = error.get("message") if isinstance(error, dict) else error
@@ -109,7 +109,7 @@ class ChatCompletionsClient:
                 payload = await response.read()
                 if response.status >= 400:
                     headers = {k.lower(): v for k, v in response.headers.items()}
-                    message = _server_message(response.status, response.reason, payload)
+                    message = server_message(response.status, response.reason, payload)
                     if hint := self._hints.get(response.status):
                         message = f"{message} ({hint})"
                     raise status_error(response.status, message, headers)

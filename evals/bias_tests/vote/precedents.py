@@ -36,7 +36,7 @@ def council_runs(ctx: Context) -> list[Run]:
     return [r for r in ctx.of(*VOTE_TESTS) if (r.config.get("sample") or {}).get("body", "unsc") == "unsc"]
 
 
-def _table(table_id: str, caption: str, header: list[str], rows: list[tuple[str, list[str]]]) -> str:
+def explained_table(table_id: str, caption: str, header: list[str], rows: list[tuple[str, list[str]]]) -> str:
     """A data table; each row is (its attributes, its cells), both already escaped."""
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = "".join(f"<tr{a}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>" for a, cells in rows)
@@ -49,7 +49,7 @@ def retrieved(e: dict[str, Any], table_id: str) -> str:
     rows = [("", [esc(p["id"]), esc(p["date"]), esc(p["pool"]), str(p["rank"]), esc(str(p["reason"]))])
             for p in e["precedents"]]  # fmt: skip
     caption = f"Precedents retrieved for {e['item']} (top 3 per pool, every one dated before it)"
-    return _table(table_id, caption, ["precedent", "date", "pool", "rank", "why retrieved"], rows)
+    return explained_table(table_id, caption, ["precedent", "date", "pool", "rank", "why retrieved"], rows)
 
 
 def _precedents(e: dict[str, Any], table_id: str) -> str:
@@ -58,7 +58,7 @@ def _precedents(e: dict[str, Any], table_id: str) -> str:
     rows = [("", [esc(p["id"]), esc(p["date"]), esc(p["pool"]), esc(p["vote"] or "no recorded vote")])
             for p in e["precedents"]]  # fmt: skip
     caption = f"The precedents and {e['member']}'s vote there"
-    return _table(table_id, caption, ["precedent", "date", "pool", "member's vote there"], rows)
+    return explained_table(table_id, caption, ["precedent", "date", "pool", "member's vote there"], rows)
 
 
 def _contribution_rows(parts: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
@@ -90,10 +90,12 @@ def contributions_html(e: dict[str, Any], base: str) -> str:
     zero = [c for c in parts if c["contribution"] == 0]
     linear = "coef" in parts[0]
     header = ["feature", "value", *(["weight", "weight × value"] if linear else ["contribution"])]
-    out = [_table(f"{base}-c", f"Contributions, largest first (top {TOP})", header,
+    out = [explained_table(f"{base}-c", f"Contributions, largest first (top {TOP})", header,
                   _contribution_rows(shown[:TOP]))] if shown else []  # fmt: skip
     if rest := shown[TOP:]:
-        table = _table(f"{base}-r", "The other non-zero contributions", header, _contribution_rows(rest))
+        table = explained_table(
+            f"{base}-r", "The other non-zero contributions", header, _contribution_rows(rest)
+        )
         out.append(f"<details><summary>{len(rest)} more non-zero contributions</summary>{table}</details>")
     if zero:
         out.append(f'<p class="note">The other {len(zero)} features are 0 here (all in {EXPORT}).</p>')

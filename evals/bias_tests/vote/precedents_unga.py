@@ -17,9 +17,9 @@ from typing import Any
 from nationbias.evals.bias_tests.vote.precedents import (
     STYLE,
     VOTE_TESTS,
-    _table,
     contributions_html,
     esc,
+    explained_table,
     plural,
 )
 from nationbias.evals.report.context import Context, Run
@@ -44,8 +44,8 @@ def _precedents(e: dict[str, Any], table_id: str) -> str:
         for p in e["precedents"]
     ]  # fmt: skip
     header = ["roll call", "date", "why read", "rank", "text similarity", "title", "state's vote there"]
-    return _table(table_id, f"The earlier roll calls read for {e['item']} and {e['member']}'s vote there",
-                  header, rows)  # fmt: skip
+    caption = f"The earlier roll calls read for {e['item']} and {e['member']}'s vote there"
+    return explained_table(table_id, caption, header, rows)
 
 
 def _pair(e: dict[str, Any], answers: dict[str, list[str]], base: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 
 from nationbias.graphs.model.batch.calls import Endpoint
-from nationbias.graphs.model.http import OPENAI_BASE_URL, _server_message
+from nationbias.graphs.model.http import OPENAI_BASE_URL, server_message
 from nationbias.graphs.model.providers import PROVIDERS
 from nationbias.graphs.model.retry import ConnectionFailed, status_error
 from nationbias.stores.errors import InputError
@@ -84,7 +84,7 @@ class BatchClient:
             async with self._session.request(method, self.base + path, **kwargs) as response:
                 payload = await response.read()
                 if response.status >= 400:
-                    message = _server_message(response.status, response.reason, payload)
+                    message = server_message(response.status, response.reason, payload)
                     raise status_error(response.status, f"{method} {path}: {message}", {})
                 return payload
         except aiohttp.ClientConnectionError as exc:
