@@ -45,14 +45,21 @@ def _nothing(*_: Any) -> None:
     return None
 
 
+def _no_command(run_id: str) -> tuple[str, list[str] | None]:
+    return run_id, None
+
+
 @dataclass(frozen=True, kw_only=True)
 class Hooks:
     """What a caller sees of a run: its id once checked, the summary at the end, and a context the
-    samples run in (the CLI's: the resume command, the summary line, ``gc.freeze``)."""
+    samples run in (the CLI's: the resume command, the summary line, ``gc.freeze``). ``resume`` gives the id
+    that resumes a run and the command line that does it (a batch run stores it for ``runs resume``; the
+    library has none)."""
 
     on_run_id: Callable[[str], None] = _nothing
     on_summary: Callable[[RunSummary, bool], None] = _nothing
     running: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext
+    resume: Callable[[str], tuple[str, list[str] | None]] = _no_command
 
 
 QUIET = Hooks()
@@ -151,7 +158,12 @@ async def arun(
         )
         with store.lease(rid, notify=_notice), hooks.running():  # a second process refuses here
             summary = await run_test(
-                bias, ctx, batch=batch, offline=batch_offline, show_progress=show_progress
+                bias,
+                ctx,
+                batch=batch,
+                offline=batch_offline,
+                show_progress=show_progress,
+                resume=hooks.resume,
             )
         note_learned_reasoning(store, rid, client)
         hooks.on_summary(summary, client.spec.is_embedded)

@@ -9,6 +9,7 @@ export`` / ``import`` (an offline runner such as vLLM's) instead of submitting i
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from nationbias.stores.errors import InputError
@@ -41,21 +42,17 @@ async def check_batch(
                 await api.probe()
 
 
-def command_argv(run_id: str) -> tuple[str, list[str] | None]:
-    """The id that resumes the command (a study's prefix) and its command line (None outside the CLI)."""
-    from nationbias.evals.cli.outcome import _CURRENT, _current_context, resume_command
-
-    outcome = _CURRENT.get()
-    rid = outcome.resume_id if outcome is not None and outcome.resume_id else run_id
-    if _current_context() is None:
-        return rid, None
-    return rid, shlex.split(resume_command(rid))
-
-
 async def run_test(
-    bias: Any, ctx: RunContext, *, batch: bool, offline: bool, show_progress: bool
+    bias: Any,
+    ctx: RunContext,
+    *,
+    batch: bool,
+    offline: bool,
+    show_progress: bool,
+    resume: Callable[[str], tuple[str, list[str] | None]],
 ) -> RunSummary:
-    """The test's run, in rounds of batches when asked (else as it is)."""
+    """The test's run, in rounds of batches when asked (else as it is). ``resume`` (the caller's hook,
+    evals/api.py ``Hooks.resume``) names the id and the command line that resume it."""
     if not (batch or offline):
         summary: RunSummary = await bias.arun(ctx)
         return summary
@@ -64,7 +61,7 @@ async def run_test(
 
     if ctx.client.cache is None:  # checked before; a library caller may pass a client of its own
         raise InputError("--batch needs the response cache: drop --no-cache")
-    resume_id, argv = command_argv(ctx.run_id)
+    resume_id, argv = resume(ctx.run_id)
     store = BatchStore()
     for rid in dict.fromkeys((ctx.run_id, resume_id)):  # `runs resume` takes either
         store.note_run(rid, argv)

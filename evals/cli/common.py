@@ -259,13 +259,14 @@ def given(
 def cli_hooks() -> Any:
     """How a command shows a run: the command that resumes it, its summary line, and a frozen heap."""
     from nationbias.evals.api import Hooks
-    from nationbias.evals.cli.outcome import offer_resume_id
+    from nationbias.evals.cli.outcome import command_argv, offer_resume_id
     from nationbias.graphs.study.runner import frozen_gc
 
     return Hooks(
         on_run_id=offer_resume_id,
         on_summary=lambda summary, embedded: print_summary(summary, embedded=embedded),
         running=frozen_gc,
+        resume=command_argv,
     )
 
 

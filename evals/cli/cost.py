@@ -125,11 +125,11 @@ def cost_scope(kwargs: dict[str, Any], outcome: Any) -> Iterator[None]:
 
 def _raise_cap_on_resume(exc: BaseException, cap: float | None) -> None:
     """A run the cap stopped: the summary line's resume command gets a higher --max-cost."""
-    from nationbias.evals.cli.outcome import _current_context
+    from nationbias.evals.cli.outcome import current_context
     from nationbias.graphs.model.cost.meter import CostCapReached
 
     fault = getattr(exc, "fault", exc)
-    ctx = _current_context()
+    ctx = current_context()
     if isinstance(fault, CostCapReached) and ctx is not None and cap is not None:
         ctx.params["max_cost"] = float(f"{max(2 * cap, 2 * fault.spent):.2g}")
 

@@ -181,7 +181,7 @@ def resume_command(run_id: str, *, retry_errors: bool = False) -> str:
     Rebuilt from the parsed options that differ from their defaults, so it is the same under a
     shell, ``python -m`` or a test runner; a URL loses any user info on the way.
     """
-    ctx = _current_context()
+    ctx = current_context()
     if ctx is None:
         return f"--run-id {shlex.quote(run_id)}"
     path, node = [], ctx
@@ -209,7 +209,17 @@ def resume_command(run_id: str, *, retry_errors: bool = False) -> str:
     return shlex.join(words)
 
 
-def _current_context() -> Any:
+def command_argv(run_id: str) -> tuple[str, list[str] | None]:
+    """The id that resumes the command (a study's prefix) and its command line (None outside a command):
+    the CLI's ``Hooks.resume``."""
+    outcome = _CURRENT.get()
+    rid = outcome.resume_id if outcome is not None and outcome.resume_id else run_id
+    if current_context() is None:
+        return rid, None
+    return rid, shlex.split(resume_command(rid))
+
+
+def current_context() -> Any:
     """The command's parsed context: typer >= 0.2x carries its own copy of click."""
     try:
         from typer._click.globals import get_current_context
