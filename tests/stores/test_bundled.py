@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -55,17 +56,26 @@ def test_the_wheel_holds_every_shipped_file(tmp_path: Path) -> None:
     subprocess.run([uv, "build", "--wheel", "--out-dir", str(tmp_path)], cwd=REPO, check=True, timeout=300)
     [wheel] = tmp_path.glob("nationbias-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
+    # one installed name: the card's folders beneath nationbias/, nothing else at the top but the dist-info
+    dist_info = f"nationbias-{metadata.version('nationbias')}.dist-info"
+    assert {n.split("/")[0] for n in names} == {"nationbias", dist_info}
+    assert {
+        f"nationbias/{p}/__init__.py" for p in ("graphs", "retrievers", "prompts", "stores", "evals")
+    } <= names
     stored = {
-        f"stores/{p.relative_to(REPO / 'stores').as_posix()}" for p in (REPO / "stores/data").rglob("*.gz")
+        f"nationbias/stores/{p.relative_to(REPO / 'stores').as_posix()}"
+        for p in (REPO / "stores/data").rglob("*.gz")
     }
     assert len(stored) == len(ALL) and stored <= names
-    assert "stores/bundled.py" in names
+    assert "nationbias/stores/bundled.py" in names
     browser = {
-        f"evals/report/browser/{p.name}" for p in (REPO / "evals/report/browser").iterdir()
+        f"nationbias/evals/report/browser/{p.name}" for p in (REPO / "evals/report/browser").iterdir()
     }  # the sample browser
     pages = {"samples.html", "samples.js", "sample-view.js", "samples.css"}
-    assert browser == {f"evals/report/browser/{p}" for p in pages} and browser <= names
-    assert "stores/tables/prices.toml" in names  # the price table --dry-run and --max-cost read
+    assert browser == {f"nationbias/evals/report/browser/{p}" for p in pages} and browser <= names
+    assert "nationbias/stores/tables/prices.toml" in names  # the price table --dry-run and --max-cost read
+    entry_points = zipfile.ZipFile(wheel).read(f"{dist_info}/entry_points.txt").decode()
+    assert "nationbias = nationbias.evals.cli.main:app" in entry_points
     assert not any("nation-level-bias-paper" in n for n in names)  # the paper's own text is not shipped
 
 

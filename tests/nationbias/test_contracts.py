@@ -1,0 +1,120 @@
+"""The import contracts, read from the code by grimp (every import: at module level, inside functions and
+under ``TYPE_CHECKING``): no circle, layers one way, the library never imports the CLI, and no private name
+imported from another module."""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import grimp
+import pytest
+from grimp import Layer
+
+import nationbias
+
+PACKAGE = Path(nationbias.__file__).parent
+CLI = "nationbias.evals.cli"
+
+
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    return grimp.build_graph("nationbias", cache_dir=None)
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in edges[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_circles_are_found() -> None:
+    """The check itself: a circle of three is one component, a chain is none."""
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_no_import_circle(graph: grimp.ImportGraph) -> None:
+    modules = set(graph.modules)
+    edges = {m: graph.find_modules_directly_imported_by(m) & modules for m in modules}
+    assert circles(edges) == []
+
+
+def test_layers_run_one_way(graph: grimp.ImportGraph) -> None:
+    """evals -> graphs -> retrievers -> stores & prompts: never the other way."""
+    illegal = graph.find_illegal_dependencies_for_layers(
+        layers=(
+            Layer("evals"),
+            Layer("graphs"),
+            Layer("retrievers"),
+            Layer("stores", "prompts", independent=False),
+        ),
+        containers={"nationbias"},
+    )
+    assert sorted(f"{d.importer} -> {d.imported}" for d in illegal) == []
+
+
+def test_the_library_never_imports_the_cli(graph: grimp.ImportGraph) -> None:
+    cli = {m for m in graph.modules if m == CLI or m.startswith(CLI + ".")}
+    assert len(cli) > 5  # the CLI package is there to be kept out
+    wrong = sorted(
+        f"{m} -> {i}"
+        for m in set(graph.modules) - cli
+        for i in graph.find_modules_directly_imported_by(m) & cli
+    )
+    assert wrong == []
+
+
+def private_imports(source: str, *, where: str) -> list[str]:
+    """``from nationbias.x import _y``: a private name taken from another module."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("nationbias"):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{where}:{node.lineno}: from {node.module} import {alias.name}")
+    return found
+
+
+def test_private_imports_are_found() -> None:
+    code = "from nationbias.graphs.model.fake import _fill\nfrom nationbias.evals import api\n"
+    assert private_imports(code, where="x.py") == ["x.py:1: from nationbias.graphs.model.fake import _fill"]
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    files = sorted(  # through the links nationbias/<folder> to the card's folders
+        Path(d, f) for d, _, names in os.walk(PACKAGE, followlinks=True) for f in names if f.endswith(".py")
+    )
+    assert len(files) > 150
+    found = [f for p in files for f in private_imports(p.read_text(), where=str(p.relative_to(PACKAGE)))]
+    assert found == []
