@@ -126,8 +126,9 @@ class DataFile:
 
 
 def packaged_folder(group: Group) -> str:
-    """Where the group's packaged copy is installed."""
-    return str(files("nationbias.stores").joinpath(*_PACKAGED_DIR[group].split("/")))
+    """Where the group's packaged copy is installed (in a checkout, the real folder, not the link
+    nationbias/stores that leads to it)."""
+    return str(Path(str(files("nationbias.stores").joinpath(*_PACKAGED_DIR[group].split("/")))).resolve())
 
 
 _DATA: ContextVar[str | None] = ContextVar("nationbias_data", default=None)
