@@ -118,3 +118,51 @@ def test_no_private_name_is_imported_from_another_module() -> None:
     assert len(files) > 150
     found = [f for p in files for f in private_imports(p.read_text(), where=str(p.relative_to(PACKAGE)))]
     assert found == []
+
+
+# Inside the layers: each folder's __init__ docstring says what it may import; these are the rules that
+# keep the lower folders lower (a model client never runs a study, a table never renders a page).
+FORBIDDEN = {
+    "nationbias.graphs.model": (
+        "nationbias.graphs.study",
+        "nationbias.graphs.labels",
+        "nationbias.graphs.vote",
+        "nationbias.graphs.debias",
+        "nationbias.graphs.directqa",
+        "nationbias.graphs.association",
+        "nationbias.graphs.augment",
+        "nationbias.graphs.history",
+    ),
+    "nationbias.graphs.labels": ("nationbias.graphs.study",),
+    "nationbias.evals.stats": (
+        "nationbias.evals.tables",
+        "nationbias.evals.report",
+        "nationbias.evals.bias_tests",
+    ),
+    "nationbias.evals.tables": (
+        "nationbias.evals.report",
+        "nationbias.evals.bias_tests",
+        "nationbias.evals.api",
+    ),
+    "nationbias.evals.baselines": (
+        "nationbias.evals.report",
+        "nationbias.evals.bias_tests",
+        "nationbias.evals.api",
+    ),
+    "nationbias.evals.report": ("nationbias.evals.api", "nationbias.evals.study"),
+}
+
+
+def test_lower_folders_do_not_import_higher_ones(graph: grimp.ImportGraph) -> None:
+    def inside(module: str, package: str) -> bool:
+        return module == package or module.startswith(package + ".")
+
+    wrong = sorted(
+        f"{m} -> {i}"
+        for package, forbidden in FORBIDDEN.items()
+        for m in graph.modules
+        if inside(m, package)
+        for i in graph.find_modules_directly_imported_by(m)
+        if any(inside(i, f) for f in forbidden)
+    )
+    assert wrong == []
