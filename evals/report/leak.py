@@ -82,7 +82,7 @@ def leak_section(ctx: Context) -> None:
         ctx.page.table(
             pd.DataFrame(texts),
             table_id="text-budget",
-            caption="What of each target's text reached the model (nationbias.stores.text_budget): texts left as "
+            caption="What of each target's text reached the model (stores/text_budget.py): texts left as "
             "agenda / topic only, under 200 characters, ending mid-sentence or starting from a removed "
             "referent; targets enriched from pre-vote sources, still thin; operative paragraphs sent",
         )
