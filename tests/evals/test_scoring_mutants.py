@@ -1,0 +1,300 @@
+"""Numbers of the scoring core against independent computations (sklearn, scipy, statsmodels, or worked
+by hand), written to kill the mutants that the other tests let live (docs/mutation.md).
+
+Each table here is small and hand-made, so every expected value can be read off or recomputed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, f1_score
+
+from evals import metrics as M
+from evals import scores as S
+from evals import tables as T
+from stores.domain import VOTES
+from tests.support.samples import frame, sample
+
+# One baseline, two members, four items. Truth and predictions chosen so that every vote class is
+# present, one prediction is a miss (invalid) and the two members score differently.
+PREDICTIONS = pd.DataFrame(
+    [
+        ("rule", "i1", "A", "favour", "favour"),
+        ("rule", "i2", "A", "against", "favour"),
+        ("rule", "i3", "A", "abstention", "abstention"),
+        ("rule", "i4", "A", "favour", "invalid"),
+        ("rule", "i1", "B", "against", "against"),
+        ("rule", "i2", "B", "against", "against"),
+        ("rule", "i3", "B", "favour", "abstention"),
+        ("rule", "i4", "B", "abstention", "abstention"),
+    ],
+    columns=["baseline", "item_id", "member", "truth", "predicted"],
+)
+
+
+def _sklearn_metrics(frame: pd.DataFrame) -> dict[str, float]:
+    """accuracy, weighted F1 and each vote's F1 the sklearn way: a miss is a wrong answer of no class."""
+    truth, pred = frame["truth"].tolist(), frame["predicted"].tolist()
+    per_class = f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0)
+    return {
+        "accuracy": accuracy_score(truth, pred),
+        "weighted_f1": f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0),
+        **{f"f1_{vote}": float(v) for vote, v in zip(VOTES, per_class, strict=True)},
+    }
+
+
+def test_score_table_without_pooling_has_no_all_row() -> None:
+    table = S.score_table(PREDICTIONS, n_resamples=20, pooled=False)
+    assert table["member"].tolist() == ["A", "B"]
+
+
+def test_metrics_of_a_hand_worked_matrix() -> None:
+    # truth favour: 2 favour, 1 against, 1 invalid; truth against: 2 against; abstention: 1 favour.
+    cm = np.array([[2, 1, 0, 1], [0, 2, 0, 0], [1, 0, 0, 0]], dtype=float)
+    accuracy, wf1, f_fav, f_ag, f_ab = S.metrics_of(cm)
+    # F1 favour: tp 2, support 4, predicted 3 -> 4/7; against: tp 2, support 2, predicted 3 -> 4/5.
+    assert accuracy == pytest.approx(4 / 7)
+    assert (f_fav, f_ag, f_ab) == pytest.approx((4 / 7, 4 / 5, 0.0))
+    assert wf1 == pytest.approx((4 * 4 / 7 + 2 * 4 / 5 + 1 * 0) / 7)
+
+
+def test_metrics_of_an_empty_matrix_is_nan_accuracy_and_zero_f1() -> None:
+    values = S.metrics_of(np.zeros((3, 5)))
+    assert np.isnan(values[0]) and np.isnan(values[1])
+    assert values[2:].tolist() == [0.0, 0.0, 0.0]
+
+
+# --- an independent weighted F1, checked against sklearn, for the bootstrap recomputations -------------
+def _wf1_and_metrics(cm: np.ndarray) -> np.ndarray:
+    """(…, 5): accuracy, weighted F1, F1 per vote of (…, 3, 3 + misses) confusion counts, by the textbook
+    formulas: F1_c = 2·TP_c / (support_c + predicted_c), weighted by support_c (misses count in support)."""
+    cm = np.asarray(cm, dtype=float)
+    k = cm.shape[-2]
+    out = []
+    for m in cm.reshape(-1, *cm.shape[-2:]):
+        support, predicted = m.sum(axis=1), m[:, :k].sum(axis=0)
+        tp = np.array([m[c, c] for c in range(k)])
+        f1 = np.array([2 * tp[c] / (support[c] + predicted[c]) if support[c] + predicted[c] else 0.0 for c in range(k)])
+        total = m.sum()
+        accuracy = tp.sum() / total if total else np.nan
+        wf1 = (f1 * support).sum() / total if total else np.nan
+        out.append([accuracy, wf1, *f1])
+    return np.array(out).reshape(*cm.shape[:-2], 2 + k)
+
+
+def _cube(frame: pd.DataFrame, *, misses: tuple[str, ...] = ("invalid", "error")) -> np.ndarray:
+    """items (sorted) × truth × predicted counts, by a pandas crosstab per item."""
+    columns = [*VOTES, *misses]
+    cube = []
+    for _, g in frame.groupby("item", sort=True):
+        table = pd.crosstab(g["truth"], g["pred"]).reindex(index=list(VOTES), columns=columns, fill_value=0)
+        cube.append(table.to_numpy(dtype=float))
+    return np.array(cube)
+
+
+def _scipy_cis(cube: np.ndarray, statistic, *, n_resamples: int, seed: int, level: float = 0.95):  # type: ignore[no-untyped-def]
+    """scipy's percentile bootstrap over items, straight: (low, high) arrays, one entry per statistic."""
+    from scipy import stats as sps
+
+    def on_index(sample: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.asarray(statistic(cube[sample.astype(int)].sum(axis=1)), dtype=float).T
+
+    result = sps.bootstrap(
+        (np.arange(len(cube)),), on_index, n_resamples=n_resamples, vectorized=True,
+        confidence_level=level, method="percentile", rng=np.random.default_rng(seed),
+    )  # fmt: skip
+    return np.atleast_1d(result.confidence_interval.low), np.atleast_1d(result.confidence_interval.high)
+
+
+def _toy_drafts(seed: int, n: int, accuracy: float) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        truth = str(rng.choice(VOTES))
+        for r in range(3):
+            pred = truth if rng.random() < accuracy else str(rng.choice([*VOTES, "invalid"]))
+            rows.append({"item": f"d{i:02d}", "repeat": r, "truth": truth, "pred": pred})
+    return pd.DataFrame(rows)
+
+
+def test_the_independent_helper_is_sklearns_metric() -> None:
+    frame = _toy_drafts(11, 12, 0.5)
+    values = _wf1_and_metrics(_cube(frame).sum(axis=0))
+    truth, pred = frame["truth"].tolist(), frame["pred"].tolist()
+    assert values[0] == pytest.approx(accuracy_score(truth, pred))
+    assert values[1] == pytest.approx(
+        f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0)
+    )
+    assert values[2:] == pytest.approx(f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0))
+
+
+def test_score_table_points_are_sklearns_per_member_and_pooled() -> None:
+    table = S.score_table(PREDICTIONS, n_resamples=50, seed=1)
+    assert table[["baseline", "member"]].values.tolist() == [["rule", "A"], ["rule", "B"], ["rule", "all"]]
+    assert table["n"].tolist() == [4, 4, 8]
+    frames = {"A": PREDICTIONS[PREDICTIONS["member"].eq("A")], "B": PREDICTIONS[PREDICTIONS["member"].eq("B")]}
+    frames["all"] = PREDICTIONS
+    for member, frame in frames.items():
+        row = table[table["member"].eq(member)].iloc[0]
+        for metric, expected in _sklearn_metrics(frame).items():
+            assert row[metric] == pytest.approx(expected), (member, metric)
+            assert row[f"{metric}_low"] <= row[metric] + 1e-12 <= row[f"{metric}_high"] + 2e-12
+
+
+def test_score_table_defaults_are_2000_resamples_seed_0_and_keep_input_order() -> None:
+    # Members B then A, baselines z then a: rows follow the input, not the alphabet.
+    frame = pd.concat([PREDICTIONS.assign(baseline="z"), PREDICTIONS.assign(baseline="a")])
+    frame = pd.concat([frame[frame["member"].eq("B")], frame[frame["member"].eq("A")]])
+    table = S.score_table(frame)
+    assert table[["baseline", "member"]].values.tolist() == [
+        ["z", "B"], ["a", "B"], ["z", "A"], ["a", "A"], ["z", "all"], ["a", "all"],
+    ]  # fmt: skip
+    part = frame[frame["baseline"].eq("z") & frame["member"].eq("B")].rename(
+        columns={"item_id": "item", "predicted": "pred"}
+    )
+    low, high = _scipy_cis(_cube(part), _wf1_and_metrics, n_resamples=2000, seed=0)
+    row = table.iloc[0]
+    assert [row[f"{m}_low"] for m in S.METRICS] == pytest.approx(low.tolist())
+    assert [row[f"{m}_high"] for m in S.METRICS] == pytest.approx(high.tolist())
+
+
+def test_score_table_passes_its_resamples_and_seed_on() -> None:
+    part = PREDICTIONS[PREDICTIONS["member"].eq("A")]
+    table = S.score_table(part, n_resamples=300, seed=4, pooled=False)
+    cube = _cube(part.rename(columns={"item_id": "item", "predicted": "pred"}))
+    low, high = _scipy_cis(cube, _wf1_and_metrics, n_resamples=300, seed=4)
+    assert [table.iloc[0][f"{m}_low"] for m in S.METRICS] == pytest.approx(low.tolist())
+    assert [table.iloc[0][f"{m}_high"] for m in S.METRICS] == pytest.approx(high.tolist())
+
+
+def test_metrics_of_counts_as_integers_one_question_and_an_absent_class() -> None:
+    cm = np.array([[2, 1, 0, 1], [0, 2, 0, 0], [1, 0, 0, 0]])  # integer counts, as a crosstab gives
+    assert S.metrics_of(cm) == pytest.approx(_wf1_and_metrics(cm))
+    one = np.zeros((3, 5), dtype=int)
+    one[1, 1] = 1  # a single question, answered right
+    assert S.metrics_of(one).tolist() == [1.0, 1.0, 0.0, 1.0, 0.0]
+    absent = np.array([[3, 1, 0, 0, 0], [1, 2, 0, 0, 1], [0, 0, 0, 0, 0]])  # nobody said or was abstention
+    truth = ["favour"] * 4 + ["against"] * 4
+    pred = ["favour"] * 3 + ["against", "favour", "against", "against", "error"]
+    expected = f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0)
+    values = S.metrics_of(absent)
+    assert values[2:].tolist() == pytest.approx(expected.tolist())
+    assert values[1] == pytest.approx(
+        f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0)
+    )
+
+
+# --- weighted F1 from confusion matrices ---------------------------------------------------------------
+def test_weighted_f1_from_confusions_takes_integer_counts_and_single_questions() -> None:
+    cm = np.array([[2, 1, 0, 1], [0, 2, 0, 0], [1, 0, 0, 0]])
+    assert M.weighted_f1_from_confusions(cm) == pytest.approx((4 * 4 / 7 + 2 * 4 / 5 + 1 * 0) / 7)
+    hit, miss = np.zeros((3, 4), dtype=int), np.zeros((3, 4), dtype=int)
+    hit[0, 0], miss[0, 3] = 1, 1  # one question: answered right / answered invalid
+    assert M.weighted_f1_from_confusions(np.stack([hit, miss])).tolist() == [1.0, 0.0]
+    assert M.weighted_f1(["favour"], ["invalid"]) == 0.0
+
+
+def test_weighted_f1_from_confusion_with_a_class_nobody_chose_is_sklearns() -> None:
+    truth = ["favour"] * 4 + ["against"] * 4
+    pred = ["favour"] * 3 + ["against", "favour", "against", "against", "invalid"]
+    cm = np.array([[3, 1, 0, 0], [1, 2, 0, 1], [0, 0, 0, 0]])
+    expected = f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0)
+    with np.errstate(all="raise"):  # the empty class must not be divided by zero
+        assert M.weighted_f1_from_confusion(cm) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("shape", [(3,), (3, 2), (2, 4, 3)])
+def test_weighted_f1_from_confusions_rejects_a_matrix_with_fewer_columns_than_rows(shape: tuple[int, ...]) -> None:
+    with pytest.raises(ValueError, match=r"K × \(K \+ misses\) matrix, got \(" + str(shape[0])):
+        M.weighted_f1_from_confusions(np.ones(shape))
+
+
+# --- vote counts and the confusion matrix ---------------------------------------------------------------
+def test_vote_counts_are_integers_in_plain_columns_and_bad_input_is_named() -> None:
+    out = M.vote_counts(pd.DataFrame({"persona": ["USA", "USA"], "vote": ["favour", None]}))
+    assert out.columns.tolist() == [*VOTES, "invalid"] and out.columns.name is None
+    assert all(dtype.kind == "i" for dtype in out.dtypes)
+    with pytest.raises(ValueError, match="vote_counts: missing column 'vote'"):
+        M.vote_counts(pd.DataFrame({"persona": ["USA"]}))
+    with pytest.raises(ValueError, match="expected favour, against, abstention or None"):
+        M.vote_counts(pd.DataFrame({"persona": ["USA"], "vote": ["maybe"]}))
+
+
+def test_confusion_names_each_bad_label_and_the_allowed_ones() -> None:
+    with pytest.raises(ValueError, match=r"\['maybe'\]; truth in favour, against, abstention, prediction also invalid, error"):
+        M.confusion(["maybe"], ["favour"])
+    with pytest.raises(ValueError, match=r"\['perhaps'\]"):
+        M.confusion(["favour"], ["perhaps"])
+    empty = M.confusion([], [])
+    assert empty.columns.name == "predicted" and empty.index.name == "truth"
+    assert all(dtype.kind == "i" for dtype in empty.dtypes)
+    assert empty.shape == (3, 5)
+
+
+# --- the vote tables: confusion matrices per persona and the debias table -------------------------------
+def _vote_rows(persona: str, truths: list[str], answers: list[str | None], *, repeat: int = 0) -> list[dict]:
+    rows = []
+    for i, (truth, answer) in enumerate(zip(truths, answers, strict=True)):
+        parsed = {"vote": answer} if answer is not None else None
+        rows.append(sample("vote", f"d{i}", repeat, parsed, {"truth": truth}, persona=persona))
+    return rows
+
+
+def test_confusion_matrices_keep_vote_order_and_the_personas_order() -> None:
+    samples = frame(
+        _vote_rows("USA", ["abstention", "favour", "against"], ["against", "favour", None])
+        + _vote_rows("CHN", ["favour"], ["abstention"])
+    )
+    matrices = T.confusion_matrices(samples)
+    assert list(matrices) == ["USA", "CHN"]  # P5 order, not the alphabet
+    usa = matrices["USA"]
+    assert usa.index.tolist() == list(VOTES)
+    assert usa.columns.tolist() == [*VOTES, "invalid", "error"]
+    expected = M.confusion(["abstention", "favour", "against"], ["against", "favour", "invalid"])
+    assert usa.to_numpy().tolist() == expected.to_numpy().tolist()
+
+
+def test_debias_table_keeps_a_persona_present_in_one_run_only() -> None:
+    base = frame(_vote_rows("USA", ["favour", "against"], ["favour", "favour"]))
+    debiased = frame(
+        _vote_rows("USA", ["favour", "against"], ["favour", "against"])
+        + _vote_rows("RUS", ["against"], ["against"])
+    )
+    table = T.debias_table(base, debiased).set_index("persona")
+    assert table.index.tolist() == ["USA", "RUS"]
+    assert table.loc["USA", "base"] == pytest.approx(f1_score(["favour", "against"], ["favour"] * 2, average="weighted", zero_division=0))
+    assert table.loc["USA", "debiased"] == 1.0
+    assert np.isnan(table.loc["RUS", "base"]) and table.loc["RUS", "debiased"] == 1.0
+    assert np.isnan(table.loc["RUS", "delta"])
+
+
+def test_ablation_table_cells_from_the_run_configs() -> None:
+    plain = frame(_vote_rows("USA", ["favour", "against"], ["favour", "favour"]))
+    fixed = frame(_vote_rows("USA", ["favour", "against"], ["favour", "against"]))
+    half = f1_score(["favour", "against"], ["favour", "favour"], average="weighted", zero_division=0)
+    runs = [
+        ({"test": "vote", "model": "m", "options": {"k": 3, "reflexion": True, "retriever": "bm25"}}, plain),
+        ({"test": "debias", "model": "m", "options": {}}, fixed),
+        ({"test": "debias", "model": "m", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}}, plain),
+        ({"test": "debias", "model": "n", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}}, fixed),
+        ({"test": "debias", "model": "m", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}}, fixed),
+    ]
+    table = T.ablation_table(runs)
+    assert table.columns.tolist() == [
+        "model", "k", "reflexion", "retriever", "mean_weighted_f1", "mean_invalid_rate", "mean_error_rate",
+        "mean_weighted_f1_valid_only", "n_runs",
+    ]  # fmt: skip
+    cells = {tuple(r[:4]): r[4] for r in table.itertuples(index=False)}
+    # A plain vote run is the framework-free cell, whatever options it carries; a debias run without
+    # options is k 0, no reflexion, no retriever ("").
+    expected = {
+        ("m", 0, False, "none"): half,
+        ("m", 0, False, ""): 1.0,
+        ("m", 2, True, "bm25"): (half + 1.0) / 2,
+        ("n", 2, True, "bm25"): 1.0,
+    }
+    assert list(cells) == sorted(expected)
+    assert [cells[key] for key in sorted(expected)] == pytest.approx([expected[key] for key in sorted(expected)])
+    assert table["n_runs"].tolist() == [1, 1, 2, 1]
