@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
+from evals import bootstrap as B
 from evals import metrics as M
 from evals import scores as S
 from evals import tables as T
@@ -298,3 +299,133 @@ def test_ablation_table_cells_from_the_run_configs() -> None:
     assert list(cells) == sorted(expected)
     assert [cells[key] for key in sorted(expected)] == pytest.approx([expected[key] for key in sorted(expected)])
     assert table["n_runs"].tolist() == [1, 1, 2, 1]
+
+
+# --- bootstrap intervals: scipy's percentile bootstrap over items, recomputed straight ------------------
+def _scipy_ci(data: np.ndarray, statistic, *, n_resamples: int, seed: int, level: float = 0.95):  # type: ignore[no-untyped-def]
+    from scipy import stats as sps
+
+    data = np.asarray(data)
+    return sps.bootstrap(
+        (np.arange(len(data)),), lambda index: statistic(data[index]), n_resamples=n_resamples,
+        vectorized=False, confidence_level=level, method="percentile", rng=np.random.default_rng(seed),
+    )  # fmt: skip
+
+
+def test_bootstrap_ci_defaults_are_2000_percentile_resamples_of_seed_0() -> None:
+    data = np.random.default_rng(2).normal(size=25)
+    expected = _scipy_ci(data, np.mean, n_resamples=2000, seed=0).confidence_interval
+    assert B.bootstrap_ci(data, np.mean) == pytest.approx((data.mean(), expected.low, expected.high))
+
+
+def test_bootstrap_cis_defaults_are_the_same_resamples() -> None:
+    data = np.random.default_rng(2).normal(size=(25, 2))
+    cis = B.bootstrap_cis(data, lambda batch: batch.mean(axis=1))
+    for j, ci in enumerate(cis):
+        expected = _scipy_ci(data[:, j], np.mean, n_resamples=2000, seed=0).confidence_interval
+        assert ci == pytest.approx((data[:, j].mean(), expected.low, expected.high))
+
+
+def test_two_items_are_resampled_not_degenerate() -> None:
+    ci = B.bootstrap_ci(np.array([0.0, 1.0]), np.mean, n_resamples=200, seed=0)
+    assert ci == (0.5, 0.0, 1.0)  # resample means are 0, 0.5 and 1
+    cis = B.bootstrap_cis(np.array([[0.0], [1.0]]), lambda batch: batch.mean(axis=1), n_resamples=200, seed=0)
+    assert cis == [(0.5, 0.0, 1.0)]
+
+
+def test_an_empty_sample_is_named() -> None:
+    with pytest.raises(ValueError, match="bootstrap_ci needs at least one item"):
+        B.bootstrap_ci([], np.mean)
+    with pytest.raises(ValueError, match="bootstrap_cis needs at least one item"):
+        B.bootstrap_cis(np.zeros((0, 2)), lambda batch: batch.mean(axis=1))
+
+
+# Items (a, b): the ratio Σa / Σb is 0/0 = NaN in every resample that drew only the (0, 0) items (about
+# one in eleven), so scipy's percentile interval is NaN and the interval comes from the resamples that
+# have a value.
+RATIO_ITEMS = np.array([[1.0, 1.0], [2.0, 1.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+
+
+def _ratio(items: np.ndarray) -> float:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(items[:, 0].sum() / items[:, 1].sum())
+
+
+def test_an_interval_with_undefined_resamples_is_their_nan_quantile() -> None:
+    result = _scipy_ci(RATIO_ITEMS, _ratio, n_resamples=400, seed=3, level=0.9)
+    assert np.isnan(result.confidence_interval.low)  # what the fallback is for
+    spread = np.asarray(result.bootstrap_distribution)
+    expected = np.nanquantile(spread, [0.05, 0.95])
+    assert expected[0] < expected[1]
+    ci = B.bootstrap_ci(RATIO_ITEMS, _ratio, n_resamples=400, seed=3, confidence_level=0.9)
+    assert ci == pytest.approx((1.5, *expected))
+
+
+def test_a_vectorised_interval_with_undefined_resamples_uses_its_own_column() -> None:
+    def both(batch: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = batch[..., 0].sum(axis=-1) / batch[..., 1].sum(axis=-1)
+        return np.stack([batch[..., 0].mean(axis=-1), ratio], axis=-1)
+
+    mean_ci, ratio_ci = B.bootstrap_cis(RATIO_ITEMS, both, n_resamples=400, seed=3, confidence_level=0.9)
+    spread = np.asarray(_scipy_ci(RATIO_ITEMS, _ratio, n_resamples=400, seed=3).bootstrap_distribution)
+    assert ratio_ci == pytest.approx((1.5, *np.nanquantile(spread, [0.05, 0.95])))
+    expected = _scipy_ci(RATIO_ITEMS[:, 0], np.mean, n_resamples=400, seed=3, level=0.9).confidence_interval
+    assert mean_ci == pytest.approx((0.5, expected.low, expected.high))
+
+
+# --- per-item confusion, weighted F1 intervals and the paired delta --------------------------------------
+def test_per_item_confusion_counts_and_skips_rows_without_a_truth() -> None:
+    rows = pd.DataFrame(
+        {
+            "item": ["b", "a", "a", "b", "a", "b"],
+            "truth": ["favour", None, "against", "favour", "against", "abstention"],
+            "pred": ["favour", "favour", "invalid", "against", "against", "favour"],
+        }
+    )
+    items, cube = B.per_item_confusion(
+        rows, item_col="item", truth_col="truth", pred_col="pred", labels=VOTES, misses=("invalid", "error")
+    )
+    assert items == ["a", "b"]
+    scored = rows[rows["truth"].notna()]
+    assert cube.tolist() == _cube(scored).tolist()  # the None-truth row is skipped, the later rows kept
+    with pytest.raises(ValueError, match=r"item 'a' has prediction 'maybe'; expected one of favour, against, abstention$"):
+        B.per_item_confusion(
+            pd.DataFrame({"item": ["a"], "truth": ["favour"], "pred": ["maybe"]}),
+            item_col="item", truth_col="truth", pred_col="pred", labels=VOTES,
+        )  # fmt: skip
+
+
+def _wf1(batch: np.ndarray) -> np.ndarray:
+    return _wf1_and_metrics(batch)[..., 1:2]
+
+
+def test_weighted_f1_ci_is_scipys_bootstrap_over_drafts() -> None:
+    cube = _cube(_toy_drafts(5, 20, 0.6))
+    low, high = _scipy_cis(cube, _wf1, n_resamples=2000, seed=0)
+    ci = B.weighted_f1_ci(cube.astype(int))
+    assert ci == pytest.approx((_wf1_and_metrics(cube.sum(axis=0))[1], low[0], high[0]))
+    low, high = _scipy_cis(cube, _wf1, n_resamples=300, seed=9)
+    assert B.weighted_f1_ci(cube, n_resamples=300, seed=9)[1:] == pytest.approx((low[0], high[0]))
+
+
+def test_paired_delta_is_scipys_bootstrap_of_the_difference() -> None:
+    a = _cube(_toy_drafts(6, 20, 0.4))
+    b = _cube(_toy_drafts(6, 20, 0.4).assign(pred=lambda f: np.where(np.arange(len(f)) % 2, f["truth"], f["pred"])))
+    stacked = np.stack([a, b], axis=1)
+
+    def delta(batch: np.ndarray) -> np.ndarray:  # batch: (B, 2, K, K + m), already summed over drafts
+        scores = _wf1_and_metrics(batch)[..., 1]
+        return scores[..., 1:2] - scores[..., 0:1]
+
+    def on_drafts(sample_sum: np.ndarray) -> np.ndarray:
+        return delta(sample_sum)
+
+    point = _wf1_and_metrics(b.sum(axis=0))[1] - _wf1_and_metrics(a.sum(axis=0))[1]
+    low, high = _scipy_cis(stacked, on_drafts, n_resamples=2000, seed=0)
+    assert B.paired_bootstrap_delta(a, b) == pytest.approx((point, low[0], high[0]))
+    low, high = _scipy_cis(stacked, on_drafts, n_resamples=300, seed=2, level=0.8)
+    got = B.paired_bootstrap_delta(a, b, n_resamples=300, seed=2, confidence_level=0.8)
+    assert got == pytest.approx((point, low[0], high[0]))
+    with pytest.raises(ValueError, match=r"need two aligned \(drafts, K, K \+ misses\) arrays, got \(20, 3, 5\) and \(3, 5\)"):
+        B.paired_bootstrap_delta(a, b[0])
