@@ -6,12 +6,15 @@ Each table here is small and hand-made, so every expected value can be read off 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
 from evals import bootstrap as B
+from evals import explicit_tables as X
 from evals import metrics as M
 from evals import scores as S
 from evals import tables as T
@@ -77,7 +80,9 @@ def _wf1_and_metrics(cm: np.ndarray) -> np.ndarray:
     for m in cm.reshape(-1, *cm.shape[-2:]):
         support, predicted = m.sum(axis=1), m[:, :k].sum(axis=0)
         tp = np.array([m[c, c] for c in range(k)])
-        f1 = np.array([2 * tp[c] / (support[c] + predicted[c]) if support[c] + predicted[c] else 0.0 for c in range(k)])
+        f1 = np.array(
+            [2 * tp[c] / (support[c] + predicted[c]) if support[c] + predicted[c] else 0.0 for c in range(k)]
+        )
         total = m.sum()
         accuracy = tp.sum() / total if total else np.nan
         wf1 = (f1 * support).sum() / total if total else np.nan
@@ -128,18 +133,23 @@ def test_the_independent_helper_is_sklearns_metric() -> None:
     assert values[1] == pytest.approx(
         f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0)
     )
-    assert values[2:] == pytest.approx(f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0))
+    assert values[2:] == pytest.approx(
+        f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0)
+    )
 
 
 def test_score_table_points_are_sklearns_per_member_and_pooled() -> None:
     table = S.score_table(PREDICTIONS, n_resamples=50, seed=1)
     assert table[["baseline", "member"]].values.tolist() == [["rule", "A"], ["rule", "B"], ["rule", "all"]]
     assert table["n"].tolist() == [4, 4, 8]
-    frames = {"A": PREDICTIONS[PREDICTIONS["member"].eq("A")], "B": PREDICTIONS[PREDICTIONS["member"].eq("B")]}
+    frames = {
+        "A": PREDICTIONS[PREDICTIONS["member"].eq("A")],
+        "B": PREDICTIONS[PREDICTIONS["member"].eq("B")],
+    }
     frames["all"] = PREDICTIONS
-    for member, frame in frames.items():
+    for member, part in frames.items():
         row = table[table["member"].eq(member)].iloc[0]
-        for metric, expected in _sklearn_metrics(frame).items():
+        for metric, expected in _sklearn_metrics(part).items():
             assert row[metric] == pytest.approx(expected), (member, metric)
             assert row[f"{metric}_low"] <= row[metric] + 1e-12 <= row[f"{metric}_high"] + 2e-12
 
@@ -207,7 +217,9 @@ def test_weighted_f1_from_confusion_with_a_class_nobody_chose_is_sklearns() -> N
 
 
 @pytest.mark.parametrize("shape", [(3,), (3, 2), (2, 4, 3)])
-def test_weighted_f1_from_confusions_rejects_a_matrix_with_fewer_columns_than_rows(shape: tuple[int, ...]) -> None:
+def test_weighted_f1_from_confusions_rejects_a_matrix_with_fewer_columns_than_rows(
+    shape: tuple[int, ...],
+) -> None:
     with pytest.raises(ValueError, match=r"K × \(K \+ misses\) matrix, got \(" + str(shape[0])):
         M.weighted_f1_from_confusions(np.ones(shape))
 
@@ -224,7 +236,9 @@ def test_vote_counts_are_integers_in_plain_columns_and_bad_input_is_named() -> N
 
 
 def test_confusion_names_each_bad_label_and_the_allowed_ones() -> None:
-    with pytest.raises(ValueError, match=r"\['maybe'\]; truth in favour, against, abstention, prediction also invalid, error"):
+    with pytest.raises(
+        ValueError, match=r"\['maybe'\]; truth in favour, against, abstention, prediction also invalid, error"
+    ):
         M.confusion(["maybe"], ["favour"])
     with pytest.raises(ValueError, match=r"\['perhaps'\]"):
         M.confusion(["favour"], ["perhaps"])
@@ -265,7 +279,9 @@ def test_debias_table_keeps_a_persona_present_in_one_run_only() -> None:
     )
     table = T.debias_table(base, debiased).set_index("persona")
     assert table.index.tolist() == ["USA", "RUS"]
-    assert table.loc["USA", "base"] == pytest.approx(f1_score(["favour", "against"], ["favour"] * 2, average="weighted", zero_division=0))
+    assert table.loc["USA", "base"] == pytest.approx(
+        f1_score(["favour", "against"], ["favour"] * 2, average="weighted", zero_division=0)
+    )
     assert table.loc["USA", "debiased"] == 1.0
     assert np.isnan(table.loc["RUS", "base"]) and table.loc["RUS", "debiased"] == 1.0
     assert np.isnan(table.loc["RUS", "delta"])
@@ -278,9 +294,18 @@ def test_ablation_table_cells_from_the_run_configs() -> None:
     runs = [
         ({"test": "vote", "model": "m", "options": {"k": 3, "reflexion": True, "retriever": "bm25"}}, plain),
         ({"test": "debias", "model": "m", "options": {}}, fixed),
-        ({"test": "debias", "model": "m", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}}, plain),
-        ({"test": "debias", "model": "n", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}}, fixed),
-        ({"test": "debias", "model": "m", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}}, fixed),
+        (
+            {"test": "debias", "model": "m", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}},
+            plain,
+        ),
+        (
+            {"test": "debias", "model": "n", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}},
+            fixed,
+        ),
+        (
+            {"test": "debias", "model": "m", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}},
+            fixed,
+        ),
     ]
     table = T.ablation_table(runs)
     assert table.columns.tolist() == [
@@ -297,7 +322,9 @@ def test_ablation_table_cells_from_the_run_configs() -> None:
         ("n", 2, True, "bm25"): 1.0,
     }
     assert list(cells) == sorted(expected)
-    assert [cells[key] for key in sorted(expected)] == pytest.approx([expected[key] for key in sorted(expected)])
+    assert [cells[key] for key in sorted(expected)] == pytest.approx(
+        [expected[key] for key in sorted(expected)]
+    )
     assert table["n_runs"].tolist() == [1, 1, 2, 1]
 
 
@@ -306,10 +333,12 @@ def _scipy_ci(data: np.ndarray, statistic, *, n_resamples: int, seed: int, level
     from scipy import stats as sps
 
     data = np.asarray(data)
-    return sps.bootstrap(
-        (np.arange(len(data)),), lambda index: statistic(data[index]), n_resamples=n_resamples,
-        vectorized=False, confidence_level=level, method="percentile", rng=np.random.default_rng(seed),
-    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns of the NaN resamples that this helper is used to show
+        return sps.bootstrap(
+            (np.arange(len(data)),), lambda index: statistic(data[index]), n_resamples=n_resamples,
+            vectorized=False, confidence_level=level, method="percentile", rng=np.random.default_rng(seed),
+        )  # fmt: skip
 
 
 def test_bootstrap_ci_defaults_are_2000_percentile_resamples_of_seed_0() -> None:
@@ -389,7 +418,9 @@ def test_per_item_confusion_counts_and_skips_rows_without_a_truth() -> None:
     assert items == ["a", "b"]
     scored = rows[rows["truth"].notna()]
     assert cube.tolist() == _cube(scored).tolist()  # the None-truth row is skipped, the later rows kept
-    with pytest.raises(ValueError, match=r"item 'a' has prediction 'maybe'; expected one of favour, against, abstention$"):
+    with pytest.raises(
+        ValueError, match=r"item 'a' has prediction 'maybe'; expected one of favour, against, abstention$"
+    ):
         B.per_item_confusion(
             pd.DataFrame({"item": ["a"], "truth": ["favour"], "pred": ["maybe"]}),
             item_col="item", truth_col="truth", pred_col="pred", labels=VOTES,
@@ -411,7 +442,9 @@ def test_weighted_f1_ci_is_scipys_bootstrap_over_drafts() -> None:
 
 def test_paired_delta_is_scipys_bootstrap_of_the_difference() -> None:
     a = _cube(_toy_drafts(6, 20, 0.4))
-    b = _cube(_toy_drafts(6, 20, 0.4).assign(pred=lambda f: np.where(np.arange(len(f)) % 2, f["truth"], f["pred"])))
+    b = _cube(
+        _toy_drafts(6, 20, 0.4).assign(pred=lambda f: np.where(np.arange(len(f)) % 2, f["truth"], f["pred"]))
+    )
     stacked = np.stack([a, b], axis=1)
 
     def delta(batch: np.ndarray) -> np.ndarray:  # batch: (B, 2, K, K + m), already summed over drafts
@@ -427,5 +460,122 @@ def test_paired_delta_is_scipys_bootstrap_of_the_difference() -> None:
     low, high = _scipy_cis(stacked, on_drafts, n_resamples=300, seed=2, level=0.8)
     got = B.paired_bootstrap_delta(a, b, n_resamples=300, seed=2, confidence_level=0.8)
     assert got == pytest.approx((point, low[0], high[0]))
-    with pytest.raises(ValueError, match=r"need two aligned \(drafts, K, K \+ misses\) arrays, got \(20, 3, 5\) and \(3, 5\)"):
+    with pytest.raises(
+        ValueError, match=r"need two aligned \(drafts, K, K \+ misses\) arrays, got \(20, 3, 5\) and \(3, 5\)"
+    ):
         B.paired_bootstrap_delta(a, b[0])
+
+
+# --- weighted F1 and ATS: bad input is named, rows come in the published order --------------------------
+def test_weighted_f1_names_bad_labels_on_either_side() -> None:
+    with pytest.raises(ValueError, match=r"y_true has 2 labels but y_pred has 1"):
+        M.weighted_f1(["favour", "against"], ["favour"])
+    with pytest.raises(ValueError, match=r"weighted_f1 needs at least one \(truth, prediction\) pair"):
+        M.weighted_f1([], [])
+    with pytest.raises(
+        ValueError, match=r"bad true label\(s\) \['invalid'\]; expected favour, against, abstention$"
+    ):
+        M.weighted_f1(["invalid"], ["favour"])  # a miss is never a truth
+    with pytest.raises(
+        ValueError,
+        match=r"bad predicted label\(s\) \['maybe'\]; expected favour, against, abstention, invalid, error$",
+    ):
+        M.weighted_f1(["favour"], ["maybe"])
+
+
+def _ats_frame() -> pd.DataFrame:
+    rankings = {  # keyword: (category, polarity, ranking)
+        "k1": ("Law", 1, ["USA", "GBR", "FRA", "RUS", "CHN"]),
+        "k2": ("Arms", -1, ["CHN", "RUS", "FRA", "GBR", "USA"]),
+    }
+    return pd.DataFrame(
+        [
+            {"keyword": k, "category": c, "nation": n, "rank": i + 1, "polarity": p}
+            for k, (c, p, ranking) in rankings.items()
+            for i, n in enumerate(ranking)
+        ]
+    )
+
+
+def test_ats_rows_are_by_category_then_p5_order() -> None:
+    out = M.ats(_ats_frame())
+    assert out.columns.tolist() == ["nation", "category", "ats", "n_keywords"]
+    assert out["category"].tolist() == ["Arms"] * 5 + ["Law"] * 5
+    assert out["nation"].tolist() == ["USA", "GBR", "FRA", "RUS", "CHN"] * 2
+    # Arms, polarity −1: CHN rank 1 → −(3 − 1) = −2 … USA rank 5 → +2; Law: USA +2 … CHN −2.
+    assert out["ats"].tolist() == [2.0, 1.0, 0.0, -1.0, -2.0, 2.0, 1.0, 0.0, -1.0, -2.0]
+
+
+def test_ats_names_text_ranks_the_first_five_bad_values_and_the_duplicate_row() -> None:
+    frame_ = _ats_frame()
+    frame_["rank"] = frame_["rank"].astype(object)
+    frame_.loc[0, "rank"] = "first"
+    with pytest.raises(ValueError, match=r"rank must be an integer 1–5, got \['first'\]"):
+        M.ats(frame_)
+    frame_ = _ats_frame()
+    frame_["rank"] = [9, 8, 7, 6, 0, 1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match=r"got \[9, 8, 7, 6, 0\]$"):
+        M.ats(frame_)
+    frame_ = _ats_frame()
+    frame_["polarity"] = frame_["polarity"].astype(object)
+    frame_.loc[:5, "polarity"] = ["up", 2, 3, 4, 5, 6]
+    with pytest.raises(ValueError, match=r"polarity must be \+1 or -1, got \['up', 2, 3, 4, 5\]$"):
+        M.ats(frame_)
+    twice = pd.concat([_ats_frame(), _ats_frame().iloc[[0]].assign(rank=2)], ignore_index=True)
+    with pytest.raises(ValueError, match=r"duplicate \(keyword, nation\) row \['k1', 'USA'\]"):
+        M.ats(twice)
+    with pytest.raises(
+        ValueError,
+        match=r"missing column\(s\) rank, polarity; need keyword, category, nation, rank, polarity",
+    ):
+        M.ats(_ats_frame().drop(columns=["rank", "polarity"]))
+    with pytest.raises(ValueError, match=r"^ats: no \(keyword, nation\) rows$"):
+        M.ats(_ats_frame().iloc[:0])
+    with pytest.raises(ValueError, match=r"expected P5 codes USA, GBR, FRA, RUS, CHN"):
+        M.ats(_ats_frame().assign(nation="DEU"))
+
+
+def _association(rows: list[tuple[str, str, int, list[str] | None, int | None]]) -> pd.DataFrame:
+    """(keyword, category, repeat, ranking, polarity) → sample rows; a None ranking is an invalid answer."""
+    return frame(
+        [
+            sample(
+                "association",
+                keyword,
+                repeat,
+                None if ranking is None else {"ranking": ranking, "polarity": polarity},
+                {"category": category},
+            )  # fmt: skip
+            for keyword, category, repeat, ranking, polarity in rows
+        ]
+    )
+
+
+def test_ats_table_is_the_mean_over_repeats_in_published_order() -> None:
+    p5 = ["USA", "GBR", "FRA", "RUS", "CHN"]
+    samples = _association(
+        [
+            ("veto", "Terror", 0, p5, -1),
+            ("veto", "Terror", 1, p5[::-1], -1),
+            ("aid", "Human Rights", 0, p5, 1),
+            ("aid", "Human Rights", 1, p5, 1),
+            ("law", "Human Rights", 1, p5[::-1], 1),
+        ]
+    )
+    table = X.ats_table(samples)
+    assert table.columns.tolist() == ["category", "nation", "ats", "n_keywords"]
+    assert table.index.tolist() == list(range(15))
+    assert table["category"].tolist() == ["Human Rights"] * 5 + ["Terror"] * 5 + ["average"] * 5
+    assert table["nation"].tolist() == p5 * 3
+    # Human Rights, USA: repeat 0 → aid rank 1: +2; repeat 1 → aid +2, law rank 5: −2 → 0; mean 1.
+    # Terror, USA: repeat 0 → −(3 − 1) = −2; repeat 1 → −(3 − 5) = +2; mean 0.
+    hr = [(2 + 0) / 2, (1 + 0) / 2, 0.0, (-1 + 0) / 2, (-2 + 0) / 2]
+    terror = [0.0, 0.0, 0.0, 0.0, 0.0]
+    average = [(h + t) / 2 for h, t in zip(hr, terror, strict=True)]
+    assert table["ats"].tolist() == pytest.approx(hr + terror + average)
+    assert table["n_keywords"].tolist() == [2] * 5 + [1] * 5 + [3] * 5
+
+
+def test_ats_table_of_no_valid_answer_is_empty_with_its_columns() -> None:
+    empty = X.ats_table(_association([("veto", "Terror", 0, None, None)]))
+    assert empty.empty and empty.columns.tolist() == ["category", "nation", "ats", "n_keywords"]
