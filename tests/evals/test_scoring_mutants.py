@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
+from evals import agreement as A
 from evals import bootstrap as B
 from evals import explicit_tables as X
 from evals import metrics as M
@@ -545,7 +546,7 @@ def _association(rows: list[tuple[str, str, int, list[str] | None, int | None]])
                 repeat,
                 None if ranking is None else {"ranking": ranking, "polarity": polarity},
                 {"category": category},
-            )  # fmt: skip
+            )
             for keyword, category, repeat, ranking, polarity in rows
         ]
     )
@@ -579,3 +580,23 @@ def test_ats_table_is_the_mean_over_repeats_in_published_order() -> None:
 def test_ats_table_of_no_valid_answer_is_empty_with_its_columns() -> None:
     empty = X.ats_table(_association([("veto", "Terror", 0, None, None)]))
     assert empty.empty and empty.columns.tolist() == ["category", "nation", "ats", "n_keywords"]
+
+
+def test_friedman_table_columns_order_and_scipys_statistic() -> None:
+    from scipy import stats as sps
+
+    p5 = ["USA", "GBR", "FRA", "RUS", "CHN"]
+    shuffled = [["GBR", "USA", "FRA", "CHN", "RUS"], ["USA", "FRA", "GBR", "RUS", "CHN"], p5]
+    rows = [("veto", "Terror", r, ranking, 1) for r, ranking in enumerate(shuffled)]
+    rows += [("aid", "Human Rights", r, p5, 1) for r in range(3)]
+    table = A.friedman_table(_association(rows))
+    columns = "category n_keywords n_repeats friedman_chi2 dof critical p passes paper_threshold"
+    assert table.columns.tolist() == columns.split()
+    assert table["category"].tolist() == ["Human Rights", "Terror"]
+    terror = table.iloc[1]
+    ranks = np.array([[r.index(n) + 1 for r in shuffled] for n in p5], dtype=float)  # nations × repeats
+    expected = sps.friedmanchisquare(*ranks.T)
+    assert terror["friedman_chi2"] == pytest.approx(expected.statistic)
+    assert terror["p"] == pytest.approx(expected.pvalue)
+    assert (terror["n_keywords"], terror["n_repeats"], terror["dof"]) == (1, 3, 2)
+    assert terror["critical"] == pytest.approx(sps.chi2.ppf(0.95, 2))
