@@ -600,3 +600,50 @@ def test_friedman_table_columns_order_and_scipys_statistic() -> None:
     assert terror["p"] == pytest.approx(expected.pvalue)
     assert (terror["n_keywords"], terror["n_repeats"], terror["dof"]) == (1, 3, 2)
     assert terror["critical"] == pytest.approx(sps.chi2.ppf(0.95, 2))
+
+
+# --- Table 1 (vote counts), the context diagnostics and the labeller counts -----------------------------
+def test_vote_count_table_counts_shares_and_misses_by_hand() -> None:
+    # USA, 2 drafts × 2 repeats: d0 truth favour, d1 truth against.
+    rows = _vote_rows("USA", ["favour", "against"], ["favour", "favour"], repeat=0)
+    rows += _vote_rows("USA", ["favour", "against"], ["favour", None], repeat=1)
+    table = T.vote_count_table(frame(rows)).set_index("vote")
+    assert table.columns.tolist() == [
+        "persona", "ground_truth", "mean_count", "share", "ground_truth_share", "n_drafts",
+    ]  # fmt: skip
+    assert table["n_drafts"].tolist() == [2] * 5
+    assert table["ground_truth"].tolist()[:3] == [1.0, 1.0, 0.0]
+    assert table.loc[["invalid", "error"], "ground_truth"].isna().all()  # a miss is never a truth
+    assert table["mean_count"].tolist() == [1.5, 0.0, 0.0, 0.5, 0.0]  # favour: 2 then 1
+    assert table["share"].tolist() == [0.75, 0.0, 0.0, 0.25, 0.0]
+    assert table["ground_truth_share"].tolist()[:3] == [0.5, 0.5, 0.0]
+    assert table.loc[["invalid", "error"], "ground_truth_share"].isna().all()
+
+
+def test_missing_contexts_and_labeller_counts_by_hand() -> None:
+    extras = [
+        {"truth": "favour", "context_kind": "fallback", "history_empty": True},
+        {"truth": "favour", "context_kind": "draft_text", "history_empty": False},
+        {"truth": "favour", "context_kind": "context"},
+    ]
+    rows = [sample("vote", f"d{i}", 0, {"vote": "favour"}, e, persona="USA") for i, e in enumerate(extras)]
+    missing = T.missing_contexts(frame(rows)).iloc[0].to_dict()
+    assert missing == {
+        "persona": "USA", "n_samples": 3, "fallback_samples": 1, "fallback_drafts": 1,
+        "draft_text_samples": 1, "history_empty_samples": 1,
+    }  # fmt: skip
+    qa = frame(
+        [
+            sample("directqa", "general", 0, {"label": "USA"}, {"labeller": "rules"}, pair_order="USA-RUS"),
+            sample("directqa", "general", 1, {"label": "RUS"}, {"labeller": "judge"}, pair_order="USA-RUS"),
+            sample("directqa", "trusteeship", 0, None, {}, pair_order="USA-RUS"),
+        ]
+    )
+    counts = T.labeller_counts(qa, by="item")
+    assert counts.columns.tolist() == ["item", "rules", "judge", "none"] and counts.columns.name is None
+    assert counts.values.tolist() == [["general", 1, 1, 0], ["trusteeship", 0, 0, 1]]
+    by_series = T.labeller_counts(qa, by=qa["pair_order"].rename(None))
+    assert by_series.columns.tolist() == ["group", "rules", "judge", "none"]
+    assert by_series.values.tolist() == [["USA-RUS", 1, 1, 1]]
+    by_named = T.labeller_counts(qa, by=qa["item"].rename("family"))
+    assert by_named.columns.tolist()[0] == "family"
