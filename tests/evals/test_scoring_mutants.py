@@ -647,3 +647,38 @@ def test_missing_contexts_and_labeller_counts_by_hand() -> None:
     assert by_series.values.tolist() == [["USA-RUS", 1, 1, 1]]
     by_named = T.labeller_counts(qa, by=qa["item"].rename("family"))
     assert by_named.columns.tolist()[0] == "family"
+
+
+# --- κ and the Friedman χ²: edge cases and their degrees of freedom -------------------------------------
+def test_fleiss_kappa_edge_cases_are_named_or_nan() -> None:
+    from evals.stats import fleiss_kappa
+
+    with pytest.raises(ValueError, match="fleiss_kappa needs a non-empty items × categories table"):
+        fleiss_kappa([3, 0, 0])
+    with pytest.raises(ValueError, match="fleiss_kappa needs a non-empty items × categories table"):
+        fleiss_kappa(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match=r"^fleiss_kappa: every item must have the same number of ratings$"):
+        fleiss_kappa([[2, 1], [1, 0]])
+    assert np.isnan(fleiss_kappa([[1, 0], [0, 1]]))  # one rating per item: no agreement to measure
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # p_e = 1 is handled, not warned about
+        assert fleiss_kappa(np.array([[3, 0], [3, 0]], dtype=int)) == 1.0
+
+
+def test_friedman_needs_two_blocks_and_three_runs() -> None:
+    from scipy import stats as sps
+
+    from evals.stats import friedman
+
+    with pytest.raises(ValueError, match=r"^friedman needs a blocks × runs table$"):
+        friedman([1.0, 2.0, 3.0])
+    one_block = friedman([[1.0, 2.0, 3.0]])
+    assert np.isnan(one_block.statistic) and np.isnan(one_block.pvalue) and one_block.dof == 2
+    two_blocks = np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 1.0]])
+    expected = sps.friedmanchisquare(*two_blocks.T)
+    result = friedman(two_blocks)
+    assert (result.statistic, result.pvalue, result.dof) == pytest.approx(
+        (expected.statistic, expected.pvalue, 2)
+    )
+    assert friedman(np.zeros((5, 0))).dof == 0
+    assert friedman(np.zeros((5, 1))).dof == 0
