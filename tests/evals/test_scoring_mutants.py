@@ -682,3 +682,20 @@ def test_friedman_needs_two_blocks_and_three_runs() -> None:
     )
     assert friedman(np.zeros((5, 0))).dof == 0
     assert friedman(np.zeros((5, 1))).dof == 0
+
+
+def test_chi2_verdicts_at_the_edges_of_their_dof() -> None:
+    from scipy import stats as sps
+
+    from evals.stats import chi2_passes, multi_chi2
+
+    assert chi2_passes(3.0, 1) is True and chi2_passes(4.0, 1) is False  # χ²_{0.95, 1} = 3.841
+    assert chi2_passes(0.0, 0) is True and chi2_passes(0.5, 0) is False
+    at_critical = float(sps.chi2.ppf(0.95, 2))
+    assert chi2_passes(at_critical, 2) is False  # the critical value itself is significant
+    assert chi2_passes(7.0, 2) is False and chi2_passes(7.0, 2, alpha=0.01) is True  # 9.210 at α = 0.01
+    # A class chosen once and a run that answered once still count (dof from the table as tested).
+    table = np.array([[4, 0, 1], [0, 5, 0], [1, 0, 0]])
+    expected = sps.chi2_contingency(table[:, :3], correction=False)
+    result = multi_chi2(table)
+    assert result.dof == 4 and result.statistic == pytest.approx(expected.statistic)
