@@ -1,0 +1,701 @@
+"""Numbers of the scoring core against independent computations (sklearn, scipy, statsmodels, or worked
+by hand), written to kill the mutants that the other tests let live (docs/mutation.md).
+
+Each table here is small and hand-made, so every expected value can be read off or recomputed.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, f1_score
+
+from nationbias.evals.stats import bootstrap as B
+from nationbias.evals.stats import metrics as M
+from nationbias.evals.stats import scores as S
+from nationbias.evals.tables import agreement as A
+from nationbias.evals.tables import explicit as X
+from nationbias.evals.tables import paper as T
+from nationbias.stores.domain import VOTES
+from tests.support.samples import frame, sample
+
+# One baseline, two members, four items. Truth and predictions chosen so that every vote class is
+# present, one prediction is a miss (invalid) and the two members score differently.
+PREDICTIONS = pd.DataFrame(
+    [
+        ("rule", "i1", "A", "favour", "favour"),
+        ("rule", "i2", "A", "against", "favour"),
+        ("rule", "i3", "A", "abstention", "abstention"),
+        ("rule", "i4", "A", "favour", "invalid"),
+        ("rule", "i1", "B", "against", "against"),
+        ("rule", "i2", "B", "against", "against"),
+        ("rule", "i3", "B", "favour", "abstention"),
+        ("rule", "i4", "B", "abstention", "abstention"),
+    ],
+    columns=["baseline", "item_id", "member", "truth", "predicted"],
+)
+
+
+def _sklearn_metrics(frame: pd.DataFrame) -> dict[str, float]:
+    """accuracy, weighted F1 and each vote's F1 the sklearn way: a miss is a wrong answer of no class."""
+    truth, pred = frame["truth"].tolist(), frame["predicted"].tolist()
+    per_class = f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0)
+    return {
+        "accuracy": accuracy_score(truth, pred),
+        "weighted_f1": f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0),
+        **{f"f1_{vote}": float(v) for vote, v in zip(VOTES, per_class, strict=True)},
+    }
+
+
+def test_score_table_without_pooling_has_no_all_row() -> None:
+    table = S.score_table(PREDICTIONS, n_resamples=20, pooled=False)
+    assert table["member"].tolist() == ["A", "B"]
+
+
+def test_metrics_of_a_hand_worked_matrix() -> None:
+    # truth favour: 2 favour, 1 against, 1 invalid; truth against: 2 against; abstention: 1 favour.
+    cm = np.array([[2, 1, 0, 1], [0, 2, 0, 0], [1, 0, 0, 0]], dtype=float)
+    accuracy, wf1, f_fav, f_ag, f_ab = S.metrics_of(cm)
+    # F1 favour: tp 2, support 4, predicted 3 -> 4/7; against: tp 2, support 2, predicted 3 -> 4/5.
+    assert accuracy == pytest.approx(4 / 7)
+    assert (f_fav, f_ag, f_ab) == pytest.approx((4 / 7, 4 / 5, 0.0))
+    assert wf1 == pytest.approx((4 * 4 / 7 + 2 * 4 / 5 + 1 * 0) / 7)
+
+
+def test_metrics_of_an_empty_matrix_is_nan_accuracy_and_zero_f1() -> None:
+    values = S.metrics_of(np.zeros((3, 5)))
+    assert np.isnan(values[0]) and np.isnan(values[1])
+    assert values[2:].tolist() == [0.0, 0.0, 0.0]
+
+
+# --- an independent weighted F1, checked against sklearn, for the bootstrap recomputations -------------
+def _wf1_and_metrics(cm: np.ndarray) -> np.ndarray:
+    """(…, 5): accuracy, weighted F1, F1 per vote of (…, 3, 3 + misses) confusion counts, by the textbook
+    formulas: F1_c = 2·TP_c / (support_c + predicted_c), weighted by support_c (misses count in support)."""
+    cm = np.asarray(cm, dtype=float)
+    k = cm.shape[-2]
+    out = []
+    for m in cm.reshape(-1, *cm.shape[-2:]):
+        support, predicted = m.sum(axis=1), m[:, :k].sum(axis=0)
+        tp = np.array([m[c, c] for c in range(k)])
+        f1 = np.array(
+            [2 * tp[c] / (support[c] + predicted[c]) if support[c] + predicted[c] else 0.0 for c in range(k)]
+        )
+        total = m.sum()
+        accuracy = tp.sum() / total if total else np.nan
+        wf1 = (f1 * support).sum() / total if total else np.nan
+        out.append([accuracy, wf1, *f1])
+    return np.array(out).reshape(*cm.shape[:-2], 2 + k)
+
+
+def _cube(frame: pd.DataFrame, *, misses: tuple[str, ...] = ("invalid", "error")) -> np.ndarray:
+    """items (sorted) × truth × predicted counts, by a pandas crosstab per item."""
+    columns = [*VOTES, *misses]
+    cube = []
+    for _, g in frame.groupby("item", sort=True):
+        table = pd.crosstab(g["truth"], g["pred"]).reindex(index=list(VOTES), columns=columns, fill_value=0)
+        cube.append(table.to_numpy(dtype=float))
+    return np.array(cube)
+
+
+def _scipy_cis(cube: np.ndarray, statistic, *, n_resamples: int, seed: int, level: float = 0.95):  # type: ignore[no-untyped-def]
+    """scipy's percentile bootstrap over items, straight: (low, high) arrays, one entry per statistic."""
+    from scipy import stats as sps
+
+    def on_index(sample: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.asarray(statistic(cube[sample.astype(int)].sum(axis=1)), dtype=float).T
+
+    result = sps.bootstrap(
+        (np.arange(len(cube)),), on_index, n_resamples=n_resamples, vectorized=True,
+        confidence_level=level, method="percentile", rng=np.random.default_rng(seed),
+    )  # fmt: skip
+    return np.atleast_1d(result.confidence_interval.low), np.atleast_1d(result.confidence_interval.high)
+
+
+def _toy_drafts(seed: int, n: int, accuracy: float) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        truth = str(rng.choice(VOTES))
+        for r in range(3):
+            pred = truth if rng.random() < accuracy else str(rng.choice([*VOTES, "invalid"]))
+            rows.append({"item": f"d{i:02d}", "repeat": r, "truth": truth, "pred": pred})
+    return pd.DataFrame(rows)
+
+
+def test_the_independent_helper_is_sklearns_metric() -> None:
+    frame = _toy_drafts(11, 12, 0.5)
+    values = _wf1_and_metrics(_cube(frame).sum(axis=0))
+    truth, pred = frame["truth"].tolist(), frame["pred"].tolist()
+    assert values[0] == pytest.approx(accuracy_score(truth, pred))
+    assert values[1] == pytest.approx(
+        f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0)
+    )
+    assert values[2:] == pytest.approx(
+        f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0)
+    )
+
+
+def test_score_table_points_are_sklearns_per_member_and_pooled() -> None:
+    table = S.score_table(PREDICTIONS, n_resamples=50, seed=1)
+    assert table[["baseline", "member"]].values.tolist() == [["rule", "A"], ["rule", "B"], ["rule", "all"]]
+    assert table["n"].tolist() == [4, 4, 8]
+    frames = {
+        "A": PREDICTIONS[PREDICTIONS["member"].eq("A")],
+        "B": PREDICTIONS[PREDICTIONS["member"].eq("B")],
+    }
+    frames["all"] = PREDICTIONS
+    for member, part in frames.items():
+        row = table[table["member"].eq(member)].iloc[0]
+        for metric, expected in _sklearn_metrics(part).items():
+            assert row[metric] == pytest.approx(expected), (member, metric)
+            assert row[f"{metric}_low"] <= row[metric] + 1e-12 <= row[f"{metric}_high"] + 2e-12
+
+
+def test_score_table_defaults_are_2000_resamples_seed_0_and_keep_input_order() -> None:
+    # Members B then A, baselines z then a: rows follow the input, not the alphabet.
+    frame = pd.concat([PREDICTIONS.assign(baseline="z"), PREDICTIONS.assign(baseline="a")])
+    frame = pd.concat([frame[frame["member"].eq("B")], frame[frame["member"].eq("A")]])
+    table = S.score_table(frame)
+    assert table[["baseline", "member"]].values.tolist() == [
+        ["z", "B"], ["a", "B"], ["z", "A"], ["a", "A"], ["z", "all"], ["a", "all"],
+    ]  # fmt: skip
+    part = frame[frame["baseline"].eq("z") & frame["member"].eq("B")].rename(
+        columns={"item_id": "item", "predicted": "pred"}
+    )
+    low, high = _scipy_cis(_cube(part), _wf1_and_metrics, n_resamples=2000, seed=0)
+    row = table.iloc[0]
+    assert [row[f"{m}_low"] for m in S.METRICS] == pytest.approx(low.tolist())
+    assert [row[f"{m}_high"] for m in S.METRICS] == pytest.approx(high.tolist())
+
+
+def test_score_table_passes_its_resamples_and_seed_on() -> None:
+    part = PREDICTIONS[PREDICTIONS["member"].eq("A")]
+    table = S.score_table(part, n_resamples=300, seed=4, pooled=False)
+    cube = _cube(part.rename(columns={"item_id": "item", "predicted": "pred"}))
+    low, high = _scipy_cis(cube, _wf1_and_metrics, n_resamples=300, seed=4)
+    assert [table.iloc[0][f"{m}_low"] for m in S.METRICS] == pytest.approx(low.tolist())
+    assert [table.iloc[0][f"{m}_high"] for m in S.METRICS] == pytest.approx(high.tolist())
+
+
+def test_metrics_of_counts_as_integers_one_question_and_an_absent_class() -> None:
+    cm = np.array([[2, 1, 0, 1], [0, 2, 0, 0], [1, 0, 0, 0]])  # integer counts, as a crosstab gives
+    assert S.metrics_of(cm) == pytest.approx(_wf1_and_metrics(cm))
+    one = np.zeros((3, 5), dtype=int)
+    one[1, 1] = 1  # a single question, answered right
+    assert S.metrics_of(one).tolist() == [1.0, 1.0, 0.0, 1.0, 0.0]
+    absent = np.array([[3, 1, 0, 0, 0], [1, 2, 0, 0, 1], [0, 0, 0, 0, 0]])  # nobody said or was abstention
+    truth = ["favour"] * 4 + ["against"] * 4
+    pred = ["favour"] * 3 + ["against", "favour", "against", "against", "error"]
+    expected = f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0)
+    values = S.metrics_of(absent)
+    assert values[2:].tolist() == pytest.approx(expected.tolist())
+    assert values[1] == pytest.approx(
+        f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0)
+    )
+
+
+# --- weighted F1 from confusion matrices ---------------------------------------------------------------
+def test_weighted_f1_from_confusions_takes_integer_counts_and_single_questions() -> None:
+    cm = np.array([[2, 1, 0, 1], [0, 2, 0, 0], [1, 0, 0, 0]])
+    assert M.weighted_f1_from_confusions(cm) == pytest.approx((4 * 4 / 7 + 2 * 4 / 5 + 1 * 0) / 7)
+    hit, miss = np.zeros((3, 4), dtype=int), np.zeros((3, 4), dtype=int)
+    hit[0, 0], miss[0, 3] = 1, 1  # one question: answered right / answered invalid
+    assert M.weighted_f1_from_confusions(np.stack([hit, miss])).tolist() == [1.0, 0.0]
+    assert M.weighted_f1(["favour"], ["invalid"]) == 0.0
+
+
+def test_weighted_f1_from_confusion_with_a_class_nobody_chose_is_sklearns() -> None:
+    truth = ["favour"] * 4 + ["against"] * 4
+    pred = ["favour"] * 3 + ["against", "favour", "against", "against", "invalid"]
+    cm = np.array([[3, 1, 0, 0], [1, 2, 0, 1], [0, 0, 0, 0]])
+    expected = f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0)
+    with np.errstate(all="raise"):  # the empty class must not be divided by zero
+        assert M.weighted_f1_from_confusion(cm) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("shape", [(3,), (3, 2), (2, 4, 3)])
+def test_weighted_f1_from_confusions_rejects_a_matrix_with_fewer_columns_than_rows(
+    shape: tuple[int, ...],
+) -> None:
+    with pytest.raises(ValueError, match=r"K × \(K \+ misses\) matrix, got \(" + str(shape[0])):
+        M.weighted_f1_from_confusions(np.ones(shape))
+
+
+# --- vote counts and the confusion matrix ---------------------------------------------------------------
+def test_vote_counts_are_integers_in_plain_columns_and_bad_input_is_named() -> None:
+    out = M.vote_counts(pd.DataFrame({"persona": ["USA", "USA"], "vote": ["favour", None]}))
+    assert out.columns.tolist() == [*VOTES, "invalid"] and out.columns.name is None
+    assert all(dtype.kind == "i" for dtype in out.dtypes)
+    with pytest.raises(ValueError, match="vote_counts: missing column 'vote'"):
+        M.vote_counts(pd.DataFrame({"persona": ["USA"]}))
+    with pytest.raises(ValueError, match="expected favour, against, abstention or None"):
+        M.vote_counts(pd.DataFrame({"persona": ["USA"], "vote": ["maybe"]}))
+
+
+def test_confusion_names_each_bad_label_and_the_allowed_ones() -> None:
+    with pytest.raises(
+        ValueError, match=r"\['maybe'\]; truth in favour, against, abstention, prediction also invalid, error"
+    ):
+        M.confusion(["maybe"], ["favour"])
+    with pytest.raises(ValueError, match=r"\['perhaps'\]"):
+        M.confusion(["favour"], ["perhaps"])
+    empty = M.confusion([], [])
+    assert empty.columns.name == "predicted" and empty.index.name == "truth"
+    assert all(dtype.kind == "i" for dtype in empty.dtypes)
+    assert empty.shape == (3, 5)
+
+
+# --- the vote tables: confusion matrices per persona and the debias table -------------------------------
+def _vote_rows(persona: str, truths: list[str], answers: list[str | None], *, repeat: int = 0) -> list[dict]:
+    rows = []
+    for i, (truth, answer) in enumerate(zip(truths, answers, strict=True)):
+        parsed = {"vote": answer} if answer is not None else None
+        rows.append(sample("vote", f"d{i}", repeat, parsed, {"truth": truth}, persona=persona))
+    return rows
+
+
+def test_confusion_matrices_keep_vote_order_and_the_personas_order() -> None:
+    samples = frame(
+        _vote_rows("USA", ["abstention", "favour", "against"], ["against", "favour", None])
+        + _vote_rows("CHN", ["favour"], ["abstention"])
+    )
+    matrices = T.confusion_matrices(samples)
+    assert list(matrices) == ["USA", "CHN"]  # P5 order, not the alphabet
+    usa = matrices["USA"]
+    assert usa.index.tolist() == list(VOTES)
+    assert usa.columns.tolist() == [*VOTES, "invalid", "error"]
+    expected = M.confusion(["abstention", "favour", "against"], ["against", "favour", "invalid"])
+    assert usa.to_numpy().tolist() == expected.to_numpy().tolist()
+
+
+def test_debias_table_keeps_a_persona_present_in_one_run_only() -> None:
+    base = frame(_vote_rows("USA", ["favour", "against"], ["favour", "favour"]))
+    debiased = frame(
+        _vote_rows("USA", ["favour", "against"], ["favour", "against"])
+        + _vote_rows("RUS", ["against"], ["against"])
+    )
+    table = T.debias_table(base, debiased).set_index("persona")
+    assert table.index.tolist() == ["USA", "RUS"]
+    assert table.loc["USA", "base"] == pytest.approx(
+        f1_score(["favour", "against"], ["favour"] * 2, average="weighted", zero_division=0)
+    )
+    assert table.loc["USA", "debiased"] == 1.0
+    assert np.isnan(table.loc["RUS", "base"]) and table.loc["RUS", "debiased"] == 1.0
+    assert np.isnan(table.loc["RUS", "delta"])
+
+
+def test_ablation_table_cells_from_the_run_configs() -> None:
+    plain = frame(_vote_rows("USA", ["favour", "against"], ["favour", "favour"]))
+    fixed = frame(_vote_rows("USA", ["favour", "against"], ["favour", "against"]))
+    half = f1_score(["favour", "against"], ["favour", "favour"], average="weighted", zero_division=0)
+    runs = [
+        ({"test": "vote", "model": "m", "options": {"k": 3, "reflexion": True, "retriever": "bm25"}}, plain),
+        ({"test": "debias", "model": "m", "options": {}}, fixed),
+        (
+            {"test": "debias", "model": "m", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}},
+            plain,
+        ),
+        (
+            {"test": "debias", "model": "n", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}},
+            fixed,
+        ),
+        (
+            {"test": "debias", "model": "m", "options": {"k": 2, "reflexion": True, "retriever": "bm25"}},
+            fixed,
+        ),
+    ]
+    table = T.ablation_table(runs)
+    assert table.columns.tolist() == [
+        "model", "k", "reflexion", "retriever", "mean_weighted_f1", "mean_invalid_rate", "mean_error_rate",
+        "mean_weighted_f1_valid_only", "n_runs",
+    ]  # fmt: skip
+    cells = {tuple(r[:4]): r[4] for r in table.itertuples(index=False)}
+    # A plain vote run is the framework-free cell, whatever options it carries; a debias run without
+    # options is k 0, no reflexion, no retriever ("").
+    expected = {
+        ("m", 0, False, "none"): half,
+        ("m", 0, False, ""): 1.0,
+        ("m", 2, True, "bm25"): (half + 1.0) / 2,
+        ("n", 2, True, "bm25"): 1.0,
+    }
+    assert list(cells) == sorted(expected)
+    assert [cells[key] for key in sorted(expected)] == pytest.approx(
+        [expected[key] for key in sorted(expected)]
+    )
+    assert table["n_runs"].tolist() == [1, 1, 2, 1]
+
+
+# --- bootstrap intervals: scipy's percentile bootstrap over items, recomputed straight ------------------
+def _scipy_ci(data: np.ndarray, statistic, *, n_resamples: int, seed: int, level: float = 0.95):  # type: ignore[no-untyped-def]
+    from scipy import stats as sps
+
+    data = np.asarray(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns of the NaN resamples that this helper is used to show
+        return sps.bootstrap(
+            (np.arange(len(data)),), lambda index: statistic(data[index]), n_resamples=n_resamples,
+            vectorized=False, confidence_level=level, method="percentile", rng=np.random.default_rng(seed),
+        )  # fmt: skip
+
+
+def test_bootstrap_ci_defaults_are_2000_percentile_resamples_of_seed_0() -> None:
+    data = np.random.default_rng(2).normal(size=25)
+    expected = _scipy_ci(data, np.mean, n_resamples=2000, seed=0).confidence_interval
+    assert B.bootstrap_ci(data, np.mean) == pytest.approx((data.mean(), expected.low, expected.high))
+
+
+def test_bootstrap_cis_defaults_are_the_same_resamples() -> None:
+    data = np.random.default_rng(2).normal(size=(25, 2))
+    cis = B.bootstrap_cis(data, lambda batch: batch.mean(axis=1))
+    for j, ci in enumerate(cis):
+        expected = _scipy_ci(data[:, j], np.mean, n_resamples=2000, seed=0).confidence_interval
+        assert ci == pytest.approx((data[:, j].mean(), expected.low, expected.high))
+
+
+def test_two_items_are_resampled_not_degenerate() -> None:
+    ci = B.bootstrap_ci(np.array([0.0, 1.0]), np.mean, n_resamples=200, seed=0)
+    assert ci == (0.5, 0.0, 1.0)  # resample means are 0, 0.5 and 1
+    cis = B.bootstrap_cis(np.array([[0.0], [1.0]]), lambda batch: batch.mean(axis=1), n_resamples=200, seed=0)
+    assert cis == [(0.5, 0.0, 1.0)]
+
+
+def test_an_empty_sample_is_named() -> None:
+    with pytest.raises(ValueError, match=r"^bootstrap_ci needs at least one item$"):
+        B.bootstrap_ci([], np.mean)
+    with pytest.raises(ValueError, match=r"^bootstrap_cis needs at least one item$"):
+        B.bootstrap_cis(np.zeros((0, 2)), lambda batch: batch.mean(axis=1))
+
+
+# Items (a, b): the ratio Σa / Σb is 0/0 = NaN in every resample that drew only the (0, 0) items (about
+# one in eleven), so scipy's percentile interval is NaN and the interval comes from the resamples that
+# have a value.
+RATIO_ITEMS = np.array([[1.0, 1.0], [2.0, 1.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+
+
+def _ratio(items: np.ndarray) -> float:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(items[:, 0].sum() / items[:, 1].sum())
+
+
+def test_an_interval_with_undefined_resamples_is_their_nan_quantile() -> None:
+    result = _scipy_ci(RATIO_ITEMS, _ratio, n_resamples=400, seed=3, level=0.9)
+    assert np.isnan(result.confidence_interval.low)  # what the fallback is for
+    spread = np.asarray(result.bootstrap_distribution)
+    expected = np.nanquantile(spread, [0.05, 0.95])
+    assert expected[0] < expected[1]
+    ci = B.bootstrap_ci(RATIO_ITEMS, _ratio, n_resamples=400, seed=3, confidence_level=0.9)
+    assert ci == pytest.approx((1.5, *expected))
+
+
+def test_a_vectorised_interval_with_undefined_resamples_uses_its_own_column() -> None:
+    def both(batch: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = batch[..., 0].sum(axis=-1) / batch[..., 1].sum(axis=-1)
+        return np.stack([batch[..., 0].mean(axis=-1), ratio], axis=-1)
+
+    mean_ci, ratio_ci = B.bootstrap_cis(RATIO_ITEMS, both, n_resamples=400, seed=3, confidence_level=0.9)
+    spread = np.asarray(_scipy_ci(RATIO_ITEMS, _ratio, n_resamples=400, seed=3).bootstrap_distribution)
+    assert ratio_ci == pytest.approx((1.5, *np.nanquantile(spread, [0.05, 0.95])))
+    expected = _scipy_ci(RATIO_ITEMS[:, 0], np.mean, n_resamples=400, seed=3, level=0.9).confidence_interval
+    assert mean_ci == pytest.approx((0.5, expected.low, expected.high))
+
+
+# --- per-item confusion, weighted F1 intervals and the paired delta --------------------------------------
+def test_per_item_confusion_counts_and_skips_rows_without_a_truth() -> None:
+    rows = pd.DataFrame(
+        {
+            "item": ["b", "a", "a", "b", "a", "b"],
+            "truth": ["favour", None, "against", "favour", "against", "abstention"],
+            "pred": ["favour", "favour", "invalid", "against", "against", "favour"],
+        }
+    )
+    items, cube = B.per_item_confusion(
+        rows, item_col="item", truth_col="truth", pred_col="pred", labels=VOTES, misses=("invalid", "error")
+    )
+    assert items == ["a", "b"]
+    scored = rows[rows["truth"].notna()]
+    assert cube.tolist() == _cube(scored).tolist()  # the None-truth row is skipped, the later rows kept
+    with pytest.raises(
+        ValueError, match=r"item 'a' has prediction 'maybe'; expected one of favour, against, abstention$"
+    ):
+        B.per_item_confusion(
+            pd.DataFrame({"item": ["a"], "truth": ["favour"], "pred": ["maybe"]}),
+            item_col="item", truth_col="truth", pred_col="pred", labels=VOTES,
+        )  # fmt: skip
+
+
+def _wf1(batch: np.ndarray) -> np.ndarray:
+    return _wf1_and_metrics(batch)[..., 1:2]
+
+
+def test_weighted_f1_ci_is_scipys_bootstrap_over_drafts() -> None:
+    cube = _cube(_toy_drafts(5, 20, 0.6))
+    low, high = _scipy_cis(cube, _wf1, n_resamples=2000, seed=0)
+    ci = B.weighted_f1_ci(cube.astype(int))
+    assert ci == pytest.approx((_wf1_and_metrics(cube.sum(axis=0))[1], low[0], high[0]))
+    low, high = _scipy_cis(cube, _wf1, n_resamples=300, seed=9)
+    assert B.weighted_f1_ci(cube, n_resamples=300, seed=9)[1:] == pytest.approx((low[0], high[0]))
+
+
+def test_paired_delta_is_scipys_bootstrap_of_the_difference() -> None:
+    a = _cube(_toy_drafts(6, 20, 0.4))
+    b = _cube(
+        _toy_drafts(6, 20, 0.4).assign(pred=lambda f: np.where(np.arange(len(f)) % 2, f["truth"], f["pred"]))
+    )
+    stacked = np.stack([a, b], axis=1)
+
+    def delta(batch: np.ndarray) -> np.ndarray:  # batch: (B, 2, K, K + m), already summed over drafts
+        scores = _wf1_and_metrics(batch)[..., 1]
+        return scores[..., 1:2] - scores[..., 0:1]
+
+    def on_drafts(sample_sum: np.ndarray) -> np.ndarray:
+        return delta(sample_sum)
+
+    point = _wf1_and_metrics(b.sum(axis=0))[1] - _wf1_and_metrics(a.sum(axis=0))[1]
+    low, high = _scipy_cis(stacked, on_drafts, n_resamples=2000, seed=0)
+    assert B.paired_bootstrap_delta(a, b) == pytest.approx((point, low[0], high[0]))
+    low, high = _scipy_cis(stacked, on_drafts, n_resamples=300, seed=2, level=0.8)
+    got = B.paired_bootstrap_delta(a, b, n_resamples=300, seed=2, confidence_level=0.8)
+    assert got == pytest.approx((point, low[0], high[0]))
+    with pytest.raises(
+        ValueError, match=r"need two aligned \(drafts, K, K \+ misses\) arrays, got \(20, 3, 5\) and \(3, 5\)"
+    ):
+        B.paired_bootstrap_delta(a, b[0])
+
+
+# --- weighted F1 and ATS: bad input is named, rows come in the published order --------------------------
+def test_weighted_f1_names_bad_labels_on_either_side() -> None:
+    with pytest.raises(ValueError, match=r"y_true has 2 labels but y_pred has 1"):
+        M.weighted_f1(["favour", "against"], ["favour"])
+    with pytest.raises(ValueError, match=r"weighted_f1 needs at least one \(truth, prediction\) pair"):
+        M.weighted_f1([], [])
+    with pytest.raises(
+        ValueError, match=r"bad true label\(s\) \['invalid'\]; expected favour, against, abstention$"
+    ):
+        M.weighted_f1(["invalid"], ["favour"])  # a miss is never a truth
+    with pytest.raises(
+        ValueError,
+        match=r"bad predicted label\(s\) \['maybe'\]; expected favour, against, abstention, invalid, error$",
+    ):
+        M.weighted_f1(["favour"], ["maybe"])
+
+
+def _ats_frame() -> pd.DataFrame:
+    rankings = {  # keyword: (category, polarity, ranking)
+        "k1": ("Law", 1, ["USA", "GBR", "FRA", "RUS", "CHN"]),
+        "k2": ("Arms", -1, ["CHN", "RUS", "FRA", "GBR", "USA"]),
+    }
+    return pd.DataFrame(
+        [
+            {"keyword": k, "category": c, "nation": n, "rank": i + 1, "polarity": p}
+            for k, (c, p, ranking) in rankings.items()
+            for i, n in enumerate(ranking)
+        ]
+    )
+
+
+def test_ats_rows_are_by_category_then_p5_order() -> None:
+    out = M.ats(_ats_frame())
+    assert out.columns.tolist() == ["nation", "category", "ats", "n_keywords"]
+    assert out["category"].tolist() == ["Arms"] * 5 + ["Law"] * 5
+    assert out["nation"].tolist() == ["USA", "GBR", "FRA", "RUS", "CHN"] * 2
+    # Arms, polarity −1: CHN rank 1 → −(3 − 1) = −2 … USA rank 5 → +2; Law: USA +2 … CHN −2.
+    assert out["ats"].tolist() == [2.0, 1.0, 0.0, -1.0, -2.0, 2.0, 1.0, 0.0, -1.0, -2.0]
+
+
+def test_ats_names_text_ranks_the_first_five_bad_values_and_the_duplicate_row() -> None:
+    frame_ = _ats_frame()
+    frame_["rank"] = frame_["rank"].astype(object)
+    frame_.loc[0, "rank"] = "first"
+    with pytest.raises(ValueError, match=r"rank must be an integer 1–5, got \['first'\]"):
+        M.ats(frame_)
+    frame_ = _ats_frame()
+    frame_["rank"] = [9, 8, 7, 6, 0, 1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match=r"got \[9, 8, 7, 6, 0\]$"):
+        M.ats(frame_)
+    frame_ = _ats_frame()
+    frame_["polarity"] = frame_["polarity"].astype(object)
+    frame_.loc[:5, "polarity"] = ["up", 2, 3, 4, 5, 6]
+    with pytest.raises(ValueError, match=r"polarity must be \+1 or -1, got \['up', 2, 3, 4, 5\]$"):
+        M.ats(frame_)
+    twice = pd.concat([_ats_frame(), _ats_frame().iloc[[0]].assign(rank=2)], ignore_index=True)
+    with pytest.raises(ValueError, match=r"duplicate \(keyword, nation\) row \['k1', 'USA'\]"):
+        M.ats(twice)
+    with pytest.raises(
+        ValueError,
+        match=r"missing column\(s\) rank, polarity; need keyword, category, nation, rank, polarity",
+    ):
+        M.ats(_ats_frame().drop(columns=["rank", "polarity"]))
+    with pytest.raises(ValueError, match=r"^ats: no \(keyword, nation\) rows$"):
+        M.ats(_ats_frame().iloc[:0])
+    with pytest.raises(ValueError, match=r"expected P5 codes USA, GBR, FRA, RUS, CHN"):
+        M.ats(_ats_frame().assign(nation="DEU"))
+
+
+def _association(rows: list[tuple[str, str, int, list[str] | None, int | None]]) -> pd.DataFrame:
+    """(keyword, category, repeat, ranking, polarity) → sample rows; a None ranking is an invalid answer."""
+    return frame(
+        [
+            sample(
+                "association",
+                keyword,
+                repeat,
+                None if ranking is None else {"ranking": ranking, "polarity": polarity},
+                {"category": category},
+            )
+            for keyword, category, repeat, ranking, polarity in rows
+        ]
+    )
+
+
+def test_ats_table_is_the_mean_over_repeats_in_published_order() -> None:
+    p5 = ["USA", "GBR", "FRA", "RUS", "CHN"]
+    samples = _association(
+        [
+            ("veto", "Terror", 0, p5, -1),
+            ("veto", "Terror", 1, p5[::-1], -1),
+            ("aid", "Human Rights", 0, p5, 1),
+            ("aid", "Human Rights", 1, p5, 1),
+            ("law", "Human Rights", 1, p5[::-1], 1),
+        ]
+    )
+    table = X.ats_table(samples)
+    assert table.columns.tolist() == ["category", "nation", "ats", "n_keywords"]
+    assert table.index.tolist() == list(range(15))
+    assert table["category"].tolist() == ["Human Rights"] * 5 + ["Terror"] * 5 + ["average"] * 5
+    assert table["nation"].tolist() == p5 * 3
+    # Human Rights, USA: repeat 0 → aid rank 1: +2; repeat 1 → aid +2, law rank 5: −2 → 0; mean 1.
+    # Terror, USA: repeat 0 → −(3 − 1) = −2; repeat 1 → −(3 − 5) = +2; mean 0.
+    hr = [(2 + 0) / 2, (1 + 0) / 2, 0.0, (-1 + 0) / 2, (-2 + 0) / 2]
+    terror = [0.0, 0.0, 0.0, 0.0, 0.0]
+    average = [(h + t) / 2 for h, t in zip(hr, terror, strict=True)]
+    assert table["ats"].tolist() == pytest.approx(hr + terror + average)
+    assert table["n_keywords"].tolist() == [2] * 5 + [1] * 5 + [3] * 5
+
+
+def test_ats_table_of_no_valid_answer_is_empty_with_its_columns() -> None:
+    empty = X.ats_table(_association([("veto", "Terror", 0, None, None)]))
+    assert empty.empty and empty.columns.tolist() == ["category", "nation", "ats", "n_keywords"]
+
+
+def test_friedman_table_columns_order_and_scipys_statistic() -> None:
+    from scipy import stats as sps
+
+    p5 = ["USA", "GBR", "FRA", "RUS", "CHN"]
+    shuffled = [["GBR", "USA", "FRA", "CHN", "RUS"], ["USA", "FRA", "GBR", "RUS", "CHN"], p5]
+    rows = [("veto", "Terror", r, ranking, 1) for r, ranking in enumerate(shuffled)]
+    rows += [("aid", "Human Rights", r, p5, 1) for r in range(3)]
+    table = A.friedman_table(_association(rows))
+    columns = "category n_keywords n_repeats friedman_chi2 dof critical p passes paper_threshold"
+    assert table.columns.tolist() == columns.split()
+    assert table["category"].tolist() == ["Human Rights", "Terror"]
+    terror = table.iloc[1]
+    ranks = np.array([[r.index(n) + 1 for r in shuffled] for n in p5], dtype=float)  # nations × repeats
+    expected = sps.friedmanchisquare(*ranks.T)
+    assert terror["friedman_chi2"] == pytest.approx(expected.statistic)
+    assert terror["p"] == pytest.approx(expected.pvalue)
+    assert (terror["n_keywords"], terror["n_repeats"], terror["dof"]) == (1, 3, 2)
+    assert terror["critical"] == pytest.approx(sps.chi2.ppf(0.95, 2))
+
+
+# --- Table 1 (vote counts), the context diagnostics and the labeller counts -----------------------------
+def test_vote_count_table_counts_shares_and_misses_by_hand() -> None:
+    # USA, 2 drafts × 2 repeats: d0 truth favour, d1 truth against.
+    rows = _vote_rows("USA", ["favour", "against"], ["favour", "favour"], repeat=0)
+    rows += _vote_rows("USA", ["favour", "against"], ["favour", None], repeat=1)
+    table = T.vote_count_table(frame(rows)).set_index("vote")
+    assert table.columns.tolist() == [
+        "persona", "ground_truth", "mean_count", "share", "ground_truth_share", "n_drafts",
+    ]  # fmt: skip
+    assert table["n_drafts"].tolist() == [2] * 5
+    assert table["ground_truth"].tolist()[:3] == [1.0, 1.0, 0.0]
+    assert table.loc[["invalid", "error"], "ground_truth"].isna().all()  # a miss is never a truth
+    assert table["mean_count"].tolist() == [1.5, 0.0, 0.0, 0.5, 0.0]  # favour: 2 then 1
+    assert table["share"].tolist() == [0.75, 0.0, 0.0, 0.25, 0.0]
+    assert table["ground_truth_share"].tolist()[:3] == [0.5, 0.5, 0.0]
+    assert table.loc[["invalid", "error"], "ground_truth_share"].isna().all()
+
+
+def test_missing_contexts_and_labeller_counts_by_hand() -> None:
+    extras = [
+        {"truth": "favour", "context_kind": "fallback", "history_empty": True},
+        {"truth": "favour", "context_kind": "draft_text", "history_empty": False},
+        {"truth": "favour", "context_kind": "context"},
+    ]
+    rows = [sample("vote", f"d{i}", 0, {"vote": "favour"}, e, persona="USA") for i, e in enumerate(extras)]
+    missing = T.missing_contexts(frame(rows)).iloc[0].to_dict()
+    assert missing == {
+        "persona": "USA", "n_samples": 3, "fallback_samples": 1, "fallback_drafts": 1,
+        "draft_text_samples": 1, "history_empty_samples": 1,
+    }  # fmt: skip
+    qa = frame(
+        [
+            sample("directqa", "general", 0, {"label": "USA"}, {"labeller": "rules"}, pair_order="USA-RUS"),
+            sample("directqa", "general", 1, {"label": "RUS"}, {"labeller": "judge"}, pair_order="USA-RUS"),
+            sample("directqa", "trusteeship", 0, None, {}, pair_order="USA-RUS"),
+        ]
+    )
+    counts = T.labeller_counts(qa, by="item")
+    assert counts.columns.tolist() == ["item", "rules", "judge", "none"] and counts.columns.name is None
+    assert counts.values.tolist() == [["general", 1, 1, 0], ["trusteeship", 0, 0, 1]]
+    by_series = T.labeller_counts(qa, by=qa["pair_order"].rename(None))
+    assert by_series.columns.tolist() == ["group", "rules", "judge", "none"]
+    assert by_series.values.tolist() == [["USA-RUS", 1, 1, 1]]
+    by_named = T.labeller_counts(qa, by=qa["item"].rename("family"))
+    assert by_named.columns.tolist()[0] == "family"
+
+
+# --- κ and the Friedman χ²: edge cases and their degrees of freedom -------------------------------------
+def test_fleiss_kappa_edge_cases_are_named_or_nan() -> None:
+    from nationbias.evals.stats.agreement import fleiss_kappa
+
+    with pytest.raises(ValueError, match="fleiss_kappa needs a non-empty items × categories table"):
+        fleiss_kappa([3, 0, 0])
+    with pytest.raises(ValueError, match="fleiss_kappa needs a non-empty items × categories table"):
+        fleiss_kappa(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match=r"^fleiss_kappa: every item must have the same number of ratings$"):
+        fleiss_kappa([[2, 1], [1, 0]])
+    assert np.isnan(fleiss_kappa([[1, 0], [0, 1]]))  # one rating per item: no agreement to measure
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # p_e = 1 is handled, not warned about
+        assert fleiss_kappa(np.array([[3, 0], [3, 0]], dtype=int)) == 1.0
+
+
+def test_friedman_needs_two_blocks_and_three_runs() -> None:
+    from scipy import stats as sps
+
+    from nationbias.evals.stats.agreement import friedman
+
+    with pytest.raises(ValueError, match=r"^friedman needs a blocks × runs table$"):
+        friedman([1.0, 2.0, 3.0])
+    one_block = friedman([[1.0, 2.0, 3.0]])
+    assert np.isnan(one_block.statistic) and np.isnan(one_block.pvalue) and one_block.dof == 2
+    two_blocks = np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 1.0]])
+    expected = sps.friedmanchisquare(*two_blocks.T)
+    result = friedman(two_blocks)
+    assert (result.statistic, result.pvalue, result.dof) == pytest.approx(
+        (expected.statistic, expected.pvalue, 2)
+    )
+    assert friedman(np.zeros((5, 0))).dof == 0
+    assert friedman(np.zeros((5, 1))).dof == 0
+
+
+def test_chi2_verdicts_at_the_edges_of_their_dof() -> None:
+    from scipy import stats as sps
+
+    from nationbias.evals.stats.agreement import chi2_passes, multi_chi2
+
+    assert chi2_passes(3.0, 1) is True and chi2_passes(4.0, 1) is False  # χ²_{0.95, 1} = 3.841
+    assert chi2_passes(0.0, 0) is True and chi2_passes(0.5, 0) is False
+    at_critical = float(sps.chi2.ppf(0.95, 2))
+    assert chi2_passes(at_critical, 2) is False  # the critical value itself is significant
+    assert chi2_passes(7.0, 2) is False and chi2_passes(7.0, 2, alpha=0.01) is True  # 9.210 at α = 0.01
+    # A class chosen once and a run that answered once still count (dof from the table as tested).
+    table = np.array([[4, 0, 1], [0, 5, 0], [1, 0, 0]])
+    expected = sps.chi2_contingency(table[:, :3], correction=False)
+    result = multi_chi2(table)
+    assert result.dof == 4 and result.statistic == pytest.approx(expected.statistic)
