@@ -11,6 +11,7 @@ from nationbias.stores.leak import fallback_text
 from nationbias.stores.records import Record
 
 # A compact English stop list: enough to stop BM25 matching on function words; no NLTK download needed.
+# "draft" too: the prompt voice (stores/neutral.py) names every text "the draft", so it tells no subject.
 _STOPWORD_TEXT = """
     a about above after again against all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further had has have
@@ -18,7 +19,8 @@ _STOPWORD_TEXT = """
     myself no nor not now of off on once only or other our ours ourselves out over own same she should so
     some such than that the their theirs them themselves then there these they this those through to too
     under until up upon very was we were what when where which while who whom why will with would you your
-    yours yourself yourselves shall may might must within without among per via"""
+    yours yourself yourselves shall may might must within without among per via
+    draft"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _FIELD_LABEL = re.compile(r"^(?:title|agenda item|topic):", re.MULTILINE)
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")

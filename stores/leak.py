@@ -238,12 +238,13 @@ def context_for_prompt(record: Record) -> PromptContext:
 def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[ContextChange, ...]]:
     """``raw`` rewritten sentence by sentence into a draft's voice; what still reveals the outcome goes."""
     lines, changes, first = [], [], True
+    press = record is None or record.body != "unga"  # an Assembly description is a title, not press
     for line in unwrap(raw).splitlines():
         kept = []
         for sentence in (s.strip() for s in _SENTENCE_END.split(line)):
             if not sentence:
                 continue
-            rewritten, reasons = neutralise_sentence(sentence, first=first)
+            rewritten, reasons = neutralise_sentence(sentence, first=first, press=press)
             if not rewritten:  # a headline, or the text's own adoption: dropped whole
                 changes.append(ContextChange(sentence, None, reasons))
                 continue

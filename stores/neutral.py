@@ -333,10 +333,11 @@ _FRAGMENT_WORDS = 4
 _HEADLINE_WORDS = 24
 
 
-def dropped_because(sentence: str) -> str | None:
+def dropped_because(sentence: str, *, press: bool = True) -> str | None:
     """Why a press sentence goes whole, or None: a headline (a line with no sentence end, such as
     "UN Security Council renews mandate of Iran nuclear monitors"), the text's own adoption, a
-    fragment left by a cut, or a sentence not in English (the press copy of another language)."""
+    fragment left by a cut, or a sentence not in English (the press copy of another language).
+    ``press=False`` (an Assembly roll call's description, a title by nature): no headline rule."""
     stripped = sentence.strip()
     if _ADOPTION.search(stripped):
         return "the text's own adoption"
@@ -346,21 +347,23 @@ def dropped_because(sentence: str) -> str | None:
     if len(words) >= 6 and not is_english(stripped):
         return "not in English"
     ends = stripped.endswith((".", "!", "?", ",", ";", ":", "”", '"', ")", "…", "’"))
-    if not ends and len(words) <= _HEADLINE_WORDS and " would " not in f" {stripped} ":
+    if press and not ends and len(words) <= _HEADLINE_WORDS and " would " not in f" {stripped} ":
         return "a headline"
-    if stripped.startswith(("Fact Sheet", "FACT SHEET", "Press Release", "Summary transcript")):
+    if press and stripped.startswith(("Fact Sheet", "FACT SHEET", "Press Release", "Summary transcript")):
         return "a headline"
     return None
 
 
-def neutralise_sentence(sentence: str, *, first: bool = False) -> tuple[str, tuple[str, ...]]:
+def neutralise_sentence(
+    sentence: str, *, first: bool = False, press: bool = True
+) -> tuple[str, tuple[str, ...]]:
     """The sentence in a draft's voice, and the reasons for each change (empty if none).
 
     ``first``: the sentence opens the context, so "It would also …" becomes "The draft would …"
     (a context must not begin mid-description). An empty text means the sentence is dropped
     (a headline, or a sentence about the text's own adoption); the reasons say why.
     """
-    dropped = dropped_because(sentence)
+    dropped = dropped_because(sentence, press=press)
     if dropped:
         return "", (dropped,)
     reasons: list[str] = []

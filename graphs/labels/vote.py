@@ -58,11 +58,17 @@ _UNDECIDED = re.compile(
 _NOT_A_REFUSAL = re.compile(
     r"(?i)\b(?:cannot|can't|can not|won't|will not)\s+(?:support|accept|endorse|back)\b"
 )
-_P5_SUBJECT = (
-    r"I|we|it|(?:my|our|this|the)\s+(?:delegation|country|government)|(?:the\s+)?(?:russian\s+federation|"
-    r"russia|people's\s+republic\s+of\s+china|china|france|french\s+republic|united\s+kingdom|britain|uk|"
-    r"united\s+states(?:\s+of\s+america)?|us|usa)"
-)
+_SPEAKER = r"I|we|it|(?:my|our|this|the)\s+(?:delegation|country|government)"
+# Each P5 member's names as answers write them. With a persona named, only its own names cast its vote:
+# "the Russian Federation votes against" in a French persona's answer is Russia's vote, not France's.
+_P5_ALIASES = {
+    "Russian Federation": r"(?:the\s+)?russian\s+federation|russia",
+    "China": r"people's\s+republic\s+of\s+china|china",
+    "France": r"france|french\s+republic",
+    "United Kingdom": r"(?:the\s+)?united\s+kingdom|britain|uk",
+    "United States": r"(?:the\s+)?united\s+states(?:\s+of\s+america)?|us|usa",
+}
+_P5_SUBJECT = _SPEAKER + "|" + "|".join(_P5_ALIASES.values())
 _CAST = (
     r"(?:(?:will|would|shall|must|should|is\s+going\s+to|are\s+going\s+to|therefore|thus|hence|accordingly|"
     r"hereby|then|now|also|ultimately|clearly|firmly|to)\s+)*"
@@ -70,13 +76,14 @@ _CAST = (
 
 
 def _subject(nation: str | None) -> str:
-    """Who casts a vote: the speaker, a P5 member, or the persona's own name ("Brazil abstains")."""
-    own = (
-        r"|(?:the\s+)?" + r"\s+".join(re.escape(w) for w in nation.split())
-        if nation and nation.strip()
-        else ""
+    """Who casts the persona's vote: the speaker, or the persona by its own name ("Brazil abstains",
+    "Russia votes against" for the Russian Federation). Without a persona, any P5 member."""
+    if not (nation and nation.strip()):
+        return rf"\b(?:{_P5_SUBJECT})\b"
+    own = _P5_ALIASES.get(nation.strip()) or r"(?:the\s+)?" + r"\s+".join(
+        re.escape(w) for w in nation.split()
     )
-    return rf"\b(?:{_P5_SUBJECT}{own})\b"
+    return rf"\b(?:{_SPEAKER}|{own})\b"
 
 
 @functools.lru_cache(maxsize=512)

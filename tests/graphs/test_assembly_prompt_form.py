@@ -91,7 +91,7 @@ def test_assembly_debias_prompts_say_the_date_once_without_blank_lines_or_missin
     assert config["precedent_age"]["recency_halflife"] == 10.0
 
     from nationbias.evals.bias_tests.vote.assembly import precedent_age_note
-    from nationbias.evals.report.context import load_runs
+    from nationbias.evals.report.sections import load_runs
 
     (run,) = load_runs([summary.run_id], RunStore())
     note = precedent_age_note(run)
@@ -188,7 +188,8 @@ def test_roll_call_texts_are_cased_and_described() -> None:
         row = calls.loc[int(rid.removeprefix("UNGA-"))]
         assert row["short"] == "" and re.match(r"The (?:Acting )?President", row["descr"]), rid
     fallbacks = [c for rid, c in texts.items() if c.kind == "fallback" and rid not in thin]
-    assert all(c.text.startswith("Title: ") for c in fallbacks)
+    # a title is said as a draft would say it (stores/neutral.py title_as_description), as on the Council
+    assert all(c.text.startswith("The draft would ") for c in fallbacks)
     for record in records:  # the enrichment names no A/RES number ("A/RES/ES-10/19, Status of Jerusalem")
         own = (record.resolution or "").removeprefix("A/RES/").removeprefix("R/")
         assert not own or own not in texts[record.id].text, record.id

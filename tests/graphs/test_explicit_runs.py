@@ -225,11 +225,13 @@ def test_the_judge_on_a_real_openai_compatible_server(llama_server: str) -> None
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Any) -> None:
     result = runner.invoke(app, ["run", "directqa", "--model", "nope"])
     assert result.exit_code == 2 and "malformed model spec" in result.output
-    result = runner.invoke(app, ["run", "association", "--judge", "openai-compatible:smollm2"])
+    result = runner.invoke(
+        app, ["run", "association", "-m", "fake:hash", "--judge", "openai-compatible:smollm2"]
+    )
     assert result.exit_code == 2 and "needs a server" in result.output
     pool = tmp_path / "pool.csv"
     pool.write_text("cat,word\nA,b\n", encoding="utf-8")
-    result = runner.invoke(app, ["run", "association", "--pool", str(pool)])
+    result = runner.invoke(app, ["run", "association", "-m", "fake:hash", "--pool", str(pool)])
     assert result.exit_code == 2 and "category,keyword" in result.output
-    result = runner.invoke(app, ["run", "directqa", "--repeats", "0"])
+    result = runner.invoke(app, ["run", "directqa", "-m", "fake:hash", "--repeats", "0"])
     assert result.exit_code == 2 and "--repeats" in result.output

@@ -131,7 +131,7 @@ def test_an_unknown_set_is_one_line_listing_the_sets(isolated_home: Path) -> Non
     ):
         prompt_set("nope")
     for command in (["run", "vote"], ["run", "directqa"], ["run", "association"]):
-        out = CliRunner().invoke(app, [*command, "--prompts", "nope", "--limit", "1"])
+        out = CliRunner().invoke(app, [*command, "-m", "fake:hash", "--prompts", "nope", "--limit", "1"])
         assert out.exit_code == 2, out.output
         lines = [line for line in out.output.splitlines() if line.strip()]
         assert lines == [

@@ -14,24 +14,21 @@ from nationbias.stores.records import Record
 
 MakeRecord = Callable[..., Record]  # the make_record fixture (conftest.py)
 
-# Contexts shorter than 80 characters fall back to the title; this pads them with a word-free filler.
-FILLER = "=" * 80
-
 
 @pytest.fixture
 def small_pool(make_record: MakeRecord):
     return [
-        make_record("chem", "2017-04-12", text=f"Condemns the use of chemical weapons in Syria. {FILLER}"),
+        make_record("chem", "2017-04-12", text="The draft condemns the use of chemical weapons in Syria."),
         make_record(
-            "yemen", "2018-02-26", text=f"Renews the arms embargo on Yemen and Houthi leaders. {FILLER}"
+            "yemen", "2018-02-26", text="The draft renews the arms embargo on Yemen and Houthi leaders."
         ),
         make_record(
-            "mali", "2016-06-29", adopted=True, text=f"Extends the stabilization mission in Mali. {FILLER}"
+            "mali", "2016-06-29", adopted=True, text="The draft extends the stabilization mission in Mali."
         ),
         make_record(
-            "chem-ad", "2013-09-27", adopted=True, text=f"Chemical weapons in Syria must go. {FILLER}"
+            "chem-ad", "2013-09-27", adopted=True, text="The draft says chemical weapons in Syria must go."
         ),
-        make_record("target", "2019-01-01", text=f"A draft on chemical weapons attacks in Syria. {FILLER}"),
+        make_record("target", "2019-01-01", text="The draft is on chemical weapons attacks in Syria."),
     ]
 
 

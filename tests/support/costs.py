@@ -57,6 +57,7 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         r"ModelSpec\(\s*[\"']local[\"']",
         r"\bLlamaCppChatModel\b",
         r"\bget_worker\(",
+        r"\bensure_embedded_works\(",  # the probe asks the worker
         r"\bLlama\(",
         r"llama_cpp\.server",
         r"[\"']demo[\"']",  # the demo command runs the embedded model whatever else is asked
@@ -73,7 +74,8 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
     "slow": (
         r"[\"']learned[\"']",
         r"[\"']baselines[\"'],",  # the baselines command fits the learned one
-        r"<uses evals\.(precedent_model|unga_baselines|unga_explain)\.",  # the learned models themselves
+        # the learned models themselves
+        r"<uses nationbias\.evals\.baselines\.(precedent_model|assembly|assembly_explain)\.",
         r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']",
     ),
 }
