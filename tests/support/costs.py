@@ -61,6 +61,7 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         r"\bLlama\(",
         r"llama_cpp\.server",
         r"[\"']demo[\"']",  # the demo command runs the embedded model whatever else is asked
+        r"\bprovider_status\(",  # the provider table probes the embedded model's worker
     ),
     "browser": (r"\bsync_playwright\b", r"\basync_playwright\b", r"\bchromium\b"),
     "subprocess": (
@@ -204,6 +205,8 @@ def cost_marks(item: pytest.Item) -> set[str]:
     if callspec is not None:  # a parametrised test's arguments are part of what it uses
         params = repr(callspec.params)
         marks |= {mark for mark, patterns in _COMPILED.items() if any(p.search(params) for p in patterns)}
+        if re.search(r"[\"']local:", params):  # a local: spec as an argument reaches the embedded model
+            marks.add("embedded")
     timeout = item.get_closest_marker("timeout")
     if timeout is not None and timeout.args and float(timeout.args[0]) >= SLOW_TIMEOUT_S:
         marks.add("slow")
