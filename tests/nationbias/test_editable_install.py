@@ -43,9 +43,13 @@ def test_an_edit_in_the_checkout_is_what_the_import_loads(tmp_path: Path) -> Non
         "print(probe.TOKEN); print(probe.__file__); print(settings.__file__)\n"
     )
     try:
-        # -I: no PYTHONPATH and no working directory on the path (only the .pth finds the checkout); -B: no .pyc left
+        # -I: no PYTHONPATH, no working directory on the path (only the .pth finds the checkout); -B: no .pyc
         result = subprocess.run(
-            [sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path
+            [sys.executable, "-I", "-B", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
         )
     finally:
         probe.unlink()
