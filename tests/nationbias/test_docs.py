@@ -55,6 +55,9 @@ def blocks(page: Path, *langs: str) -> list[str]:
 def test_the_readme_gives_the_two_set_up_commands_and_the_inner_loop() -> None:
     commands = [line.strip() for body in blocks(README, "bash") for line in body.splitlines()]
     assert DEMO in commands and TESTS in commands and INNER_LOOP in commands
+    # and, before them, the warning that the embedded model's output is plumbing, never a finding
+    head = text(README).split("```", 1)[0]
+    assert "proves the pipeline, never findings" in head
 
 
 def test_ci_runs_the_readmes_test_command() -> None:
