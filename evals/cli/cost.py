@@ -37,7 +37,7 @@ MaxCostOpt = Annotated[
 ]
 PricesOpt = Annotated[
     str | None,
-    typer.Option("--prices", help="A price file over the packaged one (or NATIONBIAS_PRICES); README: Cost."),
+    typer.Option("--prices", help="A price file over the packaged one (or NATIONBIAS_PRICES); docs/cost.md."),
 ]
 PriceInOpt = Annotated[
     float | None, typer.Option("--price-in", help="USD per 1M prompt tokens, for every model of the command.")

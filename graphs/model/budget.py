@@ -1,6 +1,6 @@
 """Token budgets: short caps for models that answer at once, a large one for models that reason first.
 
-The rule (README, "Reasoning models"): a model gets the reasoning budget when
+The rule (docs/models.md, "Reasoning models are not cut off"): a model gets the reasoning budget when
 
 1. its name says it reasons (:data:`REASONING_NAME`: the OpenAI o-series and gpt-5, DeepSeek-R1 and
    its distills, ``deepseek-reasoner``, QwQ, any name with "reason" or "think" in it), or

@@ -1,7 +1,7 @@
 """The llama.cpp the install built is portable: no AMX and no AVX-512 kernels, whatever the build CPU had.
 
 A native build (``-march=native``) made on an AMX or AVX-512 machine fails here, unless the user
-opted in with ``NATIONBIAS_LLAMA_NATIVE=1`` (README: "A native llama.cpp build").
+opted in with ``NATIONBIAS_LLAMA_NATIVE=1`` (docs/models.md: "A native llama.cpp build").
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ modules and tests/support, transitively) and its fixtures name:
   :data:`SLOW_TIMEOUT_S` seconds or more), a property test with many examples, a fit of the learned
   baseline (LightGBM) or the Assembly's dense (ONNX) index.
 
-The inner loop (README: "The tests") deselects all five. :class:`CostGuard` keeps the rules honest: a
+The inner loop (README, docs/testing.md) deselects all five. :class:`CostGuard` keeps the rules honest: a
 test the rules left unmarked that starts a child process or the embedded model fails, naming what it
 started, so a test added later cannot slip into the inner loop with a cost nobody sees.
 """

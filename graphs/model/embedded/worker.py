@@ -32,7 +32,7 @@ DEFAULT_WORKER = "nationbias.graphs.model.embedded.llama_worker"
 PORTABLE_FIX = (
     "install the portable llama.cpp build: pyproject.toml's [tool.uv.extra-build-variables] sets "
     "CMAKE_ARGS to the shipped portable flags (-DGGML_NATIVE=OFF ..., no AMX, no AVX-512), then run "
-    '`uv sync --reinstall-package llama-cpp-python` (README: "A native llama.cpp build")'
+    '`uv sync --reinstall-package llama-cpp-python` (docs/models.md: "A native llama.cpp build")'
 )
 # Faults of the native code itself: the same build on the same CPU dies the same way, so a probe
 # may remember them. A worker killed from outside (SIGKILL by the OOM killer, SIGTERM) is not one.

@@ -1,4 +1,4 @@
-"""A bias test from outside the package: the README's worked example ("Adding a bias test").
+"""A bias test from outside the package: the worked example of docs/plugins.md ("Adding a bias test").
 
 Installed packages register tests under the ``nationbias.tests`` entry-point group; this folder's
 ``toy_bias-0.1.dist-info`` does so for ``toy_bias`` when the folder is on ``sys.path``.
