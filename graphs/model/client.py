@@ -33,6 +33,7 @@ from nationbias.graphs.model.registry import (
     check_ready,
     parse_spec,
 )
+from nationbias.graphs.model.request import call_options, request_body
 from nationbias.graphs.model.retry import EmptyAnswer, Retryable, RetryPolicy, classify, is_retryable
 from nationbias.stores.cache import ResponseCache, cache_key
 from nationbias.stores.faults import RunFault
@@ -113,13 +114,9 @@ class ModelClient:
         return await ask_langchain(self._model(), messages, kwargs)
 
     async def _ask_direct(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Answer:
-        """The OpenAI wire protocol without LangChain's per-call layers (graphs/model/http.py)."""
-        params = {k: v for k, v in self.params.as_dict().items() if k != "timeout"}
-        body = {
-            "model": self.spec.model,
-            "messages": messages,
-            **self.provider.request_params(self.spec, {**params, **kwargs}, reasoning=self.reasons),
-        }
+        """The OpenAI wire protocol without LangChain's per-call layers (graphs/model/http.py); the
+        body is the one a batch line carries (graphs/model/request.py)."""
+        body = request_body(self, messages, kwargs)
         return await self._direct_client().complete(body, timeout=self.timeout)
 
     @property
@@ -252,9 +249,7 @@ class ModelClient:
         fmt: dict[str, Any] | None,
         max_tokens: int | None,
     ) -> CallResult:
-        kwargs: dict[str, Any] = {"response_format": fmt} if fmt else {}
-        if max_tokens is not None:
-            kwargs["max_tokens"] = max_tokens
+        kwargs = call_options(fmt, max_tokens)
         started = time.perf_counter()
         attempt, last = 1, self.retry.max_attempts
         try:

@@ -13,7 +13,7 @@ from typing import Any
 
 import aiohttp
 
-from nationbias.graphs.model.batch.calls import Endpoint
+from nationbias.graphs.model.batch.calls import ENDPOINT_PATH, Endpoint
 from nationbias.graphs.model.http import OPENAI_BASE_URL, server_message
 from nationbias.graphs.model.providers import PROVIDERS
 from nationbias.graphs.model.retry import ConnectionFailed, status_error
@@ -22,7 +22,6 @@ from nationbias.stores.settings import Settings, settings
 
 TOGETHER_BASE_URL = "https://api.together.xyz/v1"
 COMPLETION_WINDOW = "24h"
-ENDPOINT_PATH = "/v1/chat/completions"
 
 
 def _openai(endpoint: Endpoint, cfg: Settings) -> str:
