@@ -56,7 +56,9 @@ def _server(fault_server: FaultServerFactory, seen: list[dict[str, Any]]) -> str
     return fault_server(responder=responder).base_url
 
 
-def test_the_batch_line_carries_the_online_body(fault_server: FaultServerFactory, isolated_home: Path) -> None:
+def test_the_batch_line_carries_the_online_body(
+    fault_server: FaultServerFactory, isolated_home: Path
+) -> None:
     seen: list[dict[str, Any]] = []
     params = GenerationParams(temperature=0.3, seed=7, max_tokens=300)
     client = ModelClient.from_spec(
