@@ -17,30 +17,23 @@ from langchain_core.language_models import BaseChatModel
 from nationbias.graphs.model.batch.calls import BATCH
 from nationbias.graphs.model.breaker import CircuitBreaker
 from nationbias.graphs.model.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, shows_reasoning
-from nationbias.graphs.model.call_result import Answer, CallResult, ask_langchain, split_reasoning
+from nationbias.graphs.model.call_result import Answer, CallResult, ask_langchain
 from nationbias.graphs.model.cost.meter import (
     guard,  # --max-cost and --dry-run: priced (or answered) before it leaves
 )
 from nationbias.graphs.model.endpoints import BaseUrls
+from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.model.providers import PROVIDERS, ChatTransport, Provider
-from nationbias.graphs.model.providers.base import per_loop
+from nationbias.graphs.model.providers.base import ModelSpec, per_loop
 from nationbias.graphs.model.providers.wire import WIRES
 from nationbias.graphs.model.redact import describe
-from nationbias.graphs.model.registry import (
-    BackendFatalError,
-    GenerationParams,
-    ModelSpec,
-    check_ready,
-    parse_spec,
-)
+from nationbias.graphs.model.registry import GenerationParams, check_ready, parse_spec
 from nationbias.graphs.model.request import call_options, request_body
 from nationbias.graphs.model.retry import EmptyAnswer, Retryable, RetryPolicy, classify, is_retryable
 from nationbias.stores.cache import ResponseCache, cache_key
 from nationbias.stores.faults import RunFault
 from nationbias.stores.settings import Settings, settings
 from nationbias.stores.sqlite import running_loop
-
-__all__ = ["CallResult", "ModelClient", "RetryPolicy", "split_reasoning"]
 
 
 @dataclass

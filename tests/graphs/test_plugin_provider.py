@@ -20,9 +20,9 @@ import nationbias
 from nationbias.evals.cli.main import app
 from nationbias.graphs.model.batch.api import BatchClient, BatchUnsupported, check_provider
 from nationbias.graphs.model.batch.calls import ENDPOINT_PATH, Endpoint
-from nationbias.graphs.model.providers import PROVIDERS, register
+from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError, register
 from nationbias.graphs.model.providers.base import counter_for, key_values
-from nationbias.graphs.model.registry import ModelSpecError, parse_spec, provider_status
+from nationbias.graphs.model.registry import parse_spec, provider_status
 from nationbias.stores.batches import BatchStore
 from nationbias.stores.prices import PROVIDED, Price, price_book
 from nationbias.stores.runstore import RunStore

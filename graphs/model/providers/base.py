@@ -98,6 +98,7 @@ class Provider:
     direct: ClassVar[bool] = False
     # the purpose its Files API wants for a batch input file; None: it offers no batch endpoint
     batch_purpose: ClassVar[str | None] = None
+    batch_probe: ClassVar[bool] = False  # a server of one's own: ask it for /batches before a batch run
     # its own list prices, USD per 1M (prompt, completion) tokens by model name ("*": every model);
     # the packaged price table and the user's file win over them (stores/prices.py)
     prices: ClassVar[Mapping[str, tuple[float, float]]] = {}

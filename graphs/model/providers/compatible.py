@@ -26,6 +26,7 @@ class Compatible(OpenAIWire):
     name = "openai-compatible"
     describe = "any OpenAI-compatible server via --base-url"
     key_envs = ("NATIONBIAS_API_KEY",)
+    batch_probe = True  # vLLM offers /v1/batches, Ollama and llama.cpp's server do not
 
     def base_url(self, given: str | None, cfg: Settings) -> str | None:
         return given or read_settings(CompatibleSettings).base_url
