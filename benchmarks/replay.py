@@ -17,7 +17,8 @@ from typing import Any
 
 from benchmarks.common import Section, fault_server_process, fmt_s, fresh_home
 from nationbias.graphs.debias import DebiasOptions
-from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.model.call_result import CallResult
+from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.explicit import run_association_study, run_directqa_study
 from nationbias.graphs.study.runner import RunSummary, frozen_gc, run_async
 from nationbias.graphs.study.sampling import SampleOptions

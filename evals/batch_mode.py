@@ -28,6 +28,7 @@ async def check_batch(
     batch endpoint, or an OpenAI-compatible server that does not offer ``/v1/batches``."""
     from nationbias.graphs.model.batch.api import BatchClient, check_provider
     from nationbias.graphs.model.batch.calls import Endpoint
+    from nationbias.graphs.model.providers import PROVIDERS
     from nationbias.graphs.model.registry import parse_spec
 
     if no_cache:
@@ -37,7 +38,7 @@ async def check_batch(
         check_provider(spec.provider)
         if spec.replicas:  # a batch goes to one server's Files + Batches API
             raise InputError(f"--batch takes one --base-url, got {len(spec.urls)}: {', '.join(spec.urls)}")
-        if spec.provider == "openai-compatible" and not offline:
+        if PROVIDERS[spec.provider].batch_probe and not offline:
             async with BatchClient(Endpoint(spec.provider, spec.model, spec.base_url), timeout=30) as api:
                 await api.probe()
 

@@ -22,7 +22,8 @@ from nationbias.graphs.labels.ranking import (
     polarity_judge_schema,
     ranking_schema,
 )
-from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.model.call_result import CallResult
+from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.augment import keyword_pool
 from nationbias.stores.bundled import DataFile, paper_file

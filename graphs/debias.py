@@ -20,7 +20,8 @@ from langgraph.types import Command
 from nationbias.graphs.history import history_block, history_text, paper_history_text
 from nationbias.graphs.labels.parsing import json_object
 from nationbias.graphs.labels.vote import vote_rules
-from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.model.call_result import CallResult
+from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import Precedent, Retriever

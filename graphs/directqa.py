@@ -22,7 +22,8 @@ from nationbias.graphs.labels.directqa import (
     settle,
 )
 from nationbias.graphs.labels.parsing import truncated_reason
-from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.model.call_result import CallResult
+from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.bundled import DataFile
 from nationbias.stores.domain import P5, P5_NAMES

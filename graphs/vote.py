@@ -9,7 +9,8 @@ from typing import Any, TypedDict
 from nationbias.graphs.labels.directqa import LabelDecision, rules_then_judge_graph, settle
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA, json_object
 from nationbias.graphs.labels.vote import parse_judge_vote, vote_judge_schema, vote_rules
-from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.model.call_result import CallResult
+from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.corpus import context_for_prompt, p5_vote
 from nationbias.stores.countries import name_for

@@ -1,61 +1,72 @@
-"""Retrievers by name, so a config file or CLI flag can choose the strategy."""
+"""Retrievers by name, so a config file or CLI flag can choose the strategy.
+
+:data:`RETRIEVERS` is the one list of them: ``get_retriever``, the vote tests' check of
+``--retriever``, the study grid and the CLI's help all read it. A new retriever is one module plus one
+:func:`register_retriever` line below (or, from outside the package, one call of it). A strategy is
+named by its import path and imported only when it is asked for, so chromadb and onnxruntime load
+only for ``dense`` and ``hybrid``.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from nationbias.retrievers.base import Retriever
 from nationbias.stores.errors import InputError
 
-RETRIEVERS: tuple[str, ...] = ("keyword", "bm25", "dense", "hybrid")
+Factory = Callable[..., Retriever]
+
+RETRIEVERS: dict[str, str | Factory] = {}
+"""Strategy name -> its class or factory, or ``"module:attribute"`` naming one (imported when asked for)."""
 
 
-def _keyword(**options: Any) -> Retriever:
-    from nationbias.retrievers.keyword import KeywordRetriever
-
-    return KeywordRetriever(**options)
-
-
-def _bm25(**options: Any) -> Retriever:
-    from nationbias.retrievers.bm25 import BM25Retriever
-
-    return BM25Retriever(**options)
+def register_retriever(name: str, factory: str | Factory) -> None:
+    """Add a strategy under ``name``; ``factory`` takes the strategy's keyword-only options."""
+    key = name.strip().lower()
+    if not key or key != name or ":" in key:
+        raise InputError(f"a retriever's name is lower case, without spaces or ':', got {name!r}")
+    if isinstance(factory, str) and factory.count(":") != 1:
+        raise InputError(f"retriever {name!r}: {factory!r} is not 'module:attribute'")
+    RETRIEVERS[key] = factory
 
 
-# chromadb and onnxruntime are imported only when a dense strategy is asked for.
-def _dense(**options: Any) -> Retriever:
-    from nationbias.retrievers.dense import DenseRetriever
-
-    return DenseRetriever(**options)
-
-
-def _hybrid(**options: Any) -> Retriever:
-    from nationbias.retrievers.hybrid import HybridRetriever
-
-    return HybridRetriever(**options)
+register_retriever("keyword", "nationbias.retrievers.keyword:KeywordRetriever")
+register_retriever("bm25", "nationbias.retrievers.bm25:BM25Retriever")
+register_retriever("dense", "nationbias.retrievers.dense:DenseRetriever")
+register_retriever("hybrid", "nationbias.retrievers.hybrid:HybridRetriever")
 
 
-_FACTORIES: dict[str, Callable[..., Retriever]] = {
-    "keyword": _keyword,
-    "bm25": _bm25,
-    "dense": _dense,
-    "hybrid": _hybrid,
-}
+def check_retriever(name: str) -> str:
+    """``name`` as the registry spells it, or an :class:`InputError` listing the valid names."""
+    key = name.strip().lower()
+    if key not in RETRIEVERS:
+        raise InputError(f"unknown retriever {name!r}; valid names: {', '.join(RETRIEVERS)}")
+    return key
+
+
+def _factory(key: str) -> Factory:
+    target = RETRIEVERS[key]
+    if not isinstance(target, str):
+        return target
+    module, _, attribute = target.partition(":")
+    factory: Factory = getattr(importlib.import_module(module), attribute)
+    return factory
 
 
 def get_retriever(name: str, *, recency_halflife: float | None = None, **options: Any) -> Retriever:
     """A new retriever of strategy ``name``; ``options`` are its keyword-only settings. A positive
     ``recency_halflife`` (years) discounts its scores by the precedent's age (retrievers/recency.py)."""
-    factory = _FACTORIES.get(name.strip().lower())
-    if factory is None:
-        raise InputError(f"unknown retriever {name!r}; valid names: {', '.join(RETRIEVERS)}")
+    key = check_retriever(name)
     if recency_halflife is not None and recency_halflife < 0:
         raise InputError(f"--recency-halflife must be >= 0 years (0: no preference), got {recency_halflife}")
     try:
-        inner = factory(**options)
+        inner = _factory(key)(**options)
     except TypeError as exc:
         raise InputError(f"bad options for retriever {name!r}: {exc}") from exc
+    if not isinstance(inner, Retriever):
+        raise InputError(f"retriever {name!r} built a {type(inner).__name__}, which has no retrieve()")
     if not recency_halflife:
         return inner
     from nationbias.retrievers.recency import RecencyRetriever

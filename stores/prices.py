@@ -2,15 +2,17 @@
 
 The table ships as a data file the user can edit (``stores/tables/prices.toml``: ``stores/data/`` holds
 only the copy of ../shared); a file of their own
-(``NATIONBIAS_PRICES`` or ``--prices``, the same layout) wins entry by entry. A key is a model spec
-(``openai:gpt-4o-mini``) or a whole provider (``local:*``). A model with no entry has no price:
-callers say so rather than guess.
+(``NATIONBIAS_PRICES`` or ``--prices``, the same layout) wins entry by entry. Under both lie the
+prices a provider module ships itself (``Provider.prices``, filed by :func:`provide_prices` when the
+provider is registered, graphs/model/providers/). A key is a model spec (``openai:gpt-4o-mini``) or a
+whole provider (``local:*``). A model with no entry has no price: callers say so rather than guess.
 """
 
 from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +32,19 @@ class Price:
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (prompt_tokens * self.input + completion_tokens * self.output) / 1e6
+
+
+PROVIDED: dict[str, Price] = {}  # the providers' own prices, by key: the lowest layer of the book
+
+
+def provide_prices(entries: Mapping[str, Price]) -> None:
+    """File a provider's own prices (keys as in the table) under the packaged table and the user's file."""
+    for key, price in entries.items():
+        if ":" not in key:
+            raise InputError(f"price key {key!r} is not '<provider>:<model>' (or '<provider>:*')")
+        PROVIDED[key] = Price(
+            _number(price.input, f"{key}.input"), _number(price.output, f"{key}.output"), price.source
+        )
 
 
 def _number(value: object, where: str) -> float:
@@ -79,7 +94,7 @@ def price_book(
 ) -> PriceBook:
     """The prices in force: ``path`` (else ``NATIONBIAS_PRICES``) over the packaged table; ``price_in``
     and ``price_out`` (USD per 1M tokens, both or neither) price every model."""
-    entries = read_prices(PACKAGED)
+    entries = PROVIDED | read_prices(PACKAGED)
     user = path or settings().prices
     if user:
         entries |= read_prices(Path(user).expanduser())

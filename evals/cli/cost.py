@@ -173,8 +173,7 @@ def print_estimate(meter: Any, answers: Any) -> None:
         fits = "fits" if worst <= meter.cap else ("may not fit" if total <= meter.cap else "does not fit")
         line += f" · --max-cost ${meter.cap:g}: the run {fits}"
     console.print(line, highlight=False, soft_wrap=True)
-    from nationbias.graphs.model.cost.tokens import counter_for
-    from nationbias.graphs.model.providers import ModelSpec
+    from nationbias.graphs.model.providers.base import ModelSpec, counter_for
 
     for model in sorted({model for _, model in meter.tallies}):
         provider, _, name = model.partition(":")

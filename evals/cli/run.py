@@ -18,6 +18,7 @@ from nationbias.evals.cli.common import (
 from nationbias.evals.cli.explicit import register as register_explicit
 from nationbias.evals.cli.explicit import run_association_command, run_directqa_command
 from nationbias.evals.cli.plugin import register as register_plugins
+from nationbias.retrievers.registry import RETRIEVERS
 from nationbias.stores.domain import KEYWORD_THRESHOLD
 
 run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
@@ -66,7 +67,7 @@ def run_vote(
     k: Annotated[int, typer.Option("--k", help="Precedents per pool (adopted, non-adopted).")] = 1,
     reflexion: Annotated[bool, typer.Option("--reflexion/--no-reflexion")] = True,
     retriever: Annotated[
-        str, typer.Option("--retriever", help="keyword, bm25, dense or hybrid.")
+        str, typer.Option("--retriever", help=f"The retrieval strategy: {', '.join(RETRIEVERS)}.")
     ] = "keyword",
     threshold: Annotated[
         float, typer.Option("--threshold", help="Keyword retriever: keep score > this.")

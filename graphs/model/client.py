@@ -17,29 +17,23 @@ from langchain_core.language_models import BaseChatModel
 from nationbias.graphs.model.batch.calls import BATCH
 from nationbias.graphs.model.breaker import CircuitBreaker
 from nationbias.graphs.model.budget import DEFAULT_REASONING_MAX_TOKENS, REASONING_TIMEOUT_S, shows_reasoning
-from nationbias.graphs.model.call_result import Answer, CallResult, ask_langchain, split_reasoning
+from nationbias.graphs.model.call_result import Answer, CallResult, ask_langchain
 from nationbias.graphs.model.cost.meter import (
     guard,  # --max-cost and --dry-run: priced (or answered) before it leaves
 )
 from nationbias.graphs.model.endpoints import BaseUrls
+from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.model.providers import PROVIDERS, ChatTransport, Provider
-from nationbias.graphs.model.providers.base import per_loop
+from nationbias.graphs.model.providers.base import ModelSpec, per_loop
 from nationbias.graphs.model.providers.wire import WIRES
 from nationbias.graphs.model.redact import describe
-from nationbias.graphs.model.registry import (
-    BackendFatalError,
-    GenerationParams,
-    ModelSpec,
-    check_ready,
-    parse_spec,
-)
+from nationbias.graphs.model.registry import GenerationParams, check_ready, parse_spec
+from nationbias.graphs.model.request import call_options, request_body
 from nationbias.graphs.model.retry import EmptyAnswer, Retryable, RetryPolicy, classify, is_retryable
 from nationbias.stores.cache import ResponseCache, cache_key
 from nationbias.stores.faults import RunFault
 from nationbias.stores.settings import Settings, settings
 from nationbias.stores.sqlite import running_loop
-
-__all__ = ["CallResult", "ModelClient", "RetryPolicy", "split_reasoning"]
 
 
 @dataclass
@@ -113,13 +107,9 @@ class ModelClient:
         return await ask_langchain(self._model(), messages, kwargs)
 
     async def _ask_direct(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Answer:
-        """The OpenAI wire protocol without LangChain's per-call layers (graphs/model/http.py)."""
-        params = {k: v for k, v in self.params.as_dict().items() if k != "timeout"}
-        body = {
-            "model": self.spec.model,
-            "messages": messages,
-            **self.provider.request_params(self.spec, {**params, **kwargs}, reasoning=self.reasons),
-        }
+        """The OpenAI wire protocol without LangChain's per-call layers (graphs/model/http.py); the
+        body is the one a batch line carries (graphs/model/request.py)."""
+        body = request_body(self, messages, kwargs)
         return await self._direct_client().complete(body, timeout=self.timeout)
 
     @property
@@ -252,9 +242,7 @@ class ModelClient:
         fmt: dict[str, Any] | None,
         max_tokens: int | None,
     ) -> CallResult:
-        kwargs: dict[str, Any] = {"response_format": fmt} if fmt else {}
-        if max_tokens is not None:
-            kwargs["max_tokens"] = max_tokens
+        kwargs = call_options(fmt, max_tokens)
         started = time.perf_counter()
         attempt, last = 1, self.retry.max_attempts
         try:

@@ -25,7 +25,6 @@ from nationbias.graphs.model.call_result import Answer, answer_from_json
 from nationbias.graphs.model.retry import (
     BrokenAnswer,
     ConnectionFailed,
-    HTTPStatusError,
     RequestTimeout,
     TransportError,
     status_error,
@@ -36,14 +35,6 @@ _HINTS = {
     403: "the key is not allowed to use this model",
     404: "check the model name and --base-url (it usually ends in /v1)",
 }
-__all__ = [
-    "BrokenAnswer",
-    "ChatCompletionsClient",
-    "ConnectionFailed",
-    "HTTPStatusError",
-    "RequestTimeout",
-    "TransportError",
-]
 
 
 def server_message(status: int, reason: str | None, body: bytes) -> str:

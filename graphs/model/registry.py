@@ -20,22 +20,10 @@ from langchain_core.language_models import BaseChatModel
 
 from nationbias.graphs.model.budget import DEFAULT_TIMEOUT_S
 from nationbias.graphs.model.endpoints import BaseUrls, split_urls
-from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.model.providers import PROVIDERS, ModelSpec, ModelSpecError
 from nationbias.graphs.model.providers.base import listed
 from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.stores.settings import Settings, settings
-
-__all__ = [
-    "BackendFatalError",
-    "GenerationParams",
-    "ModelSpec",
-    "ModelSpecError",
-    "check_ready",
-    "get_chat_model",
-    "parse_spec",
-    "provider_status",
-]
 
 
 def parse_spec(spec: str, *, base_url: BaseUrls = None, cfg: Settings | None = None) -> ModelSpec:

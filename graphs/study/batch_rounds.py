@@ -16,11 +16,12 @@ import json
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from rich.console import Console
 
 from nationbias.graphs.model.batch.api import BatchClient
-from nationbias.graphs.model.batch.calls import BATCH, BatchRound, Endpoint
+from nationbias.graphs.model.batch.calls import BATCH, BatchRound, Endpoint, batch_line
 from nationbias.graphs.model.batch.ingest import ingest, parse_output
 from nationbias.graphs.study.runner import RunSummary
 from nationbias.stores.batches import BatchStore, RoundRow
@@ -35,15 +36,9 @@ def poll_seconds() -> float:
     return float(os.environ.get("NATIONBIAS_BATCH_POLL_S", "30") or 30)
 
 
-def input_lines(requests: list[dict[str, object]]) -> bytes:
+def input_lines(requests: list[dict[str, Any]]) -> bytes:
     """OpenAI's batch input format, one request a line (``batch export`` writes the same)."""
-    lines = [
-        json.dumps(
-            {"custom_id": r["custom_id"], "method": "POST", "url": "/v1/chat/completions", "body": r["body"]},
-            ensure_ascii=False,
-        )
-        for r in requests
-    ]
+    lines = [json.dumps(batch_line(str(r["custom_id"]), r["body"]), ensure_ascii=False) for r in requests]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 

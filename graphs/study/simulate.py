@@ -9,7 +9,8 @@ from typing import Any
 from nationbias.graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
 from nationbias.graphs.labels.directqa import LabelDecision
 from nationbias.graphs.labels.vote import vote_rules
-from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.model.call_result import CallResult
+from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.graphs.study.audit import leak_audit, precedent_coverage
 from nationbias.graphs.study.run_config import judge_options, run_config

@@ -134,7 +134,7 @@ def test_unknown_method_or_persona_is_rejected(corpus) -> None:
 
 
 def test_the_report_says_how_far_the_learned_baseline_is_from_the_papers_best() -> None:
-    from nationbias.evals.bias_tests.vote.report import learned_vs_paper
+    from nationbias.evals.bias_tests.vote.paper import learned_vs_paper
 
     frame = pd.DataFrame(
         {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from nationbias.graphs.model.breaker import CircuitBreaker, EndpointUnreachable, display_url
-from nationbias.graphs.model.http import ConnectionFailed, RequestTimeout
+from nationbias.graphs.model.retry import ConnectionFailed, RequestTimeout
 
 REFUSED = ConnectionFailed("ClientConnectorError: Cannot connect to host 127.0.0.1:9")
 

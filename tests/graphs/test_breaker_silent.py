@@ -9,7 +9,7 @@ import time
 import pytest
 
 from nationbias.graphs.model.breaker import CircuitBreaker, EndpointUnreachable
-from nationbias.graphs.model.http import ConnectionFailed, RequestTimeout
+from nationbias.graphs.model.retry import ConnectionFailed, RequestTimeout
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 SILENT = RequestTimeout("no answer within 0.05 s")

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from nationbias.graphs.model.cost.tokens import Estimate, counter_for
+from nationbias.graphs.model.cost.tokens import Estimate
 from nationbias.graphs.model.providers import ModelSpec
+from nationbias.graphs.model.providers.base import counter_for
 from nationbias.stores.errors import InputError
 from nationbias.stores.prices import PACKAGED, price_book, read_prices
 

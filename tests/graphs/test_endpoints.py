@@ -15,8 +15,8 @@ from nationbias.graphs.model.breaker import EndpointUnreachable
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.endpoints import EndpointPool, split_urls
 from nationbias.graphs.model.http import ChatCompletionsClient
-from nationbias.graphs.model.providers import PROVIDERS
-from nationbias.graphs.model.registry import ModelSpecError, get_chat_model, parse_spec
+from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError
+from nationbias.graphs.model.registry import get_chat_model, parse_spec
 from nationbias.stores.cache import ResponseCache
 from nationbias.stores.settings import settings
 from tests.support.fault_server import FaultServer

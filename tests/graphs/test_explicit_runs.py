@@ -25,7 +25,8 @@ from nationbias.graphs.directqa import (
     directqa_families,
     directqa_row,
 )
-from nationbias.graphs.model.client import CallResult, ModelClient
+from nationbias.graphs.model.call_result import CallResult
+from nationbias.graphs.model.client import ModelClient
 from nationbias.stores.domain import P5
 from nationbias.stores.runstore import RunStore
 

@@ -9,16 +9,18 @@ from typing import Any
 import pytest
 
 from nationbias.graphs.model.client import ModelClient
-from nationbias.graphs.model.http import (
+from nationbias.graphs.model.http import ChatCompletionsClient
+from nationbias.graphs.model.registry import parse_spec
+from nationbias.graphs.model.retry import (
     BrokenAnswer,
-    ChatCompletionsClient,
     ConnectionFailed,
+    Fatal,
     HTTPStatusError,
     RequestTimeout,
+    Retryable,
     TransportError,
+    is_retryable,
 )
-from nationbias.graphs.model.registry import parse_spec
-from nationbias.graphs.model.retry import Fatal, Retryable, is_retryable
 from tests.support.fixtures import FaultServerFactory
 
 BODY: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hello"}], "max_tokens": 5}

@@ -7,8 +7,10 @@ import asyncio
 import pytest
 
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA, parse_vote
-from nationbias.graphs.model.client import ModelClient, split_reasoning
-from nationbias.graphs.model.registry import ModelSpecError, get_chat_model, parse_spec
+from nationbias.graphs.model.call_result import split_reasoning
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.providers import ModelSpecError
+from nationbias.graphs.model.registry import get_chat_model, parse_spec
 
 MESSAGES = [
     {

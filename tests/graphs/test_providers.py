@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from nationbias.graphs.model.client import ModelClient
-from nationbias.graphs.model.providers import PROVIDERS, register
+from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError, register
 from nationbias.graphs.model.providers.base import Provider, require
 from nationbias.graphs.model.providers.compatible import Compatible
 from nationbias.graphs.model.redact import describe, redact
-from nationbias.graphs.model.registry import ModelSpecError, get_chat_model, parse_spec, provider_status
+from nationbias.graphs.model.registry import get_chat_model, parse_spec, provider_status
 from nationbias.stores.settings import Settings, settings
 
 TOY_SECRET = "toy-9f8e7d6c5b4a-not-shaped-like-any-key"

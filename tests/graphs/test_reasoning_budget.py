@@ -21,8 +21,9 @@ from nationbias.graphs.model.budget import (
     REASONING_TIMEOUT_S,
     is_reasoning_name,
 )
-from nationbias.graphs.model.client import ModelClient, RetryPolicy
+from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.registry import GenerationParams, parse_spec
+from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.vote import VOTE_MAX_TOKENS
 from nationbias.stores.cache import ResponseCache
 from nationbias.stores.runstore import RunStore

@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 from nationbias.evals.cli.main import app
 from nationbias.evals.results import results
 from nationbias.graphs.debias import DebiasOptions
-from nationbias.graphs.model.client import ModelClient, RetryPolicy
+from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.registry import GenerationParams, parse_spec
+from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
 from nationbias.stores.cache import ResponseCache

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from nationbias.graphs.model.registry import BackendFatalError
+from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.study.halt import Interrupted, RunHalted
 from nationbias.graphs.study.runner import Task, run_tasks
 from nationbias.stores.runstore import RunStore, SampleRow

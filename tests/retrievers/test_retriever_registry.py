@@ -29,5 +29,7 @@ def test_keyword_options_are_passed_through() -> None:
 
 
 def test_public_names() -> None:
-    assert {"get_retriever", "Retriever", "Precedent", "RETRIEVERS"} <= set(retrievers.__all__)
+    assert {"get_retriever", "register_retriever", "Retriever", "Precedent", "RETRIEVERS"} <= set(
+        retrievers.__all__
+    )
     assert Precedent.__dataclass_params__.frozen  # type: ignore[attr-defined]

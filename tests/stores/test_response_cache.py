@@ -9,7 +9,8 @@ import pytest
 
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA
 from nationbias.graphs.model.breaker import EndpointUnreachable
-from nationbias.graphs.model.client import ModelClient, RetryPolicy
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.stores.cache import ResponseCache, cache_key
 
 MESSAGES = [{"role": "user", "content": "Vote on the draft."}]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nationbias.stores.settings import settings
+from nationbias.graphs.model.providers.openai import OpenAISettings
+from nationbias.stores.settings import read_settings, settings
 
 
 def test_a_changed_variable_is_seen_and_an_unchanged_environment_reuses_the_object(
@@ -20,8 +21,9 @@ def test_a_changed_variable_is_seen_and_an_unchanged_environment_reuses_the_obje
 def test_a_blank_value_is_unset_and_keys_never_print(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NATIONBIAS_HOME", "   ")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
-    current = settings()
+    current, openai = settings(), read_settings(OpenAISettings)  # the provider's own settings
     assert current.home is None
-    assert current.openai_api_key is not None and "sk-secret-value" not in repr(current)
+    assert openai.api_key is not None and "sk-secret-value" not in repr(openai)
+    assert read_settings(OpenAISettings) is openai
     with pytest.raises(ValueError):  # shared between callers: frozen, so no caller can change another's view
         current.home = "elsewhere"

@@ -1,5 +1,6 @@
-"""What the vote tests' paper tables are computed from: the paper's numbers for the same model, the
-baselines in long form, and Table 3's paired bootstrap (moved here from ``vote_report``)."""
+"""The vote tests' paper Tables 1–3: the paper's numbers for the same model, the baselines in long
+form, Table 3's paired bootstrap, and the tables in the paper's compact layout (the CSV beside each
+keeps the long frame)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,23 @@ from typing import Any
 
 import pandas as pd
 
-from nationbias.evals.report.context import Run, with_ci
+from nationbias.evals.report import compact_tables as C
+from nationbias.evals.report import figures as F
+from nationbias.evals.report.context import Context, Run, with_ci
+from nationbias.evals.report.html_table import model_name
 from nationbias.evals.stats.bootstrap import paired_bootstrap_delta, per_item_confusion
+from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.published import (
+    PAPER_LABELS,
     paper_model_name,
     published_ablation,
     published_vote_counts,
     published_weighted_f1,
 )
+from nationbias.stores.domain import slug
+
+VOTE_TESTS = ("vote", "debias")
 
 
 def paired_debias(base: Run, debiased: Run, *, n_resamples: int, seed: int) -> pd.DataFrame:
@@ -106,3 +115,162 @@ def learned_vs_paper(baselines: pd.DataFrame | None) -> str | None:
         f"the 66 drafts: {abs(gap):.3f} {'above' if gap >= 0 else 'below'} it. A model under audit should "
         "clear both; benchmarks/RESULTS.md says what was tried."
     )
+
+
+def row_label(run: Run) -> str:
+    """A model row as the paper names it: the model, and for a debiased run its framework cell."""
+    if run.test != "debias":
+        return model_name(run.model)
+    options = run.config.get("options") or {}
+    rfx = "Rflx" if options.get("reflexion") else "no Rflx"
+    return f"{model_name(run.model)} + RAG k={options.get('k', '?')}, {rfx}, {options.get('retriever', '?')}"
+
+
+def table1(ctx: Context) -> None:
+    for run in ctx.of(*VOTE_TESTS):
+        counts = run.tables["vote_counts"]
+        ci = R.vote_share_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
+        table = counts.merge(ci[["persona", "vote", "low", "high"]], on=["persona", "vote"], how="left")
+        table["share_95ci"] = with_ci(table, "share")
+        published = published_votes(run.model)
+        paper = published.pivot_table(
+            index=["nation", "vote"], columns="source", values="mean_count", aggfunc="first"
+        )
+        paper.columns = [f"paper_{c}" for c in paper.columns]
+        table = table.merge(paper, left_on=["persona", "vote"], right_index=True, how="left")
+        table = table.drop(columns=["low", "high"])
+        name = paper_model_name(run.model)
+        same = published[published["source"].eq(name)] if name else None
+        shown = C.votes_compact(
+            counts,
+            ci,
+            paper=None
+            if same is None
+            else dict(zip(zip(same["nation"], same["vote"], strict=True), same["mean_count"], strict=True)),
+        )
+        ctx.page.table(
+            table,
+            table_id=f"table1-{run.slug}",
+            caption=f"Table 1 analogue — vote counts (mean of repeats) vs ground truth: {run.label}",
+            shown=shown,
+        )
+        path = F.vote_distribution_figure(
+            counts, ctx.page.out_dir / f"votes-{run.slug}.png", model=run.model, embedded=run.embedded
+        )
+        ctx.page.figure(path, alt=f"Stacked vote shares per persona, ground truth vs simulation, {run.label}")
+    ctx.page.note(
+        "model: the mean count over the repeats, its 95% bootstrap interval under it (drafts resampled);"
+        " G.T.: the recorded votes on the same drafts; paper: the paper's count for the same model, on its"
+        " 66 drafts. Invalid and errored answers are counted, never turned into a vote."
+    )
+    ctx.page.close("table1", "Table 1 — simulated votes vs ground truth")
+
+
+def f1_rows(ctx: Context, run: Run) -> pd.DataFrame:
+    table = run.tables["weighted_f1"]
+    ci = R.weighted_f1_ci_table(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
+    return table.merge(ci, on="persona", how="left")
+
+
+def by_nation(series: pd.Series) -> dict[str, float]:
+    return {str(k): float(v) for k, v in series.items()}
+
+
+def _paper_rows(runs: list[Run]) -> dict[str, tuple[str, dict[str, float]]]:
+    rows = {}
+    for run in runs:
+        name = paper_model_name(run.model)
+        paper = published_f1(run.model, debiased=run.test == "debias")
+        if name and len(paper):
+            suffix = " + RAG, Rflx" if run.test == "debias" else ""
+            rows[f"paper: {PAPER_LABELS.get(name, name)}{suffix}"] = ("paper", by_nation(paper))
+    return rows
+
+
+def table2(ctx: Context) -> None:
+    runs, series, csvs, rows = ctx.of(*VOTE_TESTS), [], {}, {}
+    for run in runs:
+        f1 = f1_rows(ctx, run)
+        series.append(f1.assign(series=run.label)[["series", "persona", "point", "low", "high"]])
+        table = f1.assign(pooled_95ci=with_ci(f1.rename(columns={"point": "p"}), "p"))
+        table = table.drop(columns=["point", "low", "high"])
+        paper = published_f1(run.model, debiased=run.test == "debias")
+        if len(paper):
+            table["paper_weighted_f1"] = table["persona"].map(paper)
+        csvs[f"table2-{run.slug}"] = table
+        rows[row_label(run)] = (run.run_id, f1[["persona", "point", "low", "high"]])
+    plain = _paper_rows(runs)
+    baselines = normalise_baselines(ctx.baselines)
+    if baselines is not None and ctx.baselines is not None:
+        csvs["table2-baselines"] = ctx.baselines.reset_index() if ctx.baselines.index.name else ctx.baselines
+        for name, part in baselines.groupby("baseline", sort=False):
+            plain[f"baseline: {name}"] = (
+                "no LLM",
+                dict(zip(part["persona"], part["weighted_f1"], strict=True)),
+            )
+    ctx.page.table(
+        pd.concat(list(csvs.values()), ignore_index=True),
+        table_id="table2-models",
+        caption="Table 2 analogue — weighted F1 per persona, pooled over repeats, 95% interval under each"
+        " figure; the paper's numbers for the same model and the non-LLM baselines below",
+        shown=C.fit(C.f1_compact(rows, plain=plain)),
+        csvs=csvs,
+    )
+    ctx.page.note(
+        "Weighted F1 counts every question: an invalid or errored answer is a miss for its true class"
+        " (its own column in the confusion matrix); the CSVs keep invalid_rate and error_rate beside the"
+        " score, and weighted_f1_valid_only, which leaves failed answers out, for reference only."
+    )
+    if (bar := learned_vs_paper(baselines)) is not None:
+        ctx.page.note(bar)
+    path = F.weighted_f1_figure(
+        pd.concat(series, ignore_index=True),
+        ctx.page.out_dir / "weighted-f1.png",
+        title="Weighted F1 per persona (95% bootstrap CI over drafts)",
+        embedded=any(r.embedded for r in runs),
+        baselines=baselines,
+    )
+    ctx.page.figure(path, alt="Weighted F1 per persona with 95% confidence intervals and baselines")
+    ctx.page.close("table2", "Table 2 — weighted F1 per persona")
+
+
+def table3(ctx: Context) -> None:
+    for model in sorted({r.model for r in ctx.of("debias")}):
+        bases = [r for r in ctx.of("vote") if r.model == model]
+        if not bases:
+            ctx.page.note(f"No plain vote run of {model} in this report: no Table 3 row for it.")
+            continue
+        base, parts, csvs = bases[0], list[pd.DataFrame](), dict[str, pd.DataFrame]()
+        for debiased in [r for r in ctx.of("debias") if r.model == model]:
+            table = paired_debias(base, debiased, n_resamples=ctx.n_resamples, seed=ctx.seed)
+            for flag, column in ((False, "paper_base"), (True, "paper_debiased")):
+                paper = published_f1(model, debiased=flag)
+                if len(paper):
+                    table[column] = table["persona"].map(paper)
+            csvs[f"table3-{debiased.slug}"] = table
+            shown = C.debias_compact(
+                table, base=(row_label(base), base.run_id), debiased=(row_label(debiased), debiased.run_id)
+            )
+            parts.append(shown if not parts else shown.iloc[1:])
+        name = paper_model_name(model)
+        if name and len(paper_base := published_f1(model, debiased=False)):
+            parts.append(
+                C.paper_debias_rows(
+                    by_nation(paper_base),
+                    by_nation(published_f1(model, debiased=True)),
+                    name=PAPER_LABELS.get(name, name),
+                )
+            )
+        ctx.page.table(
+            pd.concat(list(csvs.values()), ignore_index=True),
+            table_id=f"table3-{slug(model, keep='-_', limit=80)}",
+            caption=f"Table 3 analogue — {base.run_id} (base) vs each debiased run of {model}, same drafts",
+            shown=C.fit(pd.concat(parts)),
+            csvs=csvs,
+        )
+    ctx.page.note(
+        "(Δ) debiased − base, every question counted (invalid or errored = miss); under it the 95% interval"
+        " of Δ from a paired bootstrap over the drafts both runs share. The CSVs keep delta_valid_only,"
+        " which leaves failed answers out."
+    )
+    ctx.page.close("table3", "Table 3 — debiased vs base")

@@ -1,6 +1,6 @@
 """The vote tests' report sections (paper Tables 1–5 and the leak audit), shared by vote and debias.
 
-Tables 1–3 (compact, as the paper prints them) are in :mod:`nationbias.evals.bias_tests.vote.paper_tables`.
+Tables 1–3 (compact, as the paper prints them) are in :mod:`nationbias.evals.bias_tests.vote.paper`.
 """
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ import pandas as pd
 from nationbias.evals.bias_tests.vote.assembly import assembly_section
 from nationbias.evals.bias_tests.vote.groups import groups_section
 from nationbias.evals.bias_tests.vote.paper import (
-    learned_vs_paper,
+    VOTE_TESTS,
     normalise_baselines,
-    paired_debias,
     published_ablation_for,
-    published_f1,
-    published_votes,
+    table1,
+    table2,
+    table3,
 )
-from nationbias.evals.bias_tests.vote.paper_tables import VOTE_TESTS, table1, table2, table3
 from nationbias.evals.bias_tests.vote.precedents import precedents_section
 from nationbias.evals.bias_tests.vote.precedents_unga import assembly_precedents_section
 from nationbias.evals.report import figures as F
@@ -25,15 +24,6 @@ from nationbias.evals.report.context import Context
 from nationbias.evals.report.leak import leak_section
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.published import paper_model_name
-
-__all__ = [
-    "VOTE_SECTIONS",
-    "VOTE_TESTS",
-    "learned_vs_paper",
-    "paired_debias",
-    "published_f1",
-    "published_votes",
-]
 
 
 def _confusion(ctx: Context) -> None:

@@ -89,10 +89,10 @@ class DebiasTest(_VoteLike):
 
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
         from nationbias.graphs.debias import DebiasOptions
-        from nationbias.retrievers import get_retriever
+        from nationbias.retrievers import check_retriever
 
         options = DebiasOptions(**{**self.options, **request.options}).for_body(sample.body)
-        get_retriever(options.retriever)  # an unknown strategy fails before any work
+        check_retriever(options.retriever)  # an unknown strategy fails before any work
         return super().prepare(request, sample), options
 
     async def arun(self, ctx: RunContext) -> RunSummary:

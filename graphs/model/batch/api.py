@@ -3,41 +3,24 @@
 Only what batch mode needs: upload an input file, create a batch, read it, list batches (to find
 one whose id a kill kept from being recorded), download a file's content, and a probe that says
 whether a server offers batches at all. Errors are typed as the chat transport's (graphs/model/retry.py).
+Which server and which file purpose are the provider's (``Provider.batch_base``, ``batch_purpose``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 
-from nationbias.graphs.model.batch.calls import Endpoint
-from nationbias.graphs.model.http import OPENAI_BASE_URL, server_message
-from nationbias.graphs.model.providers import PROVIDERS
+from nationbias.graphs.model.batch.calls import ENDPOINT_PATH, Endpoint
+from nationbias.graphs.model.http import server_message
+from nationbias.graphs.model.providers import PROVIDERS, ModelSpec
 from nationbias.graphs.model.retry import ConnectionFailed, status_error
 from nationbias.stores.errors import InputError
-from nationbias.stores.settings import Settings, settings
+from nationbias.stores.settings import settings
 
-TOGETHER_BASE_URL = "https://api.together.xyz/v1"
 COMPLETION_WINDOW = "24h"
-ENDPOINT_PATH = "/v1/chat/completions"
-
-
-def _openai(endpoint: Endpoint, cfg: Settings) -> str:
-    return cfg.openai_base_url or OPENAI_BASE_URL
-
-
-# provider -> its Files + Batches base URL; a provider not here has no batch endpoint
-BATCH_BASES: dict[str, Callable[[Endpoint, Settings], str]] = {
-    "openai": _openai,
-    "together": lambda endpoint, cfg: TOGETHER_BASE_URL,
-    "openai-compatible": lambda endpoint, cfg: endpoint.base_url or "",
-}
-
-
-FILE_PURPOSE = {"together": "batch-api"}  # the files' purpose where it is not OpenAI's "batch"
 
 
 def _batch(data: dict[str, Any]) -> dict[str, Any]:
@@ -51,10 +34,15 @@ class BatchUnsupported(InputError):
     """``--batch`` with a provider or server that has no batch endpoint."""
 
 
+def batch_providers() -> list[str]:
+    """The registered providers that offer a batch endpoint."""
+    return [name for name, provider in PROVIDERS.items() if provider.batch_purpose is not None]
+
+
 def check_provider(provider: str) -> None:
     """Before anything is opened: a provider with no batch endpoint is bad input."""
-    if provider not in BATCH_BASES:
-        offered = ", ".join(f"{name}:" for name in BATCH_BASES)
+    if PROVIDERS[provider].batch_purpose is None:
+        offered = ", ".join(f"{name}:" for name in batch_providers())
         raise BatchUnsupported(
             f"--batch needs a provider with a batch endpoint ({offered}); {provider}: has none"
         )
@@ -67,10 +55,10 @@ class BatchClient:
         check_provider(endpoint.provider)
         cfg = settings()
         provider = PROVIDERS[endpoint.provider]
-        self.base = BATCH_BASES[endpoint.provider](endpoint, cfg).rstrip("/")
-        self.purpose = FILE_PURPOSE.get(endpoint.provider, "batch")
-        headers = {"Authorization": f"Bearer {provider.key(cfg)}"}
-        headers.update(getattr(provider, "headers", lambda _cfg: {})(cfg))
+        spec = ModelSpec(endpoint.provider, endpoint.model, endpoint.base_url)
+        self.base = provider.batch_base(spec, cfg).rstrip("/")
+        self.purpose = str(provider.batch_purpose)
+        headers = {"Authorization": f"Bearer {provider.key(cfg)}", **provider.headers(cfg)}
         self._session = aiohttp.ClientSession(headers=headers, timeout=aiohttp.ClientTimeout(total=timeout))
 
     async def __aenter__(self) -> BatchClient:

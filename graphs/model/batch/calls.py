@@ -2,7 +2,7 @@
 
 While a round runs (``--batch``), :data:`BATCH` holds a :class:`BatchRound`. ``ModelClient._call``
 hands it every call the response cache cannot answer: the call is recorded (custom id = the cache
-key, body = exactly what the direct transport would POST to ``/v1/chat/completions``) and
+key, body = :func:`~nationbias.graphs.model.request.request_body`, what the direct transport POSTs) and
 :class:`Deferred` ends that sample for this round, with no row written (graphs/study/runner.py). When
 the batch is done its answers enter the cache, and the next round replays the graphs from it.
 """
@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.call_result import CallResult
+from nationbias.graphs.model.request import call_options, request_body
 
 if TYPE_CHECKING:
     from nationbias.graphs.model.client_view import ClientView
 
+ENDPOINT_PATH = "/v1/chat/completions"  # what every batch line asks (the direct transport's POST)
 MAX_ATTEMPTS = 3  # a line that failed this often in batches becomes the sample's error
 
 
@@ -65,24 +67,14 @@ class BatchRound:
         if attempts >= self.limit:
             return CallResult(raw=None, error=f"batch: {reason} (failed in {attempts} batches)")
         endpoint = Endpoint(client.spec.provider, client.spec.model, client.spec.base_url)
-        self.pending[key] = (endpoint, request_body(client, messages, fmt, max_tokens))
+        self.pending[key] = (endpoint, request_body(client, messages, call_options(fmt, max_tokens)))
         self.deferred += 1
         raise Deferred(key)
 
 
-def request_body(
-    client: ClientView, messages: list[dict[str, str]], fmt: dict[str, Any] | None, max_tokens: int | None
-) -> dict[str, Any]:
-    """What ``ModelClient._ask_direct`` would POST for this call (its kwargs as ``_request`` builds them)."""
-    kwargs: dict[str, Any] = {"response_format": fmt} if fmt else {}
-    if max_tokens is not None:
-        kwargs["max_tokens"] = max_tokens
-    params = {k: v for k, v in client.params.as_dict().items() if k != "timeout"}
-    return {
-        "model": client.spec.model,
-        "messages": messages,
-        **client.provider.request_params(client.spec, {**params, **kwargs}, reasoning=client.reasons),
-    }
+def batch_line(custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One line of OpenAI's batch input format: the call's custom id and its request body."""
+    return {"custom_id": custom_id, "method": "POST", "url": ENDPOINT_PATH, "body": body}
 
 
 BATCH: ContextVar[BatchRound | None] = ContextVar("nationbias_batch_round", default=None)

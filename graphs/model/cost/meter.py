@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nationbias.graphs.model.call_result import Answer
-from nationbias.graphs.model.cost.tokens import TokenCounter, counter_for
+from nationbias.graphs.model.cost.tokens import TokenCounter
+from nationbias.graphs.model.providers.base import counter_for
 from nationbias.stores.faults import RunFault
 from nationbias.stores.prices import Price, PriceBook
 

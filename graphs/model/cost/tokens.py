@@ -7,18 +7,18 @@
 - The embedded model: its GGUF's own vocabulary (llama.cpp, ``vocab_only``) on the prompt as its
   chat template renders it.
 - Any other model: an estimate (4 characters a token), labelled as one.
+
+Which counter a model gets is its provider's choice (``Provider.token_counter``, graphs/model/providers/);
+``counter_for`` there keeps each one for the process.
 """
 
 from __future__ import annotations
 
 import atexit
-import functools
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-from nationbias.graphs.model.providers import ModelSpec
 
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text
 
@@ -82,7 +82,7 @@ class Gguf:
         return self.count_text(self.render(messages))
 
 
-def openai_counter(spec: ModelSpec) -> TokenCounter:
+def openai_counter(model: str) -> TokenCounter:
     with warnings.catch_warnings():  # its loader uses importlib.resources.open_binary (deprecated)
         warnings.simplefilter("ignore", DeprecationWarning)
         try:
@@ -90,7 +90,7 @@ def openai_counter(spec: ModelSpec) -> TokenCounter:
         except ImportError:  # not installed: say so in the table rather than fail
             return Estimate()
         try:  # tiktoken's model -> encoding table
-            name = bpe_openai.encoding_name_for_model(spec.model)
+            name = bpe_openai.encoding_name_for_model(model)
         except (KeyError, ValueError):  # a newer model than the table knows: OpenAI's current encoding
             name = "o200k_base"
         return Tiktoken(bpe_openai.get_encoding(name))
@@ -101,7 +101,7 @@ def chatml(messages: list[dict[str, str]]) -> str:
     return turns + "<|im_start|>assistant\n"
 
 
-def gguf_counter(spec: ModelSpec) -> TokenCounter:
+def gguf_counter() -> TokenCounter:
     try:
         from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -110,8 +110,8 @@ def gguf_counter(spec: ModelSpec) -> TokenCounter:
     except ImportError:
         return Estimate()
     vocab = Llama(model_path=str(smollm2_path()), vocab_only=True, verbose=False)
-    # counter_for keeps it for the process: free it before the interpreter tears llama_cpp down, or
-    # Llama.__del__ runs too late and prints "Exception ignored" at exit
+    # counter_for (graphs/model/providers/base.py) keeps it for the process: free it before the
+    # interpreter tears llama_cpp down, or Llama.__del__ runs too late and prints "Exception ignored"
     atexit.register(vocab.close)
     template = vocab.metadata.get("tokenizer.chat_template")
     render = chatml
@@ -122,13 +122,3 @@ def gguf_counter(spec: ModelSpec) -> TokenCounter:
             return formatter(messages=messages).prompt  # type: ignore[arg-type]
 
     return Gguf(vocab, render, name=f"GGUF vocabulary ({smollm2_path().name})")
-
-
-COUNTERS: dict[str, Callable[[ModelSpec], TokenCounter]] = {"openai": openai_counter, "local": gguf_counter}
-
-
-@functools.cache
-def counter_for(spec: ModelSpec) -> TokenCounter:
-    """The model's tokenizer if the registry has one for its provider, else the estimate."""
-    make = COUNTERS.get(spec.provider)
-    return make(spec) if make is not None else Estimate()

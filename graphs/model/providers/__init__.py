@@ -1,7 +1,9 @@
 """The model providers, one module each; this registry is the one list of them.
 
-A new provider: a module with a :class:`~nationbias.graphs.model.providers.base.Provider` subclass, plus one
-``register`` line below.
+A new provider is a module with a :class:`~nationbias.graphs.model.providers.base.Provider` subclass
+(its settings, key, server, output format, batch endpoint, token counter and prices) plus one
+``register`` line below; a package outside nationbias calls ``register`` itself. The worked example:
+tests/support/plugins/toy_provider.py, shown end to end by tests/graphs/test_plugin_provider.py.
 """
 
 from nationbias.graphs.model.providers.base import (

@@ -1,21 +1,26 @@
-"""A model provider is one object: its key, transport, output format, model rules, status and close.
+"""A model provider is one object: its settings and key, transport, output format, model rules, batch
+endpoint, token counter, prices, status and close.
 
 The registry (:data:`PROVIDERS`) is the only place that knows which providers exist: the spec
-parser, ``nationbias models``, the redaction of keys and the model client all read it, so a new
-provider is one module plus one :func:`register` line (graphs/model/providers/__init__.py).
+parser, ``nationbias models``, the redaction of keys, the model client, batch mode
+(graphs/model/batch/api.py), the cost meter and the price table all read it, so a new provider (with
+batch and cost) is one module plus one :func:`register` line (graphs/model/providers/__init__.py).
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import SecretStr
 
 from nationbias.graphs.model.budget import is_reasoning_name
+from nationbias.graphs.model.cost.tokens import Estimate, TokenCounter
 from nationbias.stores.errors import InputError
+from nationbias.stores.prices import Price, provide_prices
 from nationbias.stores.settings import Settings
 from nationbias.stores.sqlite import running_loop
 
@@ -91,6 +96,12 @@ class Provider:
     listed: ClassVar[bool] = True  # False: a test double, never offered to users
     embedded: ClassVar[bool] = False  # runs in this machine's process tree (no server, no key)
     direct: ClassVar[bool] = False
+    # the purpose its Files API wants for a batch input file; None: it offers no batch endpoint
+    batch_purpose: ClassVar[str | None] = None
+    batch_probe: ClassVar[bool] = False  # a server of one's own: ask it for /batches before a batch run
+    # its own list prices, USD per 1M (prompt, completion) tokens by model name ("*": every model);
+    # the packaged price table and the user's file win over them (stores/prices.py)
+    prices: ClassVar[Mapping[str, tuple[float, float]]] = {}
 
     def base_url(self, given: str | None, cfg: Settings) -> str | None:
         """The server a spec names, kept in the spec (and the cache key); None: the provider's own."""
@@ -107,6 +118,22 @@ class Provider:
 
     def key(self, cfg: Settings) -> str:
         return "not-needed"
+
+    def headers(self, cfg: Settings) -> dict[str, str]:
+        """Headers every request carries besides the key (an organisation, a project)."""
+        return {}
+
+    def batch_base(self, spec: ModelSpec, cfg: Settings) -> str:
+        """The base URL of its Files + Batches API (asked only when :attr:`batch_purpose` is set)."""
+        raise NotImplementedError(f"{self.name} has no batch endpoint")
+
+    def token_counter(self, spec: ModelSpec) -> TokenCounter:
+        """How a prompt's tokens are counted before it is sent (graphs/model/cost/tokens.py)."""
+        return Estimate()
+
+    def price_key(self, model: str) -> str:
+        """The key a model of this provider has in the price table (``*``: all of its models)."""
+        return f"{self.name}:{model}"
 
     @staticmethod
     def secret(env: str) -> SecretStr | None:
@@ -171,9 +198,19 @@ PROVIDERS: dict[str, Provider] = {}
 
 
 def register(provider: Provider) -> Provider:
-    """Add a provider to the registry (the one line a new provider needs)."""
+    """Add a provider to the registry (the one line a new provider needs), its prices under the table."""
     PROVIDERS[provider.name] = provider
+    source = f"the {provider.name} provider (graphs/model/providers/)"
+    provide_prices(
+        {provider.price_key(model): Price(i, o, source) for model, (i, o) in provider.prices.items()}
+    )
     return provider
+
+
+@functools.cache
+def counter_for(spec: ModelSpec) -> TokenCounter:
+    """The token counter of the spec's provider, kept for the process (a tokenizer loads once)."""
+    return PROVIDERS[spec.provider].token_counter(spec)
 
 
 def listed() -> list[Provider]:

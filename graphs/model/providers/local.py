@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from nationbias.graphs.model.cost.tokens import TokenCounter, gguf_counter
 from nationbias.graphs.model.providers.base import ModelSpec, ModelSpecError, Provider
 from nationbias.stores.settings import Settings
 
@@ -51,6 +52,9 @@ class Local(Provider):
         vocabulary at every token, so a 135M model's 500-character rationale costs seconds a call;
         the demo proves the plumbing, and a rationale's first sentence is all it needs."""
         return {"type": "json_object", "schema": capped(schema, EMBEDDED_TEXT_CHARS)}
+
+    def token_counter(self, spec: ModelSpec) -> TokenCounter:
+        return gguf_counter()  # the GGUF's own vocabulary
 
     def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
         from nationbias.graphs.model.embedded.probe import ensure_embedded_works

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import AliasChoices, Field, SecretStr
+
+from nationbias.graphs.model.cost.tokens import TokenCounter, openai_counter
 from nationbias.graphs.model.providers.base import ModelSpec, require
 from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.settings import Settings
+from nationbias.stores.settings import EnvSettings, Settings, read_settings
 
 _UNSUPPORTED_IN_STRICT = {"maxLength", "minLength", "minItems", "maxItems", "uniqueItems"}
 
@@ -20,21 +23,36 @@ def strict_schema(schema: Any) -> Any:
     return schema
 
 
+class OpenAISettings(EnvSettings):
+    """The variables the openai SDK reads."""
+
+    api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    org_id: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_ORG_ID", "OPENAI_ORGANIZATION")
+    )
+    project_id: str | None = Field(default=None, validation_alias="OPENAI_PROJECT_ID")
+
+
 class OpenAI(OpenAIWire):
     name = "openai"
     describe = "OpenAI API"
     key_envs = ("OPENAI_API_KEY",)
 
     def endpoint(self, spec: ModelSpec, cfg: Settings) -> str | None:
-        return cfg.openai_base_url  # as the SDK reads it; None: api.openai.com
+        return read_settings(OpenAISettings).base_url  # as the SDK reads it; None: api.openai.com
 
     def key(self, cfg: Settings) -> str:
-        return require(cfg.openai_api_key, "OPENAI_API_KEY")
+        return require(read_settings(OpenAISettings).api_key, "OPENAI_API_KEY")
 
     def headers(self, cfg: Settings) -> dict[str, str]:
         """The organisation and project headers, from the variables the SDK reads."""
-        pairs = (("OpenAI-Organization", cfg.openai_org_id), ("OpenAI-Project", cfg.openai_project_id))
+        own = read_settings(OpenAISettings)
+        pairs = (("OpenAI-Organization", own.org_id), ("OpenAI-Project", own.project_id))
         return {header: value for header, value in pairs if value}
+
+    def token_counter(self, spec: ModelSpec) -> TokenCounter:
+        return openai_counter(spec.model)
 
     def request_params(self, spec: ModelSpec, params: dict[str, Any], *, reasoning: bool) -> dict[str, Any]:
         """Reasoning models (o-series) reject temperature and take max_completion_tokens."""

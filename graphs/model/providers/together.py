@@ -4,22 +4,35 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field, SecretStr
+
 from nationbias.graphs.model.providers.base import ModelSpec, Provider, require
 from nationbias.graphs.model.providers.wire import langchain_http
 from nationbias.graphs.model.retry import RetryPolicy
-from nationbias.stores.settings import Settings
+from nationbias.stores.settings import EnvSettings, Settings, read_settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
+
+
+TOGETHER_BASE_URL = "https://api.together.xyz/v1"
+
+
+class TogetherSettings(EnvSettings):
+    api_key: SecretStr | None = Field(default=None, validation_alias="TOGETHER_API_KEY")
 
 
 class Together(Provider):
     name = "together"
     describe = "Together AI (ChatTogether)"
     key_envs = ("TOGETHER_API_KEY",)
+    batch_purpose = "batch-api"  # OpenAI's Files + Batches API, with its own file purpose
 
     def key(self, cfg: Settings) -> str:
-        return require(cfg.together_api_key, "TOGETHER_API_KEY")
+        return require(read_settings(TogetherSettings).api_key, "TOGETHER_API_KEY")
+
+    def batch_base(self, spec: ModelSpec, cfg: Settings) -> str:
+        return TOGETHER_BASE_URL
 
     def chat_model(
         self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None

@@ -27,9 +27,12 @@ class OpenAIWire(Provider):
     """Speaks the OpenAI chat-completions protocol: asked through a wire client, not LangChain."""
 
     direct = True
+    batch_purpose = "batch"  # OpenAI's Files + Batches API; a server of one's own may lack it
 
-    def headers(self, cfg: Settings) -> dict[str, str]:
-        return {}
+    def batch_base(self, spec: ModelSpec, cfg: Settings) -> str:
+        from nationbias.graphs.model.http import OPENAI_BASE_URL  # aiohttp: loaded when used
+
+        return self.endpoint(spec, cfg) or OPENAI_BASE_URL
 
     def transport(self, spec: ModelSpec, *, timeout: float, cfg: Settings, wire: str) -> ChatTransport:
         """The wire client; for a spec with replicas, a pool of one per server (graphs/model/endpoints.py)."""

@@ -1,0 +1,134 @@
+"""A provider from outside the package is one module plus one registry line (tests/support/plugins/
+toy_provider.py, ``register(ToyAI())``), and gets what a built-in one gets: online calls, batch mode and
+``batch export``, token counting with its own counter, its own prices, ``--dry-run`` and ``--max-cost``.
+
+Against the real local servers of tests/support (no real key, nothing leaves the machine).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import nationbias
+from nationbias.evals.cli.main import app
+from nationbias.graphs.model.batch.api import BatchClient, BatchUnsupported, check_provider
+from nationbias.graphs.model.batch.calls import ENDPOINT_PATH, Endpoint
+from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError, register
+from nationbias.graphs.model.providers.base import counter_for, key_values
+from nationbias.graphs.model.registry import parse_spec, provider_status
+from nationbias.stores.batches import BatchStore
+from nationbias.stores.prices import PROVIDED, Price, price_book
+from nationbias.stores.runstore import RunStore
+from tests.support.fixtures import FaultServerFactory
+
+PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"
+MODEL = "toyai:toy-large"
+KEY = "toy-secret-key-123"
+VOTE = ["run", "vote", "-m", MODEL, "--limit", "1", "--repeats", "1"]
+
+
+@pytest.fixture
+def toyai(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    monkeypatch.setenv("TOYAI_API_KEY", KEY)
+    monkeypatch.setenv("NATIONBIAS_BATCH_POLL_S", "0.05")
+    register(importlib.import_module("toy_provider").ToyAI())  # the one registry line
+    yield
+    PROVIDERS.pop("toyai")
+    for key in [k for k in PROVIDED if k.startswith("toyai:")]:
+        PROVIDED.pop(key)
+    counter_for.cache_clear()
+
+
+def invoke(*args: str) -> str:
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_unregistered_the_spec_is_unknown() -> None:
+    with pytest.raises(ModelSpecError, match="unknown provider 'toyai'"):
+        parse_spec(MODEL)
+
+
+def test_it_is_listed_checked_and_its_key_redacted(toyai: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    status = {row["provider"]: row for row in provider_status()}
+    assert status["toyai"]["usable"] == "yes" and status["toyai"]["about"] == "Toy AI (a test plugin)"
+    assert KEY in key_values()
+    monkeypatch.delenv("TOYAI_API_KEY")
+    with pytest.raises(ModelSpecError, match="TOYAI_API_KEY is not set"):
+        nationbias.run("vote", model=MODEL, limit=1, repeats=1, show_progress=False)
+
+
+def test_online_calls_carry_its_key_to_its_server(
+    toyai: None, fault_server: FaultServerFactory, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = fault_server()
+    monkeypatch.setenv("TOYAI_BASE_URL", server.base_url)
+    summary = nationbias.run("vote", model=MODEL, limit=1, repeats=1, show_progress=False, run_id="toy")
+    assert summary.total == 5 and summary.error == 0
+    assert server.count() == 5 and server.saw_auth == 5
+
+
+def test_its_tokens_are_counted_and_priced_in_a_dry_run_and_under_a_cap(
+    toyai: None, fault_server: FaultServerFactory, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = fault_server()
+    monkeypatch.setenv("TOYAI_BASE_URL", server.base_url)
+    spec = parse_spec(MODEL)
+    assert counter_for(spec).name == "toy words"
+    assert counter_for(spec).count([{"role": "user", "content": "a b c"}]) == 5
+    book = price_book()
+    assert book.price(MODEL) == Price(3.0, 6.0, "the toyai provider (graphs/model/providers/)")
+    assert book.price("toyai:toy-small") is not None and book.price("toyai:toy-small").input == 0.5  # type: ignore[union-attr]
+
+    dry = invoke(*VOTE, "--run-id", "dry", "--dry-run")
+    assert f"{MODEL}: $3 in / $6 out per 1M tokens; prompt tokens counted with toy words" in dry
+    assert "price unknown" not in dry and server.count() == 0
+
+    invoke(*VOTE, "--run-id", "capped", "--max-cost", "1")
+    samples = RunStore(isolated_home / "runs.sqlite").samples_frame("capped")
+    prompt, completion = int(samples["prompt_tokens"].sum()), int(samples["completion_tokens"].sum())
+    cost = RunStore(isolated_home / "runs.sqlite").get_run("capped")["cost"]
+    assert cost["calls"] == server.count() == 5 and prompt > 0
+    assert cost["usd"] == pytest.approx((prompt * 3.0 + completion * 6.0) / 1e6)
+
+    user = isolated_home.parent / "prices.toml"
+    user.write_text('[models."toyai:toy-large"]\ninput = 1.0\noutput = 1.0\n')
+    assert price_book(user).price(MODEL).input == 1.0  # type: ignore[union-attr]  # the user's file wins
+
+
+def test_batch_mode_and_batch_export_use_its_batch_endpoint(
+    toyai: None, batch_server, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check_provider("toyai")
+    with pytest.raises(BatchUnsupported, match=r"\(openai:, together:, openai-compatible:, toyai:\); fake:"):
+        check_provider("fake")
+    server = batch_server()
+    monkeypatch.setenv("TOYAI_BASE_URL", server.base_url)
+
+    async def where() -> tuple[str, str]:
+        async with BatchClient(Endpoint("toyai", "toy-large")) as client:
+            return client.base, client.purpose
+
+    assert asyncio.run(where()) == (server.base_url, "batch")
+
+    invoke(*VOTE, "--run-id", "offline", "--batch-offline")  # first: a cached answer joins no batch
+    lines = [json.loads(line) for line in invoke("batch", "export", "offline", "--round", "1").splitlines()]
+    assert len(lines) == 5 and {line["url"] for line in lines} == {ENDPOINT_PATH}
+    assert {line["body"]["model"] for line in lines} == {"toy-large"}
+    assert [line["custom_id"] for line in lines] == [r["custom_id"] for r in BatchStore().requests("offline")]
+
+    summary = nationbias.run(
+        "vote", model=MODEL, limit=1, repeats=1, show_progress=False, run_id="batched", batch=True
+    )
+    assert summary.total == 5 and summary.error == 0
+    assert server.app.state.chat_calls == 0 and len(server.submitted) == 5  # all went through /batches
+    assert all(r["status"] == "done" for r in BatchStore().requests("batched"))

@@ -1,0 +1,88 @@
+"""A retriever from outside the package is one module plus one registry line, and gets what a built-in
+one gets: the name check, the study grid's validation, and a debiased vote run end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import nationbias
+from nationbias.evals.cli.study import grid_cells
+from nationbias.evals.errors import UsageError
+from nationbias.graphs.study.simulate import precedent_pool
+from nationbias.retrievers import RETRIEVERS, Retriever, check_retriever, get_retriever, register_retriever
+from nationbias.stores.corpus import load_corpus
+from nationbias.stores.errors import InputError
+from nationbias.stores.runstore import RunStore
+
+PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"
+
+
+@pytest.fixture
+def newest(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    register_retriever("newest", "toy_retriever:NewestFirst")  # the one registry line
+    yield "newest"
+    RETRIEVERS.pop("newest")
+
+
+def test_a_registered_retriever_is_known_everywhere_the_built_ins_are(newest: str) -> None:
+    assert check_retriever(" Newest ") == newest
+    assert isinstance(get_retriever(newest), Retriever)
+    assert get_retriever(newest, reason="mine").reason == "mine"  # type: ignore[attr-defined]
+    assert [c.retriever for c in grid_cells({"retriever": ["keyword", newest]})] == ["keyword", newest]
+    with pytest.raises(InputError, match=r"unknown retriever 'newst'; valid names: .*hybrid, newest"):
+        get_retriever("newst")
+    with pytest.raises(InputError, match="bad options for retriever 'newest'"):
+        get_retriever(newest, threshold=2)
+
+
+def test_without_its_line_the_name_is_unknown() -> None:
+    assert "newest" not in RETRIEVERS
+    with pytest.raises(UsageError, match="unknown retriever"):
+        grid_cells({"retriever": ["newest"]})
+
+
+def test_bad_registrations_are_refused() -> None:
+    with pytest.raises(InputError, match="lower case"):
+        register_retriever("New Est", "toy_retriever:NewestFirst")
+    with pytest.raises(InputError, match="not 'module:attribute'"):
+        register_retriever("newest", "toy_retriever.NewestFirst")
+    assert "newest" not in RETRIEVERS and "new est" not in RETRIEVERS
+
+
+def test_a_debiased_vote_runs_with_the_plugin_retriever(newest: str, isolated_home: Path) -> None:
+    options = {"k": 1, "limit": 2, "repeats": 1, "show_progress": False}
+    summary = nationbias.run("debias", model="fake:hash", retriever=newest, run_id="toy", **options)
+    assert summary.total == summary.ok + summary.invalid > 0 and summary.error == 0
+    store = RunStore(isolated_home / "runs.sqlite")
+    assert store.get_run("toy")["options"]["retriever"] == newest
+    corpus = load_corpus()
+    pool = precedent_pool(corpus)
+    records = {r.id: r for r in pool}
+    retriever = get_retriever(newest)
+    samples = store.samples_frame("toy")
+    for item, extra in zip(samples["item"], samples["extra"], strict=True):
+        found = extra["precedents"]
+        assert found and {p["reason"] for p in found} == {"toy: the newest earlier item"}
+        expected = retriever.retrieve(corpus.get(item), pool, 1)
+        assert [p["id"] for p in found] == [p.record.id for p in expected]
+        assert all(records[p["id"]].date < corpus.get(item).date for p in found)
+
+
+def test_the_registry_imports_no_strategy_until_asked() -> None:
+    """chromadb and onnxruntime load only for a dense strategy."""
+    code = (
+        "import sys\n"
+        "from nationbias.retrievers import get_retriever\n"
+        "get_retriever('bm25')\n"
+        "heavy = {'chromadb', 'onnxruntime', 'nationbias.retrievers.dense'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+        "assert 'nationbias.retrievers.keyword' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
