@@ -34,6 +34,7 @@ from nationbias.graphs.directqa import (
 )
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.progress import DEFAULT_EVERY_S
+from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.run_config import judge_options, run_config
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.graphs.study.sampling import SampleOptions
@@ -105,7 +106,7 @@ async def run_directqa_study(
     run_id: str,
     sample: SampleOptions,
     judge: ModelClient | None = None,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,
@@ -157,7 +158,7 @@ async def run_association_study(
     sample: SampleOptions,
     judge: ModelClient | None = None,
     pool_path: str | None = None,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,

@@ -12,6 +12,7 @@ from nationbias.graphs.labels.vote import vote_rules
 from nationbias.graphs.model.client import CallResult, ModelClient
 from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.graphs.study.audit import leak_audit, precedent_coverage
+from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.run_config import judge_options, run_config
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.graphs.study.sampling import (
@@ -77,7 +78,7 @@ async def run_vote_study(
     store: RunStore,
     run_id: str,
     sample: SampleOptions,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,
@@ -130,7 +131,7 @@ async def run_debias_study(
     run_id: str,
     sample: SampleOptions,
     options: DebiasOptions,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,
