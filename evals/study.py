@@ -40,9 +40,11 @@ def paper_cells() -> list[Cell]:
 
 
 def study_limits(*, demo: bool = False) -> dict[str, int | None]:
-    """Each test the registry places in a study, in its order, with its limit (``demo``: its demo's)."""
-    parts = {name: study_part(test) for name, test in bias_tests().items()}
-    return {name: (part.demo if demo else part.limit) for name, part in parts.items() if part is not None}
+    """Each test the registry places in a study, in the study's order, with its limit (``demo``: its
+    demo's)."""
+    parts = [(name, part) for name, test in bias_tests().items() if (part := study_part(test)) is not None]
+    parts.sort(key=lambda named: named[1].order)  # stable: ties keep the registry's order
+    return {name: (part.demo if demo else part.limit) for name, part in parts}
 
 
 @dataclass(frozen=True, kw_only=True)

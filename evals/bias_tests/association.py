@@ -69,7 +69,7 @@ class AssociationTest:
     agreement_table: str | None = "friedman"
     invalid_table: str | None = "invalid"
     sections = (_association,)
-    study = StudyPart(demo=3)  # every keyword in a study, three in the demo (`demo --keywords`)
+    study = StudyPart(demo=3, order=0)  # every keyword in a study, three in the demo (`demo --keywords`)
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return association_headline(ctx, run)

@@ -49,10 +49,13 @@ class RunRequest(RunOptions):
 @dataclass(frozen=True, kw_only=True)
 class StudyPart:
     """A test's place in ``study`` and ``demo`` (evals/study.py): ``limit`` items in a study (None:
-    every item, as the paper) and ``demo`` items in the demo's small slice."""
+    every item, as the paper), ``demo`` items in the demo's small slice, and ``order``: a study runs
+    its tests by it, lower first, ties in the registry's order (the paper's explicit tests, 0, before
+    its vote, 1; a test that sets none, after them)."""
 
     limit: int | None = None
     demo: int = 1
+    order: int = 2
 
 
 @dataclass(kw_only=True)

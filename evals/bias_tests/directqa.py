@@ -67,7 +67,7 @@ class DirectQATest:
     agreement_table: str | None = "agreement"
     invalid_table: str | None = "invalid_by_nation"
     sections = (_directqa,)
-    study = StudyPart(demo=1)  # every family in a study; the general family alone in the demo
+    study = StudyPart(demo=1, order=0)  # every family in a study; the general family alone in the demo
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return directqa_headline(ctx, run)

@@ -48,7 +48,7 @@ class _VoteLike:
     agreement_table: str | None = "agreement"
     invalid_table: str | None = "invalid"
     sections = VOTE_SECTIONS
-    study: StudyPart | None = StudyPart(demo=3)  # every draft in a study, three in the demo (`--drafts`)
+    study: StudyPart | None = StudyPart(demo=3, order=1)  # every draft in a study, three in the demo (`--drafts`)
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return vote_headline(ctx, run)
