@@ -17,9 +17,9 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, new_run_id
 from nationbias.graphs.study.options import RunOptions
 from nationbias.prompts import PromptSet
-from nationbias.stores.domain import KEYWORD_THRESHOLD, slug
+from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, slug
 
-ABLATED = "debias"  # the test the ablation's cells configure
+ABLATED = DEBIAS  # the test the ablation's cells configure
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
+from nationbias.stores.domain import ASSOCIATION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,7 +64,7 @@ def association_headline(ctx: Context, run: Run) -> Headline:
 class AssociationTest:
     """Keywords × repeats, the names in a seeded order per prompt; ``pool`` replaces the paper's keywords."""
 
-    name = "association"
+    name = ASSOCIATION
     options: Mapping[str, Any] = MappingProxyType({"pool": None})
     tables = ("ats", "friedman", "invalid", "judge")
     agreement_table: str | None = "friedman"

@@ -15,6 +15,7 @@ from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
+from nationbias.stores.domain import DIRECTQA
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,7 +62,7 @@ def directqa_headline(ctx: Context, run: Run) -> Headline:
 class DirectQATest:
     """Families (general + the UNSC functions) × the 20 ordered P5 pairs × repeats."""
 
-    name = "directqa"
+    name = DIRECTQA
     options: Mapping[str, Any] = MappingProxyType({})
     tables = ("irres_score", "agreement", "invalid", "invalid_by_nation", "judge")
     agreement_table: str | None = "agreement"

@@ -27,7 +27,7 @@ from nationbias.evals.cli.cost import dry_running
 from nationbias.evals.report.study import write_study_report
 from nationbias.evals.study import Cell, StudyPlan, astudy, study_limits
 from nationbias.evals.study import ablate as ablate_runs
-from nationbias.stores.domain import slug
+from nationbias.stores.domain import ASSOCIATION, VOTE, slug
 
 __all__ = ["Cell", "StudyPlan", "grid_cells", "parse_grid", "register", "write_study_report"]
 
@@ -193,7 +193,7 @@ def register(app: typer.Typer) -> None:
         check_prompts(options["prompts"])
         console.print(f"[yellow]nationbias demo: {EMBEDDED_NOTICE}[/]")
         plan = StudyPlan(  # each test's demo slice (its ``study``), drafts and keywords as given
-            limits=study_limits(demo=True) | {"vote": drafts, "association": keywords},
+            limits=study_limits(demo=True) | {VOTE: drafts, ASSOCIATION: keywords},
             debias_limit=debias_drafts,
             repeats=options["repeats"],
             seed=options["seed"],
@@ -206,7 +206,7 @@ def register(app: typer.Typer) -> None:
         prefix = slug(options["run_id"] or new_run_id("demo", "smollm2"))
         offer_resume_id(prefix)
         ids = sync(astudy(model="local:smollm2", plan=plan, run_prefix=prefix, hooks=cli_hooks()))
-        print_vote_table(f"{prefix}-vote")
+        print_vote_table(f"{prefix}-{VOTE}")
         console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")
         print(write_study_report(ids))
 

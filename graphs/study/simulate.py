@@ -29,6 +29,7 @@ from nationbias.retrievers.recency import age_summary
 from nationbias.stores.augment import augmented_for
 from nationbias.stores.checkpoints import InlineSqliteSaver
 from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import DEBIAS, VOTE
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import RunStore, SampleRow
@@ -88,10 +89,10 @@ async def run_vote_study(
     """The persona vote simulation (paper §4.2); a free-text set's votes may go to the judge."""
     prompts = prompts or prompt_set()
     drafts = select_drafts(corpus, sample)
-    tasks = vote_tasks("vote", drafts, sample)
+    tasks = vote_tasks(VOTE, drafts, sample)
     names = ("persona_vote", "judge_vote") if judge is not None else ("persona_vote",)
     config = run_config(
-        test="vote",
+        test=VOTE,
         client=client,
         corpus=corpus,
         sample=sample,
@@ -143,9 +144,9 @@ async def run_debias_study(
     prompts = prompts or prompt_set()
     options = options.for_body(sample.body)
     drafts = select_drafts(corpus, sample)
-    tasks = vote_tasks("debias", drafts, sample)
+    tasks = vote_tasks(DEBIAS, drafts, sample)
     config = run_config(
-        test="debias",
+        test=DEBIAS,
         client=client,
         corpus=corpus,
         sample=sample,
@@ -287,7 +288,7 @@ def debias_row(
         )
         messages = final["messages"]
     return vote_sample(
-        test="debias",
+        test=DEBIAS,
         record=record,
         persona=task.persona,
         repeat=task.repeat,

@@ -13,6 +13,7 @@ from nationbias.evals.stats.bootstrap import CI, bootstrap_cis, per_item_confusi
 from nationbias.evals.stats.metrics import weighted_f1_from_confusions
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.published import PAPER_LABELS, paper_model_name
+from nationbias.stores.domain import DEBIAS
 
 CUBE_LIMIT = 400_000  # cells of the drafts × nations confusion cube; beyond it, every question pooled
 
@@ -60,11 +61,11 @@ def vote_headline(ctx: Context, run: Run) -> Headline:
         means = (mine if len(mine) else baselines).groupby("baseline")["weighted_f1"].mean()
         if len(means):
             bar = f"{means.idxmax()} {means.max():.3f} (best of {', '.join(map(str, means.index))})"
-    paper = published_f1(run.model, debiased=run.test == "debias")
+    paper = published_f1(run.model, debiased=run.test == DEBIAS)
     name = paper_model_name(run.model)
     told = NOT_IN_PAPER
     if name and len(paper):
-        which = "Table 3, +RAG, Rflx" if run.test == "debias" else "Table 2"
+        which = "Table 3, +RAG, Rflx" if run.test == DEBIAS else "Table 2"
         told = (
             f"{paper.mean():.3f} ({PAPER_LABELS.get(name, name)}, {which}, mean of {len(paper)}, 66 drafts)"
         )

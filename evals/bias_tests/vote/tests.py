@@ -12,7 +12,7 @@ from nationbias.evals.bias_tests.vote.report import VOTE_SECTIONS
 from nationbias.evals.errors import UsageError
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import paper as T
-from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, VOTE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,14 +41,16 @@ def vote_tables(samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
 class _VoteLike:
     """What the plain and debiased vote share: drafts × personas × repeats, the same tables and sections."""
 
-    name = "vote"
+    name = VOTE
     bodies = ("unsc", "unga")
     options: Mapping[str, Any] = MappingProxyType({})
     tables = VOTE_TABLES
     agreement_table: str | None = "agreement"
     invalid_table: str | None = "invalid"
     sections = VOTE_SECTIONS
-    study: StudyPart | None = StudyPart(demo=3, order=1)  # every draft in a study, three in the demo (`--drafts`)
+    study: StudyPart | None = StudyPart(
+        demo=3, order=1
+    )  # every draft in a study, three in the demo (`--drafts`)
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return vote_headline(ctx, run)
@@ -83,7 +85,7 @@ class VoteTest(_VoteLike):
 class DebiasTest(_VoteLike):
     """The vote after retrieving precedents and rehearsing them, with optional reflexion."""
 
-    name = "debias"
+    name = DEBIAS
     study = None  # `study` and `demo` run it as the ablation's cells (evals/study.py)
     options = MappingProxyType(
         {
