@@ -144,6 +144,6 @@ def study_part(test: BiasTest) -> StudyPart | None:
     return part
 
 
-def test_headline(test: BiasTest) -> Callable[[Context, Run], Headline] | None:
+def headline_of(test: BiasTest) -> Callable[[Context, Run], Headline] | None:
     """A test's headline on the report's first screen (its optional ``headline``), or None."""
     return getattr(test, "headline", None)

@@ -115,7 +115,7 @@ def shared_options(*layout: str, **defaults: Any) -> Callable[[F], F]:
 
     ``layout`` names the command's own parameters too, where they stand among the shared ones; a
     name the command declares itself stays its own (a ``--limit`` with its own help). ``defaults``
-    are this command's defaults for shared options (``prompts="structured"``).
+    are this command's defaults for shared options (``repeats=2``).
     """
 
     def attach(command: F) -> F:

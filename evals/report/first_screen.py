@@ -17,11 +17,11 @@ from nationbias.evals.report.html_table import Cell, model_name
 
 def headline_frame(ctx: Context) -> pd.DataFrame:
     from nationbias.evals.bias_tests import bias_tests
-    from nationbias.evals.bias_tests.base import test_headline
+    from nationbias.evals.bias_tests.base import headline_of
 
     tests, rows = bias_tests(), []
     for run in ctx.runs:
-        make = test_headline(tests[run.test]) if run.test in tests else None
+        make = headline_of(tests[run.test]) if run.test in tests else None
         found = (
             make(ctx, run) if make else Headline("see the test's own section", Cell("—"), "—", NOT_IN_PAPER)
         )
