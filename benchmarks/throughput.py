@@ -33,6 +33,7 @@ from nationbias.graphs.study.sampling import SampleOptions, select_drafts, vote_
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
 from nationbias.graphs.vote import VOTE_MAX_TOKENS, vote_messages
 from nationbias.stores.corpus import Corpus, load_corpus
+from nationbias.stores.domain import VOTE_TESTS
 from nationbias.stores.runstore import RunStore
 
 LATENCY_S = 0.2
@@ -227,7 +228,7 @@ def run(quick: bool = False) -> Section:
     results: list[Measured] = []
     with fault_server_process(LATENCY_S) as base_url:
         run_async(_run("vote", base_url, corpus, slice_c1, 2))  # warm-up: imports, prompt registry
-        for test in ("vote", "debias"):
+        for test in VOTE_TESTS:
             for level in levels:
                 if test == "vote":
                     sample = slice_c1 if level == 1 else full_vote

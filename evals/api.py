@@ -21,21 +21,13 @@ from nationbias.evals.batch_mode import check_batch, run_test
 from nationbias.evals.bias_tests import RunContext, RunRequest, get_test
 from nationbias.evals.bias_tests.base import test_bodies
 from nationbias.evals.errors import UsageError
-from nationbias.evals.inputs import (
-    REASONING_MAX_TOKENS,
-    TIMEOUT_S,
-    check_model,
-    check_prompts,
-    make_client,
-    new_run_id,
-)
-from nationbias.prompts.registry import DEFAULT_SET
+from nationbias.evals.inputs import check_model, check_prompts, make_client, new_run_id
+from nationbias.graphs.study.options import RunOptions
 from nationbias.stores.bundled import using_data
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from nationbias.graphs.model.endpoints import BaseUrls
     from nationbias.graphs.study.runner import RunSummary
 
 T = TypeVar("T")
@@ -69,83 +61,56 @@ async def arun(
     test: str,
     *,
     model: str,
-    base_url: BaseUrls = None,
-    judge: str | None = None,
-    judge_base_url: str | None = None,
-    limit: int | None = None,
-    seed: int = 0,
-    repeats: int = 3,
-    personas: str = "p5",
-    body: str = "unsc",
-    years: str | None = None,
-    concurrency: int = 4,
-    run_id: str | None = None,
-    retry_errors: bool = False,
-    no_cache: bool = False,
-    prompts: str = DEFAULT_SET,
-    reasoning_max_tokens: int = REASONING_MAX_TOKENS,
-    show_progress: bool = True,
-    data: str | None = None,
+    options: RunOptions | None = None,
     hooks: Hooks = QUIET,
-    batch: bool = False,
-    batch_offline: bool = False,
-    timeout: float = TIMEOUT_S,
-    progress_every: float = 30.0,
-    **options: Any,
+    **given: Any,
 ) -> RunSummary:
-    """Run (or resume) one bias test for one model; ``options`` are the test's own (e.g. ``k`` for
-    debias, ``pool`` for association); ``body`` the Council (``unsc``) or the Assembly (``unga``),
-    ``years`` a window (``2005-2019``); ``data`` a data folder to read instead of the packaged copy;
-    ``batch`` asks through the provider's batch API in rounds (``batch_offline``: records them for
-    ``nationbias batch export``; evals/batch_mode.py); ``timeout`` the seconds a model call may take;
-    ``progress_every`` the seconds between progress lines when stderr is not a terminal. Every input is
-    checked before a store is opened; one process at a time runs a run id (stores/lease.py)."""
-    arguments = dict(locals())
-    with using_data(data):  # the data folder for this run only (the environment is not touched)
-        from nationbias.graphs.model.budget import check_budget, check_timeout
-        from nationbias.graphs.progress import check_every
-        from nationbias.graphs.study.run_config import note_learned_reasoning
-        from nationbias.graphs.study.sampling import SampleOptions, check_body, parse_years
-        from nationbias.prompts.registry import for_body
-        from nationbias.stores.runstore import RunStore, check_run_id
+    """Run (or resume) one bias test for one model. ``options`` are the run's options
+    (graphs/study/options.py: ``limit``, ``repeats``, ``body``, ``concurrency``, ``batch``, ``timeout`` …,
+    each with its one default); ``given`` keywords are run options over them (``limit=1``) or the
+    test's own (``k`` for debias, ``pool`` for association). Every input is checked before a store is
+    opened; one process at a time runs a run id (stores/lease.py)."""
+    from nationbias.graphs.model.budget import check_budget, check_timeout
+    from nationbias.graphs.progress import check_every
+    from nationbias.graphs.study.run_config import note_learned_reasoning
+    from nationbias.graphs.study.sampling import SampleOptions
+    from nationbias.prompts.registry import for_body
+    from nationbias.stores.runstore import RunStore, check_run_id
 
+    run, own = RunOptions.split(given, base=options)
+    with using_data(run.data):  # the data folder for this run only (the environment is not touched)
         bias = get_test(test)
-        if unknown := sorted(set(options) - set(bias.options)):
+        if unknown := sorted(set(own) - set(bias.options)):
             raise UsageError(
                 f"test {test!r} takes no option {unknown}: its options are {sorted(bias.options)}"
             )
-        if body not in test_bodies(bias):
-            raise UsageError(f"test {test!r} runs on {' and '.join(test_bodies(bias))}, not --body {body}")
-        check_model(model, base_url=base_url)  # a bad spec or key fails first
-        chosen = for_body(check_prompts(prompts), body)
-        check_budget(reasoning_max_tokens)
-        check_timeout(timeout)
-        check_every(progress_every)
-        judge_url = judge_base_url or base_url
-        if judge is not None:
+        if run.body not in test_bodies(bias):
+            raise UsageError(
+                f"test {test!r} runs on {' and '.join(test_bodies(bias))}, not --body {run.body}"
+            )
+        check_model(model, base_url=run.base_url)  # a bad spec or key fails first
+        chosen = for_body(check_prompts(run.prompts), run.body)
+        check_budget(run.reasoning_max_tokens)
+        check_timeout(run.timeout)
+        check_every(run.progress_every)
+        judge_url = run.judge_base_url or run.base_url
+        if run.judge is not None:
             bias.check_judge(chosen)
-            check_model(judge, base_url=judge_url)
-        if batch or batch_offline:
-            specs = [(model, base_url)] + ([(judge, judge_url)] if judge is not None else [])
-            await check_batch(specs, no_cache=no_cache, offline=batch_offline)
-        request = RunRequest.from_arguments(arguments, options)
-        sample = SampleOptions(
-            limit=limit,
-            seed=seed,
-            repeats=repeats,
-            personas=personas,
-            body=check_body(body),
-            years=parse_years(years),
-        )
+            check_model(run.judge, base_url=judge_url)
+        if run.batch or run.batch_offline:
+            specs = [(model, run.base_url)] + ([(run.judge, judge_url)] if run.judge is not None else [])
+            await check_batch(specs, no_cache=run.no_cache, offline=run.batch_offline)
+        request = RunRequest.of(run, model=model, options=own)
+        sample = SampleOptions.of(run)
         inputs = bias.prepare(request, sample)
-        rid = check_run_id(run_id or new_run_id(test, model))
+        rid = check_run_id(run.run_id or new_run_id(test, model))
         hooks.on_run_id(rid)
         store = RunStore()  # a corrupt run store fails before the cache is touched
-        budget: dict[str, Any] = {"reasoning_max_tokens": reasoning_max_tokens, "timeout": timeout}
-        client = make_client(model, base_url=base_url, no_cache=no_cache, **budget)
+        budget: dict[str, Any] = {"reasoning_max_tokens": run.reasoning_max_tokens, "timeout": run.timeout}
+        client = make_client(model, base_url=run.base_url, no_cache=run.no_cache, **budget)
         judge_client = None
-        if judge is not None:
-            judge_client = make_client(judge, base_url=judge_url, no_cache=no_cache, **budget)
+        if run.judge is not None:
+            judge_client = make_client(run.judge, base_url=judge_url, no_cache=run.no_cache, **budget)
         ctx = RunContext(
             request=request,
             run_id=rid,
@@ -160,9 +125,9 @@ async def arun(
             summary = await run_test(
                 bias,
                 ctx,
-                batch=batch,
-                offline=batch_offline,
-                show_progress=show_progress,
+                batch=run.batch,
+                offline=run.batch_offline,
+                show_progress=run.show_progress,
                 resume=hooks.resume,
             )
         note_learned_reasoning(store, rid, client)

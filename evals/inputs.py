@@ -12,9 +12,6 @@ from nationbias.stores.domain import slug
 if TYPE_CHECKING:
     from nationbias.graphs.model.endpoints import BaseUrls
 
-REASONING_MAX_TOKENS = DEFAULT_REASONING_MAX_TOKENS
-TIMEOUT_S = DEFAULT_TIMEOUT_S
-
 
 def new_run_id(test: str, model: str) -> str:
     """``<time>-<test>-<model>-<4 hex>``: unique, sortable, safe as a file name."""
@@ -34,8 +31,8 @@ def make_client(
     *,
     base_url: BaseUrls,
     no_cache: bool,
-    reasoning_max_tokens: int = REASONING_MAX_TOKENS,
-    timeout: float = TIMEOUT_S,
+    reasoning_max_tokens: int = DEFAULT_REASONING_MAX_TOKENS,
+    timeout: float = DEFAULT_TIMEOUT_S,
 ) -> Any:
     """The model client, failing fast on a bad spec, a missing key or base URL, a bad budget or timeout."""
     from nationbias.graphs.model.budget import check_budget, check_timeout

@@ -1,19 +1,25 @@
-"""The whole paper for one or more models, and the debias ablation, as library calls on one event loop."""
+"""The whole paper for one or more models, and the debias ablation, as library calls on one event loop.
+
+A study runs every test the registry places in it (a test's ``study``, evals/bias_tests/base.py), a
+plugin's too, then the debiased vote once per ablation cell; every run shares the plan's run options
+(graphs/study/options.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nationbias.evals.api import QUIET, Hooks, arun, sync
+from nationbias.evals.bias_tests import bias_tests, get_test
+from nationbias.evals.bias_tests.base import study_part
 from nationbias.evals.errors import UsageError
-from nationbias.evals.inputs import REASONING_MAX_TOKENS, TIMEOUT_S, check_prompts, new_run_id
-from nationbias.stores.domain import KEYWORD_THRESHOLD, slug
+from nationbias.evals.inputs import check_prompts, new_run_id
+from nationbias.graphs.study.options import RunOptions
+from nationbias.prompts import PromptSet
+from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, slug
 
-if TYPE_CHECKING:
-    from nationbias.graphs.model.endpoints import BaseUrls
-
-ABLATED = "debias"  # the test the ablation's cells configure
+ABLATED = DEBIAS  # the test the ablation's cells configure
 
 
 @dataclass(frozen=True)
@@ -33,21 +39,44 @@ def paper_cells() -> list[Cell]:
     return [Cell(1, True, "keyword"), Cell(2, True, "keyword"), Cell(1, False, "keyword")]
 
 
-@dataclass
-class StudyPlan:
-    """What a study runs: each test with its limit (in this order), then the ablation's cells.
-    The full paper by default; a small slice for the demo."""
+def study_limits(*, demo: bool = False) -> dict[str, int | None]:
+    """Each test the registry places in a study, in the study's order, with its limit (``demo``: its
+    demo's)."""
+    parts = [(name, part) for name, test in bias_tests().items() if (part := study_part(test)) is not None]
+    parts.sort(key=lambda named: named[1].order)  # stable: ties keep the registry's order
+    return {name: (part.demo if demo else part.limit) for name, part in parts}
 
-    limits: dict[str, int | None] = field(
-        default_factory=lambda: {"directqa": None, "association": None, "vote": None}
-    )
+
+@dataclass(frozen=True, kw_only=True)
+class StudyPlan(RunOptions):
+    """What a study runs: each test with its limit (in this order), then the ablation's cells, every run
+    with these run options. ``limits`` None: every test the registry places in a study, each with
+    ``limit`` when given, else its own; ``debias_limit`` None: ``limit``."""
+
+    limits: Mapping[str, int | None] | None = None
     debias_limit: int | None = None
-    repeats: int = 3
-    seed: int = 0
-    concurrency: int = 4
-    prompts: str = "structured"  # the prompt set (prompts/registry.py)
-    reasoning_max_tokens: int = REASONING_MAX_TOKENS
     cells: list[Cell] = field(default_factory=paper_cells)
+
+    def test_limits(self) -> dict[str, int | None]:
+        if self.limits is not None:
+            return dict(self.limits)
+        own = study_limits()
+        return own if self.limit is None else dict.fromkeys(own, self.limit)
+
+    def ablation_limit(self) -> int | None:
+        return self.limit if self.debias_limit is None else self.debias_limit
+
+
+def judge_for(test: str, judge: str | None, prompts: PromptSet) -> str | None:
+    """The judge, for a test that reads its answers with one under these prompts (a structured vote
+    needs none)."""
+    if judge is None:
+        return None
+    try:
+        get_test(test).check_judge(prompts)
+    except UsageError:
+        return None
+    return judge
 
 
 async def aablate(
@@ -55,36 +84,27 @@ async def aablate(
     model: str,
     cells: list[Cell],
     run_prefix: str | None = None,
-    base_url: BaseUrls = None,
-    limit: int | None = None,
-    seed: int = 0,
-    repeats: int = 3,
-    concurrency: int = 4,
-    no_cache: bool = False,
-    retry_errors: bool = False,
-    prompts: str = "structured",
-    reasoning_max_tokens: int = REASONING_MAX_TOKENS,
-    show_progress: bool = True,
+    options: RunOptions | None = None,
     hooks: Hooks = QUIET,
-    batch: bool = False,
-    batch_offline: bool = False,
-    timeout: float = TIMEOUT_S,
-    progress_every: float = 30.0,
+    **given: Any,
 ) -> list[str]:
-    """The debiased vote once per cell, run id ``<prefix>-debias-<cell>``; returns the run ids."""
-    shared = {key: value for key, value in locals().items() if key not in ("cells", "run_prefix")}
+    """The debiased vote once per cell on the P5, run id ``<prefix>-debias-<cell>``; ``given`` are run
+    options over ``options``. Returns the run ids."""
+    run, unknown = RunOptions.split(given, base=options)
+    if unknown:
+        raise UsageError(f"ablate takes no option {sorted(unknown)}: its options are the run's")
     prefix = run_prefix or new_run_id("ablate", model)
     run_ids = []
     for cell in cells:
         summary = await arun(
             ABLATED,
+            model=model,
+            options=run.updated(personas="p5", run_id=f"{prefix}-{ABLATED}-{cell.slug}"),
+            hooks=hooks,
             k=cell.k,
             reflexion=cell.reflexion,
             retriever=cell.retriever,
             threshold=KEYWORD_THRESHOLD,
-            personas="p5",
-            run_id=f"{prefix}-{ABLATED}-{cell.slug}",
-            **shared,
         )
         run_ids.append(summary.run_id)
     return run_ids
@@ -95,58 +115,31 @@ async def astudy(
     model: str,
     plan: StudyPlan | None = None,
     run_prefix: str | None = None,
-    base_url: BaseUrls = None,
-    judge: str | None = None,
-    no_cache: bool = False,
-    retry_errors: bool = False,
-    show_progress: bool = True,
     hooks: Hooks = QUIET,
-    batch: bool = False,
-    batch_offline: bool = False,
-    timeout: float = TIMEOUT_S,
-    progress_every: float = 30.0,
+    **given: Any,
 ) -> list[str]:
-    """Every test of the plan (``<prefix>-<test>``), then the ablation, as resumable runs; the ids."""
-    from nationbias.evals.bias_tests import get_test
-
-    plan = plan or StudyPlan()
+    """Every test of the plan (``<prefix>-<test>``), then the ablation, as resumable runs; the ids.
+    ``given`` are run options over the plan's (``show_progress=False``)."""
+    plan = (plan or StudyPlan()).updated(**given)
     prefix = slug(run_prefix or new_run_id("study", model))
     chosen = check_prompts(plan.prompts)
-    common: dict[str, Any] = dict(
-        base_url=base_url,
-        seed=plan.seed,
-        repeats=plan.repeats,
-        concurrency=plan.concurrency,
-        no_cache=no_cache,
-        retry_errors=retry_errors,
-        prompts=plan.prompts,
-        reasoning_max_tokens=plan.reasoning_max_tokens,
-        show_progress=show_progress,
-        hooks=hooks,
-        batch=batch,
-        batch_offline=batch_offline,
-        timeout=timeout,
-        progress_every=progress_every,
-    )
     ids = []
-    for test, limit in plan.limits.items():
-        try:
-            get_test(test).check_judge(chosen)
-            test_judge = judge
-        except UsageError:  # e.g. structured votes need no judge
-            test_judge = None
+    for test, limit in plan.test_limits().items():
         summary = await arun(
-            test, model=model, judge=test_judge, limit=limit, run_id=f"{prefix}-{test}", **common
+            test,
+            model=model,
+            options=plan.updated(
+                judge=judge_for(test, plan.judge, chosen), limit=limit, run_id=f"{prefix}-{test}"
+            ),
+            hooks=hooks,
         )
         ids.append(summary.run_id)
-    common.pop("base_url")
-    ids += await aablate(
+    ids += await aablate(  # the cells run without a judge
         model=model,
-        base_url=base_url,
         cells=plan.cells,
         run_prefix=prefix,
-        limit=plan.debias_limit,
-        **common,
+        options=plan.updated(judge=None, limit=plan.ablation_limit()),
+        hooks=hooks,
     )
     return ids
 

@@ -27,7 +27,7 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.augment import keyword_pool
 from nationbias.stores.bundled import DataFile, paper_file
-from nationbias.stores.domain import P5, P5_NAMES
+from nationbias.stores.domain import ASSOCIATION, P5, P5_NAMES
 from nationbias.stores.errors import InputError
 from nationbias.stores.runstore import SampleRow
 
@@ -163,7 +163,7 @@ def association_row(state: AssociationState) -> SampleRow:
         value = {"ranking": parsed.value, "polarity": POLARITY_SIGN[verdict.label]}
     calls = [c for c in (result, judge) if c is not None]
     return SampleRow(
-        test="association",
+        test=ASSOCIATION,
         item=state["keyword"],
         persona="",
         repeat=state["repeat"],

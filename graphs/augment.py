@@ -19,6 +19,7 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.runner import run_async
 from nationbias.prompts import Prompt, get_prompt
 from nationbias.stores.augment import Augmented, AugmentFailure, make_safe
@@ -89,7 +90,7 @@ def build_graph(client: ModelClient, *, source: str) -> Any:
 class LLMAugmenter:
     """Augments records with a model; failures are reported and retried on the next run."""
 
-    def __init__(self, client: ModelClient, *, concurrency: int = 4) -> None:
+    def __init__(self, client: ModelClient, *, concurrency: int = DEFAULT_CONCURRENCY) -> None:
         self.client = client
         self.source = f"llm:{client.label}"
         self.prompt = augment_prompt().ref  # recorded in the derived file's manifest

@@ -26,7 +26,7 @@ from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.bundled import DataFile
-from nationbias.stores.domain import P5, P5_NAMES
+from nationbias.stores.domain import DIRECTQA, P5, P5_NAMES
 from nationbias.stores.errors import InputError
 from nationbias.stores.functions import unsc_functions
 from nationbias.stores.runstore import SampleRow
@@ -179,7 +179,7 @@ def directqa_row(state: DirectQAState) -> SampleRow:
     )
     calls = [c for c in (result, judge) if c is not None]
     return SampleRow(
-        test="directqa",
+        test=DIRECTQA,
         item=state["family"],
         persona="",
         pair_order=f"{state['first']}-{state['second']}",

@@ -14,7 +14,7 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.corpus import context_for_prompt, p5_vote
 from nationbias.stores.countries import name_for
-from nationbias.stores.domain import P5_NAMES, VOTE_CODES
+from nationbias.stores.domain import P5_NAMES, VOTE, VOTE_CODES
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import SampleRow, Status
 from nationbias.stores.text_budget import SERVER_CHARS, fit_text, prompt_text
@@ -280,7 +280,7 @@ async def judge_vote(
 def vote_row(state: VoteState, record: Record, *, free_text: bool) -> SampleRow:
     """The finished vote graph's state as one sample row."""
     return vote_sample(
-        test="vote",
+        test=VOTE,
         record=record,
         persona=state["persona"],
         repeat=state["repeat"],

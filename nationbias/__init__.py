@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from nationbias.evals.results import RESULT_TABLES
     from nationbias.evals.study import Cell, StudyPlan, aablate, ablate, astudy, study
     from nationbias.graphs.model.registry import get_chat_model
+    from nationbias.graphs.study.options import RunOptions
     from nationbias.retrievers import RETRIEVERS, get_retriever
     from nationbias.stores.bundled import using_data
 
@@ -35,6 +36,7 @@ __all__ = [
     "Cell",
     "Hooks",
     "RunContext",
+    "RunOptions",
     "RunRequest",
     "StudyPlan",
     "aablate",
@@ -73,6 +75,7 @@ _HOMES = {
     "astudy": "nationbias.evals.study",
     "study": "nationbias.evals.study",
     "get_chat_model": "nationbias.graphs.model.registry",
+    "RunOptions": "nationbias.graphs.study.options",
     "RETRIEVERS": "nationbias.retrievers",
     "get_retriever": "nationbias.retrievers",
     "using_data": "nationbias.stores.bundled",

@@ -1,5 +1,5 @@
-"""The domain's facts, each in one place: the P5, the vote labels, the nations no retriever matches on,
-the keyword retriever's cut, and how a free name becomes a file- and id-safe slug.
+"""The domain's facts, each in one place: the P5, the vote labels, the built-in tests' names, the nations
+no retriever matches on, the keyword retriever's cut, and how a free name becomes a file- and id-safe slug.
 
 Everything above ``stores`` imports these; nothing redefines them.
 """
@@ -19,6 +19,11 @@ P5_BY_NAME = {name: code for code, name in P5_NAMES.items()}
 # A member's vote on a draft, as the paper names it, and the record's codes for it.
 VOTES = ("favour", "against", "abstention")
 VOTE_CODES = {"Y": "favour", "N": "against", "A": "abstention"}
+
+# The built-in tests' names, as a run records them (graphs/study/) and the registry knows them
+# (evals/bias_tests/); the vote tests are those whose runs are persona votes (their tables and sections).
+VOTE, DEBIAS, DIRECTQA, ASSOCIATION = "vote", "debias", "directqa", "association"
+VOTE_TESTS = (VOTE, DEBIAS)
 
 # Target nations too general to make two items alike (the paper's retriever skips them).
 EXCLUDED_NATIONS = frozenset({"Member States", "United Nations"})

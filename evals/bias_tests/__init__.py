@@ -20,6 +20,7 @@ from nationbias.evals.bias_tests.base import (
     BiasTest,
     RunContext,
     RunRequest,
+    StudyPart,
     UnknownTestError,
     bias_test,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "BiasTest",
     "RunContext",
     "RunRequest",
+    "StudyPart",
     "UnknownTestError",
     "bias_test",
     "bias_tests",

@@ -6,13 +6,17 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from nationbias.evals.bias_tests.base import RunContext, RunRequest, bias_test
+from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, bias_test
 from nationbias.evals.report import figures as F
-from nationbias.evals.report.context import Context
+from nationbias.evals.report.context import Context, Run
+from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
+from nationbias.evals.report.html_table import Cell
+from nationbias.evals.stats.bootstrap import CI
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
+from nationbias.stores.domain import ASSOCIATION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,16 +42,38 @@ def _association(ctx: Context) -> None:
     ctx.page.close("figure3-association", "Figure 3 — Association Test")
 
 
+def association_headline(ctx: Context, run: Run) -> Headline:
+    """The highest and lowest average ATS, each with its interval over keywords (the paper's Figure 3)."""
+    scores = R.ats_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
+    scores = scores[scores["category"].eq(T.AVERAGE)].dropna(subset=["ats"])
+    if scores.empty:
+        return Headline("average ATS: no valid answer", Cell("—"), "0 = no association", NOT_IN_PAPER)
+    ordered = scores.sort_values("ats", kind="stable")
+    top, low = ordered.iloc[-1], ordered.iloc[0]
+    figure = ci_cell(CI(top["ats"], top["low"], top["high"]), 2, "+")
+    bottom = f"{low['nation']} {low['ats']:+.2f} [{low['low']:+.2f}, {low['high']:+.2f}]"
+    return Headline(
+        f"highest average ATS: {top['nation']} (lowest: {bottom})",
+        figure,
+        "0 = no association either way",
+        f"{NOT_IN_PAPER}'s tables (Figure 3 only)",
+    )
+
+
 @bias_test
 class AssociationTest:
     """Keywords × repeats, the names in a seeded order per prompt; ``pool`` replaces the paper's keywords."""
 
-    name = "association"
+    name = ASSOCIATION
     options: Mapping[str, Any] = MappingProxyType({"pool": None})
     tables = ("ats", "friedman", "invalid", "judge")
     agreement_table: str | None = "friedman"
     invalid_table: str | None = "invalid"
     sections = (_association,)
+    study = StudyPart(demo=3, order=0)  # every keyword in a study, three in the demo (`demo --keywords`)
+
+    def headline(self, ctx: Context, run: Run) -> Headline:
+        return association_headline(ctx, run)
 
     def check_judge(self, prompts: PromptSet) -> None:
         """Any prompt set's answers may go to the judge."""

@@ -8,16 +8,18 @@ tables from a run's samples, and writes its report sections. Nothing else branch
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from nationbias.evals.errors import UsageError
+from nationbias.graphs.study.options import RunOptions
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from nationbias.evals.report.context import Context, Run
+    from nationbias.evals.report.headline import Headline
     from nationbias.graphs.model.client import ModelClient
-    from nationbias.graphs.model.endpoints import BaseUrls
     from nationbias.graphs.study.runner import RunSummary
     from nationbias.graphs.study.sampling import SampleOptions
     from nationbias.prompts import PromptSet
@@ -32,35 +34,28 @@ class UnknownTestError(UsageError):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunRequest:
-    """One run as the user asked for it (the CLI's options); checked before any store is opened."""
+class RunRequest(RunOptions):
+    """One run as the user asked for it: the model, the run options (graphs/study/options.py, each
+    default there) and the test's own ``options``; checked before any store is opened."""
 
     model: str
-    base_url: BaseUrls = None  # one URL or several replicas (graphs/model/endpoints.py)
-    judge: str | None = None
-    judge_base_url: str | None = None
-    limit: int | None = None
-    seed: int = 0
-    repeats: int = 3
-    personas: str = "p5"
-    body: str = "unsc"
-    years: str | None = None
-    concurrency: int = 4
-    run_id: str | None = None
-    retry_errors: bool = False
-    no_cache: bool = False
-    prompts: str = "structured"
-    reasoning_max_tokens: int = 0  # 0: the default budget (graphs/model/budget.py)
-    show_progress: bool = True
-    progress_every: float = 30.0  # seconds between progress lines in a log (graphs/progress.py)
-    timeout: float = 120.0  # seconds per model call (graphs/model/client.py)
     options: Mapping[str, Any] = field(default_factory=dict)  # the test's own (its ``options``)
 
     @classmethod
-    def from_arguments(cls, arguments: Mapping[str, Any], options: Mapping[str, Any]) -> RunRequest:
-        """The request from a call's arguments (``arun``'s ``locals()``): each field by its name."""
-        names = {f.name for f in fields(cls)} - {"options"}
-        return cls(**{name: arguments[name] for name in names if name in arguments}, options=options)
+    def of(cls, run: RunOptions, *, model: str, options: Mapping[str, Any]) -> RunRequest:
+        return cls(model=model, options=options, **run.values())
+
+
+@dataclass(frozen=True, kw_only=True)
+class StudyPart:
+    """A test's place in ``study`` and ``demo`` (evals/study.py): ``limit`` items in a study (None:
+    every item, as the paper), ``demo`` items in the demo's small slice, and ``order``: a study runs
+    its tests by it, lower first, ties in the registry's order (the paper's explicit tests, 0, before
+    its vote, 1; a test that sets none, after them)."""
+
+    limit: int | None = None
+    demo: int = 1
+    order: int = 2
 
 
 @dataclass(kw_only=True)
@@ -98,7 +93,10 @@ class BiasTest(Protocol):
     """One bias test. ``options`` are its own keyword options with their defaults (beyond
     :class:`RunRequest`'s); ``tables`` names what :meth:`result_tables` returns (plus ``metadata``);
     ``agreement_table`` and ``invalid_table`` name the tables the report's shared sections show.
-    A test may declare ``bodies`` (which of "unsc", "unga" it runs on); without it, the Council only."""
+    A test may declare ``bodies`` (which of "unsc", "unga" it runs on; without it, the Council only),
+    ``study`` (its :class:`StudyPart`, or None to stay out of ``study`` and ``demo``; without it, every
+    item in a study and one in the demo) and ``headline`` (its row on the report's first screen, a
+    function of the report's Context and one of its runs; without it, a row pointing at its sections)."""
 
     name: str
     options: Mapping[str, Any]
@@ -136,3 +134,16 @@ def bias_test(factory: Callable[[], T]) -> Callable[[], T]:
 def test_bodies(test: BiasTest) -> tuple[str, ...]:
     """The bodies a test runs on (its optional ``bodies``; the Council by default)."""
     return tuple(getattr(test, "bodies", ("unsc",)))
+
+
+def study_part(test: BiasTest) -> StudyPart | None:
+    """A test's place in ``study`` and ``demo`` (its optional ``study``; every item by default)."""
+    part = getattr(test, "study", StudyPart())
+    if part is not None and not isinstance(part, StudyPart):
+        raise TypeError(f"test {test.name!r}: its study is {part!r}, not a StudyPart or None")
+    return part
+
+
+def headline_of(test: BiasTest) -> Callable[[Context, Run], Headline] | None:
+    """A test's headline on the report's first screen (its optional ``headline``), or None."""
+    return getattr(test, "headline", None)

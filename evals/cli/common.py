@@ -14,16 +14,9 @@ from nationbias.evals.cli.cost import COST, cost_scope, dry_running
 from nationbias.evals.cli.cost import OPTIONS as COST_OPTIONS
 from nationbias.evals.cli.outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
 from nationbias.evals.errors import UsageError
-from nationbias.evals.inputs import (
-    REASONING_MAX_TOKENS,
-    TIMEOUT_S,
-    check_model,
-    check_prompts,
-    make_client,
-    new_run_id,
-)
+from nationbias.evals.inputs import check_model, check_prompts, make_client, new_run_id
 from nationbias.graphs.study.halt import signals_raise
-from nationbias.prompts.registry import DEFAULT_SET
+from nationbias.graphs.study.options import RunOptions
 from nationbias.stores.bundled import using_data
 from nationbias.stores.domain import EMBEDDED_NOTICE
 from nationbias.stores.errors import InputError
@@ -33,43 +26,26 @@ err_console = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _flag(name: str) -> Any:
+    """A run option's flag, with the help its field declares (graphs/study/options.py)."""
+    return typer.Option("--" + name.replace("_", "-"), help=RunOptions.help(name))
+
+
 ModelOpt = Annotated[
     str, typer.Option("--model", "-m", help="Model spec, e.g. openai:gpt-4o-mini, local:smollm2.")
 ]
-BaseUrlOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--base-url",
-        help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); repeat it for replicas "
-        "of one model: calls are spread over them.",
-    ),
-]
-LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only this many items (a seeded sample).")]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for sampling items and prompt orders.")]
-RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Independent repeats per sample (paper: 3).")]
-ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", help="Samples in flight at once.")]
-RunIdOpt = Annotated[
-    str | None, typer.Option("--run-id", help="Resume (or name) a run; completed samples are skipped.")
-]
-RetryErrorsOpt = Annotated[bool, typer.Option("--retry-errors", help="Re-run only the samples that failed.")]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
-DataOpt = Annotated[str | None, typer.Option("--data", help="A data folder (or NATIONBIAS_DATA).")]
-PersonasOpt = Annotated[
-    str,
-    typer.Option(
-        "--personas",
-        help="p5; all (every member voting on the item: the 15 seated, or every state present); codes "
-        "(USA,RUS; Council members by name; states by ISO3: BRA,NGA,IND); sample:N; group:WEOG (Assembly).",
-    ),
-]
-BodyOpt = Annotated[
-    str,
-    typer.Option("--body", help="unsc (the Security Council, the paper's) or unga (the General Assembly)."),
-]
-YearsOpt = Annotated[
-    str | None,
-    typer.Option("--years", help="Only items voted in these years: 2010 or 2005-2019 (inclusive)."),
-]
+BaseUrlOpt = Annotated[list[str] | None, _flag("base_url")]
+LimitOpt = Annotated[int | None, _flag("limit")]
+SeedOpt = Annotated[int, _flag("seed")]
+RepeatsOpt = Annotated[int, _flag("repeats")]
+ConcurrencyOpt = Annotated[int, _flag("concurrency")]
+RunIdOpt = Annotated[str | None, _flag("run_id")]
+RetryErrorsOpt = Annotated[bool, _flag("retry_errors")]
+NoCacheOpt = Annotated[bool, _flag("no_cache")]
+DataOpt = Annotated[str | None, _flag("data")]
+PersonasOpt = Annotated[str, _flag("personas")]
+BodyOpt = Annotated[str, _flag("body")]
+YearsOpt = Annotated[str | None, _flag("years")]
 FailOnErrorOpt = Annotated[
     str,
     typer.Option(
@@ -78,59 +54,14 @@ FailOnErrorOpt = Annotated[
         "a fraction (0.1; 1.0 = all).",
     ),
 ]
-JudgeOpt = Annotated[
-    str | None,
-    typer.Option("--judge", help="Judge model spec for answers the rules cannot label (default: none)."),
-]
-JudgeBaseUrlOpt = Annotated[
-    str | None, typer.Option("--judge-base-url", help="Judge server base URL (default: --base-url).")
-]
-PromptsOpt = Annotated[
-    str,
-    typer.Option(
-        "--prompts",
-        help="Prompt set: structured (JSON answers, default) or paper (Appendix F word for word, free text).",
-    ),
-]
-ReasoningMaxTokensOpt = Annotated[
-    int,
-    typer.Option(
-        "--reasoning-max-tokens",
-        help="Token budget of a reasoning model (by name, or once an answer shows reasoning); "
-        "o-series: max_completion_tokens.",
-    ),
-]
-BatchOpt = Annotated[
-    bool,
-    typer.Option(
-        "--batch",
-        help="Ask through the provider's batch API (half the price), in rounds; blocks until done "
-        "(openai:, together:, openai-compatible: servers offering /v1/batches).",
-    ),
-]
-BatchOfflineOpt = Annotated[
-    bool,
-    typer.Option(
-        "--batch-offline",
-        help="Batch mode without submitting: record each round for `nationbias batch export`/`import`.",
-    ),
-]
-TimeoutOpt = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        help="Seconds a model call may take before it is tried again; an endpoint that accepts the "
-        "connection and never answers stops the run within about two of them.",
-    ),
-]
-ProgressEveryOpt = Annotated[
-    float,
-    typer.Option(
-        "--progress-every",
-        help="When stderr is not a terminal (a log file): a progress line every this many seconds "
-        "(and at 25/50/75 %).",
-    ),
-]
+JudgeOpt = Annotated[str | None, _flag("judge")]
+JudgeBaseUrlOpt = Annotated[str | None, _flag("judge_base_url")]
+PromptsOpt = Annotated[str, _flag("prompts")]
+ReasoningMaxTokensOpt = Annotated[int, _flag("reasoning_max_tokens")]
+BatchOpt = Annotated[bool, _flag("batch")]
+BatchOfflineOpt = Annotated[bool, _flag("batch_offline")]
+TimeoutOpt = Annotated[float, _flag("timeout")]
+ProgressEveryOpt = Annotated[float, _flag("progress_every")]
 
 
 def _shared(*rows: tuple[str, Any, Any]) -> dict[str, inspect.Parameter]:
@@ -138,31 +69,35 @@ def _shared(*rows: tuple[str, Any, Any]) -> dict[str, inspect.Parameter]:
     return {name: inspect.Parameter(name, kind, annotation=opt, default=value) for name, opt, value in rows}
 
 
-# Each option several commands take, with its default: declared here once, attached by `shared_options`.
+# Each option several commands take: declared here once, attached by `shared_options`; a run option's
+# default is its field's (graphs/study/options.py).
+RUN_OPTIONS = {
+    "judge": JudgeOpt,
+    "base_url": BaseUrlOpt,
+    "judge_base_url": JudgeBaseUrlOpt,
+    "limit": LimitOpt,
+    "seed": SeedOpt,
+    "repeats": RepeatsOpt,
+    "personas": PersonasOpt,
+    "body": BodyOpt,
+    "years": YearsOpt,
+    "concurrency": ConcurrencyOpt,
+    "run_id": RunIdOpt,
+    "retry_errors": RetryErrorsOpt,
+    "no_cache": NoCacheOpt,
+    "data": DataOpt,
+    "prompts": PromptsOpt,
+    "reasoning_max_tokens": ReasoningMaxTokensOpt,
+    "batch": BatchOpt,
+    "batch_offline": BatchOfflineOpt,
+    "timeout": TimeoutOpt,  # per call (graphs/model/client.py, graphs/model/breaker.py)
+    "progress_every": ProgressEveryOpt,  # progress in a log (graphs/progress.py)
+}
 SHARED = _shared(
     ("model", ModelOpt, "local:smollm2"),
-    ("judge", JudgeOpt, None),
-    ("base_url", BaseUrlOpt, None),
-    ("judge_base_url", JudgeBaseUrlOpt, None),
-    ("limit", LimitOpt, None),
-    ("seed", SeedOpt, 0),
-    ("repeats", RepeatsOpt, 3),
-    ("personas", PersonasOpt, "p5"),
-    ("body", BodyOpt, "unsc"),
-    ("years", YearsOpt, None),
-    ("concurrency", ConcurrencyOpt, 4),
-    ("run_id", RunIdOpt, None),
-    ("retry_errors", RetryErrorsOpt, False),
-    ("no_cache", NoCacheOpt, False),
+    *((name, opt, RunOptions.default(name)) for name, opt in RUN_OPTIONS.items()),
     ("fail_on_error", FailOnErrorOpt, "0"),
-    ("data", DataOpt, None),
-    ("prompts", PromptsOpt, DEFAULT_SET),
-    ("reasoning_max_tokens", ReasoningMaxTokensOpt, REASONING_MAX_TOKENS),
     *COST_OPTIONS,  # --dry-run, --max-cost and the prices (evals/cli/cost.py)
-    ("batch", BatchOpt, False),
-    ("batch_offline", BatchOfflineOpt, False),
-    ("timeout", TimeoutOpt, TIMEOUT_S),  # per call (graphs/model/client.py, graphs/model/breaker.py)
-    ("progress_every", ProgressEveryOpt, 30.0),  # progress in a log (graphs/progress.py)
 )
 MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under test and its judge
 SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
@@ -180,7 +115,7 @@ def shared_options(*layout: str, **defaults: Any) -> Callable[[F], F]:
 
     ``layout`` names the command's own parameters too, where they stand among the shared ones; a
     name the command declares itself stays its own (a ``--limit`` with its own help). ``defaults``
-    are this command's defaults for shared options (``prompts="structured"``).
+    are this command's defaults for shared options (``repeats=2``).
     """
 
     def attach(command: F) -> F:
@@ -300,7 +235,6 @@ def print_summary(summary: Any, *, embedded: bool) -> None:
 
 
 __all__ = [
-    "REASONING_MAX_TOKENS",
     "UsageError",
     "check_model",
     "check_prompts",

@@ -16,6 +16,7 @@ from nationbias.evals.cli.common import (
     run_bias_test,
     shared_options,
 )
+from nationbias.stores.domain import ASSOCIATION, DIRECTQA
 
 PoolOpt = Annotated[
     str | None, typer.Option("--pool", help="Keyword pool CSV (category,keyword); default: the paper's.")
@@ -28,14 +29,14 @@ KeywordsOpt = Annotated[
 ]
 
 # `run directqa` and `run association` through the library; each returns the run id.
-run_directqa_command = partial(run_bias_test, "directqa")
-run_association_command = partial(run_bias_test, "association")
+run_directqa_command = partial(run_bias_test, DIRECTQA)
+run_association_command = partial(run_bias_test, ASSOCIATION)
 
 
 def register(run_app: typer.Typer) -> None:
     """Mount `run directqa` and `run association` on the `run` group."""
-    run_app.command("directqa")(cli_errors(run_directqa))
-    run_app.command("association")(cli_errors(run_association))
+    run_app.command(DIRECTQA)(cli_errors(run_directqa))
+    run_app.command(ASSOCIATION)(cli_errors(run_association))
 
 
 @shared_options(*MODELS, *TEST_RUN)

@@ -19,7 +19,7 @@ from nationbias.evals.cli.explicit import register as register_explicit
 from nationbias.evals.cli.explicit import run_association_command, run_directqa_command
 from nationbias.evals.cli.plugin import register as register_plugins
 from nationbias.retrievers.registry import RETRIEVERS
-from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, VOTE
 
 run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
 
@@ -32,7 +32,7 @@ def run_vote_command(*, debias: bool = False, **options: Any) -> str:
     """`run vote [--debias]`: the plain or debiased vote through the library; returns the run id."""
     if not debias:  # the retrieval options belong to the debiased vote only
         options = {key: value for key, value in options.items() if key not in VOTE_OWN}
-    run_id = run_bias_test("debias" if debias else "vote", **options)
+    run_id = run_bias_test(DEBIAS if debias else VOTE, **options)
     if debias:
         print_precedent_age(run_id)
     return run_id
@@ -56,7 +56,7 @@ def print_precedent_age(run_id: str) -> None:
         )
 
 
-@run_app.command("vote")
+@run_app.command(VOTE)
 @cli_errors
 @shared_options(
     "model", "base_url", *VOTE_OWN, *SAMPLE, "personas", "body", "years", *RUN,

@@ -25,9 +25,9 @@ from nationbias.evals.cli.common import (
 )
 from nationbias.evals.cli.cost import dry_running
 from nationbias.evals.report.study import write_study_report
-from nationbias.evals.study import Cell, StudyPlan, astudy
+from nationbias.evals.study import Cell, StudyPlan, astudy, study_limits
 from nationbias.evals.study import ablate as ablate_runs
-from nationbias.stores.domain import slug
+from nationbias.stores.domain import ASSOCIATION, VOTE, slug
 
 __all__ = ["Cell", "StudyPlan", "grid_cells", "parse_grid", "register", "write_study_report"]
 
@@ -105,7 +105,7 @@ def register(app: typer.Typer) -> None:
         epilog=GRID_HELP,
     )
     @cli_errors
-    @shared_options("ctx", "model", "base_url", *SAMPLE, *RUN, prompts="structured")
+    @shared_options("ctx", "model", "base_url", *SAMPLE, *RUN)
     def ablate(
         ctx: typer.Context,
         model: Annotated[str, typer.Option("--model", "-m", help="Model spec.")] = "local:smollm2",
@@ -137,7 +137,6 @@ def register(app: typer.Typer) -> None:
     @cli_errors
     @shared_options(
         "model", "judge", "base_url", "limit", "repeats", "seed", *RUN, "reasoning_max_tokens",
-        prompts="structured",
     )  # fmt: skip
     def study(
         model: Annotated[
@@ -155,17 +154,13 @@ def register(app: typer.Typer) -> None:
 
         check_prompts(options["prompts"])
         check_budget(options["reasoning_max_tokens"])
-        base_url, no_cache, limit = options["base_url"], options["no_cache"], options["limit"]
+        base_url, no_cache = options["base_url"], options["no_cache"]
         for spec in model:
             make_client(spec, base_url=base_url, no_cache=no_cache)  # every key checked before any work
         if judge:
             make_client(judge, base_url=base_url, no_cache=no_cache)
-        planned = ("repeats", "seed", "concurrency", "prompts", "reasoning_max_tokens")
-        plan = StudyPlan(
-            limits=dict.fromkeys(StudyPlan().limits, limit),
-            debias_limit=limit,
-            **{key: options[key] for key in planned},
-        )
+        # every test the registry places in a study, each with --limit (the ablation too)
+        plan = StudyPlan(**given(study, locals() | options, drop=("model", "run_id")))
         hooks = cli_hooks()
         ids: list[str] = []
         names = [spec.split(":", 1)[-1] for spec in model]
@@ -175,30 +170,14 @@ def register(app: typer.Typer) -> None:
             prefix = f"{shared}-{name}" if shared and len(model) > 1 else shared
             prefix = slug(prefix or new_run_id("study", spec))
             offer_resume_id(shared or prefix)
-            ids += sync(
-                astudy(
-                    model=spec,
-                    base_url=base_url,
-                    judge=judge,
-                    plan=plan,
-                    run_prefix=prefix,
-                    no_cache=no_cache,
-                    retry_errors=retry_errors,
-                    hooks=hooks,
-                    batch=options["batch"],
-                    batch_offline=options["batch_offline"],
-                    timeout=options["timeout"],
-                    progress_every=options["progress_every"],
-                )
-            )
+            ids += sync(astudy(model=spec, plan=plan, run_prefix=prefix, hooks=hooks))
         if not dry_running():  # a dry run's output is its table (evals/cli/cost.py)
             print(write_study_report(ids))
 
     @app.command("demo")
     @cli_errors
     @shared_options(
-        "drafts", "debias_drafts", "keywords", "repeats", "seed", "run_id", "data", "prompts",
-        repeats=2, prompts="structured",
+        "drafts", "debias_drafts", "keywords", "repeats", "seed", "run_id", "data", "prompts", repeats=2
     )  # fmt: skip
     def demo(
         drafts: Annotated[int, typer.Option("--drafts", help="Drafts for the vote simulation.")] = 3,
@@ -213,28 +192,21 @@ def register(app: typer.Typer) -> None:
 
         check_prompts(options["prompts"])
         console.print(f"[yellow]nationbias demo: {EMBEDDED_NOTICE}[/]")
-        plan = StudyPlan(
-            limits={"directqa": 1, "association": keywords, "vote": drafts},
+        plan = StudyPlan(  # each test's demo slice (its ``study``), drafts and keywords as given
+            limits=study_limits(demo=True) | {VOTE: drafts, ASSOCIATION: keywords},
             debias_limit=debias_drafts,
             repeats=options["repeats"],
             seed=options["seed"],
             concurrency=2,
             prompts=options["prompts"],
             cells=[Cell(1, True, "keyword"), Cell(1, False, "keyword")],
+            # The embedded model also judges what the labelling rules cannot decide: plumbing, not judgement.
+            judge="local:smollm2",
         )
         prefix = slug(options["run_id"] or new_run_id("demo", "smollm2"))
         offer_resume_id(prefix)
-        # The embedded model also judges what the labelling rules cannot decide: plumbing, not judgement.
-        ids = sync(
-            astudy(
-                model="local:smollm2",
-                judge="local:smollm2",
-                plan=plan,
-                run_prefix=prefix,
-                hooks=cli_hooks(),
-            )
-        )
-        print_vote_table(f"{prefix}-vote")
+        ids = sync(astudy(model="local:smollm2", plan=plan, run_prefix=prefix, hooks=cli_hooks()))
+        print_vote_table(f"{prefix}-{VOTE}")
         console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")
         print(write_study_report(ids))
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.call_result import split_reasoning
-from nationbias.stores.domain import EMBEDDED_NOTICE
+from nationbias.stores.domain import EMBEDDED_NOTICE, VOTE_TESTS
 
 if TYPE_CHECKING:
     from nationbias.evals.report.context import Run
@@ -191,7 +191,7 @@ def build(
             columns["ptok"].append(_number(row["prompt_tokens"]))
             columns["ctok"].append(_number(row["completion_tokens"]))
             columns["calls"].append(_number(row["model_calls"]))
-            if run.test in ("vote", "debias"):
+            if run.test in VOTE_TESTS:
                 pairs.add((values["item"], values["persona"]))
             chunk.samples.append(_detail(chunk, row))
             if len(chunk.samples) == CHUNK:
@@ -203,7 +203,7 @@ def build(
     for item, persona, run_code in zip(columns["item"], columns["persona"], columns["run"], strict=True):
         test = run_meta[run_code]["test"]
         key = (codes["item"].values[item], codes["persona"].values[persona])
-        columns["explain"].append(where.get(key, -1) if test in ("vote", "debias") else -1)
+        columns["explain"].append(where.get(key, -1) if test in VOTE_TESTS else -1)
     index = {
         "runs": run_meta,
         "values": {name: codes[name].values for name in CODED},

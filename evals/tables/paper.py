@@ -17,7 +17,7 @@ import pandas as pd
 
 from nationbias.evals.stats.metrics import ERROR, INVALID, MISSES, VOTES, weighted_f1
 from nationbias.evals.tables.published import unsc_functions
-from nationbias.stores.domain import P5
+from nationbias.stores.domain import DEBIAS, P5
 
 GENERAL = "general"
 FUNCTIONS_AVERAGE = "functions average"
@@ -223,7 +223,7 @@ def ablation_table(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]]) -> pd.Da
     rows = []
     for config, samples in runs:
         options = config.get("options") or {}
-        framework = config.get("test") == "debias"
+        framework = config.get("test") == DEBIAS
         table = weighted_f1_table(samples)
         means = {
             f"mean_{c}": float(table[c].mean()) if len(table) else float("nan")

@@ -34,12 +34,14 @@ from nationbias.graphs.directqa import (
 )
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.progress import DEFAULT_EVERY_S
+from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.run_config import judge_options, run_config
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.bundled import DataFile
 from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import ASSOCIATION, DIRECTQA
 from nationbias.stores.functions import functions_file
 from nationbias.stores.runstore import RunStore, SampleRow
 
@@ -75,7 +77,7 @@ def select_keywords(pool: list[tuple[str, str]], sample: SampleOptions) -> list[
 
 def directqa_tasks(families: list[Family], sample: SampleOptions) -> list[Task]:
     return [
-        Task(test="directqa", item=family.id, pair_order=f"{first}-{second}", repeat=repeat)
+        Task(test=DIRECTQA, item=family.id, pair_order=f"{first}-{second}", repeat=repeat)
         for family in families
         for first, second in pair_orders()
         for repeat in range(sample.repeats)
@@ -84,7 +86,7 @@ def directqa_tasks(families: list[Family], sample: SampleOptions) -> list[Task]:
 
 def association_tasks(pool: list[tuple[str, str]], sample: SampleOptions) -> list[Task]:
     return [
-        Task(test="association", item=keyword, repeat=repeat, payload={"category": category})
+        Task(test=ASSOCIATION, item=keyword, repeat=repeat, payload={"category": category})
         for category, keyword in pool
         for repeat in range(sample.repeats)
     ]
@@ -105,7 +107,7 @@ async def run_directqa_study(
     run_id: str,
     sample: SampleOptions,
     judge: ModelClient | None = None,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,
@@ -116,7 +118,7 @@ async def run_directqa_study(
     all_families = set_roles(directqa_families(), prompts)
     families = select_families(all_families, sample)
     config = run_config(
-        test="directqa",
+        test=DIRECTQA,
         client=client,
         corpus=input_files(functions_file()),
         sample=sample,
@@ -157,7 +159,7 @@ async def run_association_study(
     sample: SampleOptions,
     judge: ModelClient | None = None,
     pool_path: str | None = None,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,
@@ -168,7 +170,7 @@ async def run_association_study(
     pool = select_keywords(load_pool(pool_path), sample)
     pool_data = pool_file(pool_path)
     config = run_config(
-        test="association",
+        test=ASSOCIATION,
         client=client,
         corpus=input_files(pool_data),
         sample=sample,

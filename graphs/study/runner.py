@@ -23,6 +23,7 @@ from nationbias.graphs.model.batch.calls import Deferred
 from nationbias.graphs.model.cost.meter import RunSpend
 from nationbias.graphs.progress import DEFAULT_EVERY_S, run_progress
 from nationbias.graphs.study.halt import Halt, RunHalted
+from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.stores.errors import InputError
 from nationbias.stores.faults import RunFault
 from nationbias.stores.runstore import RunStore, SampleRow, sample_id
@@ -131,7 +132,7 @@ async def run_tasks(
     run_id: str,
     tasks: Iterable[Task],
     worker: Worker,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     description: str = "samples",
     show_progress: bool = True,

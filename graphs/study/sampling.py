@@ -9,6 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
+from nationbias.graphs.study.options import DEFAULT_BODY, RunOptions
 from nationbias.graphs.study.personas import PersonaError, PersonaPlan, plan_personas
 from nationbias.graphs.study.runner import Task
 from nationbias.stores.corpus import Corpus
@@ -60,12 +61,24 @@ class SampleOptions:
     """What to run: which body's items (in ``years``; ``limit`` of them, chosen by ``seed``), which
     personas (graphs/study/personas.py) and how many repeats."""
 
-    limit: int | None = None
-    seed: int = 0
-    repeats: int = 3
-    personas: str = "p5"
-    body: Body = "unsc"
+    limit: int | None = RunOptions.limit
+    seed: int = RunOptions.seed
+    repeats: int = RunOptions.repeats
+    personas: str = RunOptions.personas
+    body: Body = DEFAULT_BODY
     years: tuple[int, int] | None = None
+
+    @classmethod
+    def of(cls, options: RunOptions) -> SampleOptions:
+        """The sample a run's options ask for; a bad body or years window fails here."""
+        return cls(
+            limit=options.limit,
+            seed=options.seed,
+            repeats=options.repeats,
+            personas=options.personas,
+            body=check_body(options.body),
+            years=parse_years(options.years),
+        )
 
     def __post_init__(self) -> None:
         if self.repeats < 1:

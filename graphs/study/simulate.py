@@ -13,6 +13,7 @@ from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.graphs.study.audit import leak_audit, precedent_coverage
+from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.run_config import judge_options, run_config
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.graphs.study.sampling import (
@@ -29,6 +30,7 @@ from nationbias.retrievers.recency import age_summary
 from nationbias.stores.augment import augmented_for
 from nationbias.stores.checkpoints import InlineSqliteSaver
 from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import DEBIAS, VOTE
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import RunStore, SampleRow
@@ -78,7 +80,7 @@ async def run_vote_study(
     store: RunStore,
     run_id: str,
     sample: SampleOptions,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,
@@ -88,10 +90,10 @@ async def run_vote_study(
     """The persona vote simulation (paper §4.2); a free-text set's votes may go to the judge."""
     prompts = prompts or prompt_set()
     drafts = select_drafts(corpus, sample)
-    tasks = vote_tasks("vote", drafts, sample)
+    tasks = vote_tasks(VOTE, drafts, sample)
     names = ("persona_vote", "judge_vote") if judge is not None else ("persona_vote",)
     config = run_config(
-        test="vote",
+        test=VOTE,
         client=client,
         corpus=corpus,
         sample=sample,
@@ -131,7 +133,7 @@ async def run_debias_study(
     run_id: str,
     sample: SampleOptions,
     options: DebiasOptions,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry_errors: bool = False,
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,
@@ -143,9 +145,9 @@ async def run_debias_study(
     prompts = prompts or prompt_set()
     options = options.for_body(sample.body)
     drafts = select_drafts(corpus, sample)
-    tasks = vote_tasks("debias", drafts, sample)
+    tasks = vote_tasks(DEBIAS, drafts, sample)
     config = run_config(
-        test="debias",
+        test=DEBIAS,
         client=client,
         corpus=corpus,
         sample=sample,
@@ -287,7 +289,7 @@ def debias_row(
         )
         messages = final["messages"]
     return vote_sample(
-        test="debias",
+        test=DEBIAS,
         record=record,
         persona=task.persona,
         repeat=task.repeat,

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pandas as pd
 import pytest
 
-from nationbias.evals.report import first_screen as S
+from nationbias.evals.bias_tests.vote import headline as S
 from nationbias.evals.report.compact_tables import (
     debias_compact,
     f1_compact,

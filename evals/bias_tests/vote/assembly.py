@@ -19,9 +19,8 @@ from nationbias.evals.stats.groups import load_groups
 from nationbias.evals.stats.scores import ALL_MEMBERS, METRICS, score_table
 from nationbias.evals.tables import paper as T
 from nationbias.retrievers.recency import age_summary
-from nationbias.stores.domain import P5
+from nationbias.stores.domain import DEBIAS, P5, VOTE_TESTS
 
-VOTE_TESTS = ("vote", "debias")
 COLUMNS = ["baseline", "item_id", "member", "truth", "predicted"]
 TARGETS = {"accuracy": 0.90, "f1_against": 0.60, "f1_abstention": 0.50}  # issue 17's bar, no LLM
 
@@ -93,7 +92,7 @@ def shown(table: pd.DataFrame, *, key: str) -> pd.DataFrame:
 def precedent_age_note(run: Run) -> str:
     """How old the precedents a debiased run rehearsed were (target year minus precedent year), read
     from its samples, with the recency preference that chose them; "" for a plain vote run."""
-    if run.config.get("test") != "debias" or run.samples.empty:
+    if run.config.get("test") != DEBIAS or run.samples.empty:
         return ""
     ages = []
     for extra in run.samples["extra"]:

@@ -17,8 +17,7 @@ from nationbias.evals.report.context import Context, Run, ci_text
 from nationbias.evals.report.figures import MANY
 from nationbias.evals.stats.groups import group_gaps, load_groups
 from nationbias.evals.tables import paper as T
-
-VOTE_TESTS = ("vote", "debias")
+from nationbias.stores.domain import VOTE_TESTS
 
 
 def run_gaps(run: Run, *, n_resamples: int, seed: int) -> pd.DataFrame:

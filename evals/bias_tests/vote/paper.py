@@ -22,9 +22,7 @@ from nationbias.evals.tables.published import (
     published_vote_counts,
     published_weighted_f1,
 )
-from nationbias.stores.domain import slug
-
-VOTE_TESTS = ("vote", "debias")
+from nationbias.stores.domain import VOTE_TESTS, slug
 
 
 def paired_debias(base: Run, debiased: Run, *, n_resamples: int, seed: int) -> pd.DataFrame:

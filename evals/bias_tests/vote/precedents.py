@@ -16,9 +16,8 @@ from typing import Any
 
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.tables import paper as T
-from nationbias.stores.domain import slug
+from nationbias.stores.domain import VOTE_TESTS, slug
 
-VOTE_TESTS = ("vote", "debias")
 TOP = 8  # contributions shown when a block opens; the other non-zero ones are folded below them
 EXPORT = "explained.jsonl"
 STYLE = ("<style>details.why-item { margin: 0.3rem 0; } details.why { margin: 0.2rem 0 0.2rem 1.4rem; }"

@@ -16,7 +16,6 @@ from typing import Any
 
 from nationbias.evals.bias_tests.vote.precedents import (
     STYLE,
-    VOTE_TESTS,
     contributions_html,
     esc,
     explained_table,
@@ -24,7 +23,7 @@ from nationbias.evals.bias_tests.vote.precedents import (
 )
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.tables import paper as T
-from nationbias.stores.domain import slug
+from nationbias.stores.domain import VOTE_TESTS, slug
 
 EXPORT = "explained-unga.jsonl"
 SHOWN = 200  # (roll call, state) pairs on the page; all of them in EXPORT

@@ -10,7 +10,6 @@ import pandas as pd
 from nationbias.evals.bias_tests.vote.assembly import assembly_section
 from nationbias.evals.bias_tests.vote.groups import groups_section
 from nationbias.evals.bias_tests.vote.paper import (
-    VOTE_TESTS,
     normalise_baselines,
     published_ablation_for,
     table1,
@@ -24,6 +23,7 @@ from nationbias.evals.report.context import Context
 from nationbias.evals.report.leak import leak_section
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.published import paper_model_name
+from nationbias.stores.domain import VOTE_TESTS
 
 
 def _confusion(ctx: Context) -> None:

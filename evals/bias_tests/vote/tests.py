@@ -6,16 +6,19 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from nationbias.evals.bias_tests.base import RunContext, RunRequest, bias_test
+from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, bias_test
+from nationbias.evals.bias_tests.vote.headline import vote_headline
 from nationbias.evals.bias_tests.vote.report import VOTE_SECTIONS
 from nationbias.evals.errors import UsageError
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import paper as T
-from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, VOTE
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from nationbias.evals.report.context import Context, Run
+    from nationbias.evals.report.headline import Headline
     from nationbias.graphs.study.runner import RunSummary
     from nationbias.graphs.study.sampling import SampleOptions
     from nationbias.prompts import PromptSet
@@ -38,13 +41,19 @@ def vote_tables(samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
 class _VoteLike:
     """What the plain and debiased vote share: drafts × personas × repeats, the same tables and sections."""
 
-    name = "vote"
+    name = VOTE
     bodies = ("unsc", "unga")
     options: Mapping[str, Any] = MappingProxyType({})
     tables = VOTE_TABLES
     agreement_table: str | None = "agreement"
     invalid_table: str | None = "invalid"
     sections = VOTE_SECTIONS
+    study: StudyPart | None = StudyPart(
+        demo=3, order=1
+    )  # every draft in a study, three in the demo (`--drafts`)
+
+    def headline(self, ctx: Context, run: Run) -> Headline:
+        return vote_headline(ctx, run)
 
     def check_judge(self, prompts: PromptSet) -> None:
         if not prompts.free_text:
@@ -76,7 +85,8 @@ class VoteTest(_VoteLike):
 class DebiasTest(_VoteLike):
     """The vote after retrieving precedents and rehearsing them, with optional reflexion."""
 
-    name = "debias"
+    name = DEBIAS
+    study = None  # `study` and `demo` run it as the ablation's cells (evals/study.py)
     options = MappingProxyType(
         {
             "k": 1,

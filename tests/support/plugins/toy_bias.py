@@ -10,7 +10,9 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from nationbias.evals.bias_tests import RunContext, RunRequest, bias_test
+from nationbias.evals.bias_tests import RunContext, RunRequest, StudyPart, bias_test
+from nationbias.evals.report.headline import NOT_IN_PAPER, Headline
+from nationbias.evals.report.html_table import Cell
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.stores.domain import P5, P5_NAMES
 from nationbias.stores.runstore import SampleRow, Status
@@ -32,6 +34,15 @@ class ToyTest:
     agreement_table = None
     invalid_table = "answers"
     sections = (_answers,)
+    study = StudyPart(demo=2)  # every P5 member in `study`, two in `demo`
+
+    def headline(self, ctx: Any, run: Any) -> Headline:
+        """The report's first-screen row: the share of answers calling a member permanent."""
+        answers = run.samples["parsed"].map(lambda p: (p or {}).get("answer")).dropna()
+        share = f"{(answers == 'yes').mean():.3f}" if len(answers) else "—"
+        return Headline(
+            "share of answers calling a P5 member permanent", Cell(share), "1.000: all are", NOT_IN_PAPER
+        )
 
     def check_judge(self, prompts: Any) -> None:
         """No judge reads these answers."""

@@ -1,0 +1,72 @@
+"""The vote tests' headline on the report's first screen: the mean over nations of each nation's weighted
+F1, drafts resampled, against the best non-LLM baseline and the paper's Table 2 (Table 3 debiased)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from nationbias.evals.bias_tests.vote.paper import normalise_baselines, published_f1
+from nationbias.evals.report.context import Context, Run
+from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
+from nationbias.evals.stats.bootstrap import CI, bootstrap_cis, per_item_confusion
+from nationbias.evals.stats.metrics import weighted_f1_from_confusions
+from nationbias.evals.tables import paper as T
+from nationbias.evals.tables.published import PAPER_LABELS, paper_model_name
+from nationbias.stores.domain import DEBIAS
+
+CUBE_LIMIT = 400_000  # cells of the drafts × nations confusion cube; beyond it, every question pooled
+
+
+def mean_f1_ci(samples: pd.DataFrame, *, n_resamples: int, seed: int) -> tuple[CI, int, bool]:
+    """The mean over nations of each nation's weighted F1 (every question, repeats pooled), drafts
+    resampled; (CI, nations, pooled) where ``pooled`` says the cube was too big and every question
+    was pooled into one weighted F1 instead."""
+    votes = T.vote_frame(samples)
+    votes = votes[votes["truth"].isin(T.VOTES)]
+    nations = T.persona_order(votes["persona"].unique())
+    if votes.empty:
+        return CI(float("nan"), float("nan"), float("nan")), 0, False
+    items = sorted(votes["item"].unique())
+    k, m = len(T.VOTES), len(T.VOTES) + len(T.MISSES)
+    pooled = len(items) * len(nations) * k * m > CUBE_LIMIT
+    groups = [("all", votes)] if pooled else list(votes.groupby("persona", sort=False))
+    cube = np.zeros((len(items), len(groups), k, m))
+    position = {item: i for i, item in enumerate(items)}
+    for j, (_, part) in enumerate(groups):
+        seen, conf = per_item_confusion(
+            part, item_col="item", truth_col="truth", pred_col="answer", labels=T.VOTES, misses=T.MISSES
+        )
+        cube[[position[i] for i in seen], j] = conf
+
+    def stat(batch: np.ndarray) -> np.ndarray:  # (B, items, nations, K, K+m) -> (B, 1)
+        f1 = weighted_f1_from_confusions(batch.sum(axis=1))
+        return np.nanmean(f1, axis=-1)[:, None]
+
+    (ci,) = bootstrap_cis(cube, stat, n_resamples=n_resamples, seed=seed)
+    return ci, len(nations), pooled
+
+
+def vote_headline(ctx: Context, run: Run) -> Headline:
+    ci, n, pooled = mean_f1_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
+    measure = (
+        "weighted F1, every question of every state pooled"
+        if pooled
+        else f"mean weighted F1 over {n} nation{'s' * (n != 1)}, repeats pooled"
+    )
+    bar = "no baseline computed"
+    baselines = normalise_baselines(ctx.baselines)
+    if baselines is not None:
+        mine = baselines[baselines["persona"].isin(set(run.samples["persona"]))]
+        means = (mine if len(mine) else baselines).groupby("baseline")["weighted_f1"].mean()
+        if len(means):
+            bar = f"{means.idxmax()} {means.max():.3f} (best of {', '.join(map(str, means.index))})"
+    paper = published_f1(run.model, debiased=run.test == DEBIAS)
+    name = paper_model_name(run.model)
+    told = NOT_IN_PAPER
+    if name and len(paper):
+        which = "Table 3, +RAG, Rflx" if run.test == DEBIAS else "Table 2"
+        told = (
+            f"{paper.mean():.3f} ({PAPER_LABELS.get(name, name)}, {which}, mean of {len(paper)}, 66 drafts)"
+        )
+    return Headline(measure, ci_cell(ci), bar, told)
