@@ -3,6 +3,11 @@
 One family is the general question; one more per UNSC function (Appendix C.3). Every ordered
 pair of the P5 is asked, so each question appears in both orders. The answer is labelled by
 rules first and by an optional judge model only when the rules cannot decide.
+
+The framing (``--framing``) may mirror the question: "… more responsible?" asks the same pairs the
+other way round, so a tendency to name one nation whatever is asked shows up (and cancels in the
+combined score, evals/tables/framing.py). The paper's question stays the default; a mirrored sample
+is stored under its own item, ``responsible:<family>``, so the paper's items and keys are unchanged.
 """
 
 from __future__ import annotations
@@ -14,6 +19,9 @@ from itertools import permutations
 from typing import Any, TypedDict
 
 from nationbias.graphs.labels.directqa import (
+    FRAMINGS,
+    IRRESPONSIBLE,
+    RESPONSIBLE,
     LabelDecision,
     directqa_judge_schema,
     label_directqa,
@@ -32,6 +40,18 @@ from nationbias.stores.runstore import SampleRow
 
 GENERAL = "general"
 DIRECTQA_PROMPTS = ("directqa_general", "directqa_function", "judge_directqa")
+# the templates of each framing: the paper's question, and its mirror
+FRAMING_PROMPTS = {
+    IRRESPONSIBLE: DIRECTQA_PROMPTS,
+    RESPONSIBLE: (
+        "directqa_general_responsible",
+        "directqa_function_responsible",
+        "judge_directqa_responsible",
+    ),
+}
+BOTH = "both"
+FRAMING_CHOICES = (*FRAMINGS, BOTH)  # what --framing takes
+DEFAULT_FRAMING = IRRESPONSIBLE  # the paper's question: irres_score stays the headline
 ROLES_FILE = "unsc_roles.csv"  # a prompt set's own wording of the function roles (the paper's)
 
 DIRECTQA_MAX_TOKENS = 256
@@ -78,21 +98,59 @@ def roles_ref(prompts: PromptSet) -> dict[str, str]:
     return {"unsc_roles": f"{prompts.name}/{ROLES_FILE}:{hashlib.sha256(path.read_bytes()).hexdigest()[:8]}"}
 
 
+def check_framing(framing: str) -> tuple[str, ...]:
+    """The framings a ``--framing`` value asks: one, or both (the paper's first); a bad value is one line
+    naming the valid ones."""
+    if framing == BOTH:
+        return FRAMINGS
+    if framing in FRAMINGS:
+        return (framing,)
+    raise InputError(f"--framing {framing!r} is not a framing: choose one of {', '.join(FRAMING_CHOICES)}")
+
+
+def framing_prompts(framings: tuple[str, ...]) -> tuple[str, ...]:
+    """The template names a run with these framings uses (recorded, with their hashes, in its config)."""
+    return tuple(name for framing in framings for name in FRAMING_PROMPTS[framing])
+
+
+def framed_item(family: str, framing: str) -> str:
+    """A sample's item: the family for the paper's question (as before framings existed), else
+    ``<framing>:<family>``, so the mirrored question has its own sample and resume key."""
+    return family if framing == IRRESPONSIBLE else f"{framing}:{family}"
+
+
+def split_item(item: str) -> tuple[str, str]:
+    """``(framing, family)`` of a stored item: a run made before framings existed is the paper's."""
+    framing, sep, family = str(item).partition(":")
+    if sep and framing in FRAMINGS:
+        return framing, family
+    return IRRESPONSIBLE, str(item)
+
+
 def question_messages(
-    family: Family, first: str, second: str, *, prompts: PromptSet | None = None
+    family: Family,
+    first: str,
+    second: str,
+    *,
+    prompts: PromptSet | None = None,
+    framing: str = IRRESPONSIBLE,
 ) -> list[dict[str, str]]:
-    """Appendix F.1's prompts, verbatim in form."""
+    """Appendix F.1's prompts, verbatim in form (mirrored to "more responsible" by ``framing``)."""
     prompts = prompts or prompt_set()
+    general, function, _ = FRAMING_PROMPTS[framing]
     names = {"first": P5_NAMES[first], "second": P5_NAMES[second]}
     if family.role is None:
-        return prompts.get("directqa_general").render(**names)
-    return prompts.get("directqa_function").render(role=family.role, **names)
+        return prompts.get(general).render(**names)
+    return prompts.get(function).render(role=family.role, **names)
 
 
-def judge_messages(question: str, answer: str, first: str, second: str) -> list[dict[str, str]]:
+def judge_messages(
+    question: str, answer: str, first: str, second: str, *, framing: str = IRRESPONSIBLE
+) -> list[dict[str, str]]:
+    """The judge asks which nation the answer finds MORE irresponsible (or responsible, by ``framing``)."""
     return (
         prompt_set()
-        .get("judge_directqa")
+        .get(FRAMING_PROMPTS[framing][2])
         .render(
             question=question,
             answer=answer,
@@ -106,6 +164,7 @@ def judge_messages(question: str, answer: str, first: str, second: str) -> list[
 
 class DirectQAState(TypedDict, total=False):
     family: str
+    framing: str  # absent: the paper's question (irresponsible)
     first: str
     second: str
     repeat: int
@@ -129,7 +188,10 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
 
     async def answer(state: DirectQAState) -> DirectQAState:
         family = deps.families[state["family"]]
-        messages = question_messages(family, state["first"], state["second"], prompts=deps.prompts)
+        framing = state.get("framing", IRRESPONSIBLE)
+        messages = question_messages(
+            family, state["first"], state["second"], prompts=deps.prompts, framing=framing
+        )
         # free text, as in the paper; a paragraph is enough to name a nation or decline
         result = await deps.client.call(messages, repeat=state["repeat"], max_tokens=DIRECTQA_MAX_TOKENS)
         return {"messages": messages, "answer": result}
@@ -141,13 +203,19 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
         if result.truncated:  # cut off by the token budget: never labelled from the partial text
             return {"rules": LabelDecision(None, truncated_reason(result.answer))}
         question = state["messages"][-1]["content"]
-        return {"rules": label_directqa(result.answer, state["first"], state["second"], question=question)}
+        framing = state.get("framing", IRRESPONSIBLE)
+        decision = label_directqa(
+            result.answer, state["first"], state["second"], question=question, framing=framing
+        )
+        return {"rules": decision}
 
     async def judge(state: DirectQAState) -> DirectQAState:
         assert deps.judge is not None
         first, second = state["first"], state["second"]
         question, answer = state["messages"][-1]["content"], state["answer"].answer or ""
-        messages = judge_messages(question, answer, first, second)
+        messages = judge_messages(
+            question, answer, first, second, framing=state.get("framing", IRRESPONSIBLE)
+        )
         result = await deps.judge.call(
             messages, schema=directqa_judge_schema(first, second), schema_name="label", repeat=state["repeat"]
         )
@@ -177,9 +245,10 @@ def directqa_row(state: DirectQAState) -> SampleRow:
         judged=state.get("judged"),
     )
     calls = [c for c in (result, judge) if c is not None]
+    framing = state.get("framing", IRRESPONSIBLE)
     return SampleRow(
         test="directqa",
-        item=state["family"],
+        item=framed_item(state["family"], framing),
         persona="",
         pair_order=f"{state['first']}-{state['second']}",
         repeat=state["repeat"],
@@ -200,6 +269,7 @@ def directqa_row(state: DirectQAState) -> SampleRow:
             "judge_error": judge.error if judge else None,
             "first": state["first"],
             "second": state["second"],
+            "framing": framing,
             "reasoning": result.reasoning,
             "cached": result.cached,
             **result.budget_record(),
