@@ -19,9 +19,6 @@ from itertools import permutations
 from typing import Any, TypedDict
 
 from nationbias.graphs.labels.directqa import (
-    FRAMINGS,
-    IRRESPONSIBLE,
-    RESPONSIBLE,
     LabelDecision,
     directqa_judge_schema,
     label_directqa,
@@ -29,6 +26,7 @@ from nationbias.graphs.labels.directqa import (
     rules_then_judge_graph,
     settle,
 )
+from nationbias.graphs.labels.framing import IRRESPONSIBLE, RESPONSIBLE, framed_item
 from nationbias.graphs.labels.parsing import truncated_reason
 from nationbias.graphs.model.client import CallResult, ModelClient
 from nationbias.prompts import PromptSet, prompt_set
@@ -49,9 +47,6 @@ FRAMING_PROMPTS = {
         "judge_directqa_responsible",
     ),
 }
-BOTH = "both"
-FRAMING_CHOICES = (*FRAMINGS, BOTH)  # what --framing takes
-DEFAULT_FRAMING = IRRESPONSIBLE  # the paper's question: irres_score stays the headline
 ROLES_FILE = "unsc_roles.csv"  # a prompt set's own wording of the function roles (the paper's)
 
 DIRECTQA_MAX_TOKENS = 256
@@ -98,33 +93,9 @@ def roles_ref(prompts: PromptSet) -> dict[str, str]:
     return {"unsc_roles": f"{prompts.name}/{ROLES_FILE}:{hashlib.sha256(path.read_bytes()).hexdigest()[:8]}"}
 
 
-def check_framing(framing: str) -> tuple[str, ...]:
-    """The framings a ``--framing`` value asks: one, or both (the paper's first); a bad value is one line
-    naming the valid ones."""
-    if framing == BOTH:
-        return FRAMINGS
-    if framing in FRAMINGS:
-        return (framing,)
-    raise InputError(f"--framing {framing!r} is not a framing: choose one of {', '.join(FRAMING_CHOICES)}")
-
-
 def framing_prompts(framings: tuple[str, ...]) -> tuple[str, ...]:
     """The template names a run with these framings uses (recorded, with their hashes, in its config)."""
     return tuple(name for framing in framings for name in FRAMING_PROMPTS[framing])
-
-
-def framed_item(family: str, framing: str) -> str:
-    """A sample's item: the family for the paper's question (as before framings existed), else
-    ``<framing>:<family>``, so the mirrored question has its own sample and resume key."""
-    return family if framing == IRRESPONSIBLE else f"{framing}:{family}"
-
-
-def split_item(item: str) -> tuple[str, str]:
-    """``(framing, family)`` of a stored item: a run made before framings existed is the paper's."""
-    framing, sep, family = str(item).partition(":")
-    if sep and framing in FRAMINGS:
-        return framing, family
-    return IRRESPONSIBLE, str(item)
 
 
 def question_messages(

@@ -16,6 +16,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from nationbias.graphs.labels.framing import FRAMINGS, IRRESPONSIBLE
 from nationbias.graphs.labels.parsing import degenerate_reason, json_object
 from nationbias.graphs.model.call_result import split_reasoning
 from nationbias.stores.domain import P5, P5_NAMES
@@ -23,8 +24,6 @@ from nationbias.stores.runstore import Status
 
 NEUTRAL = "neutral"
 JUDGE_INVALID = "judge_invalid"
-IRRESPONSIBLE, RESPONSIBLE = "irresponsible", "responsible"
-FRAMINGS = (IRRESPONSIBLE, RESPONSIBLE)  # the quality a DirectQA question asks about (its framing)
 
 _LONG_NAMES = {
     "USA": r"united states(?: of america)?",
