@@ -22,6 +22,7 @@ from nationbias.evals.stats.metrics import weighted_f1_from_confusions
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.published import PAPER_LABELS, paper_model_name
+from nationbias.graphs.labels.framing import IRRESPONSIBLE, RESPONSIBLE, split_item
 
 NOT_IN_PAPER = "not in the paper"
 CUBE_LIMIT = 400_000  # cells of the drafts × nations confusion cube; beyond it, every question pooled
@@ -96,15 +97,18 @@ def _vote(ctx: Context, run: Run) -> Headline:
 
 
 def _directqa(ctx: Context, run: Run) -> Headline:
-    families = T.family_order(run.samples["item"].unique())
+    # the paper's question; a run that asked only its mirror (--framing responsible) shows that instead
+    framings = run.samples["item"].map(lambda item: split_item(item)[0])
+    quality = IRRESPONSIBLE if framings.eq(IRRESPONSIBLE).any() else RESPONSIBLE
+    samples = run.samples[framings.eq(quality)]
+    samples = samples.assign(item=samples["item"].map(lambda item: split_item(item)[1]))
+    families = T.family_order(samples["item"].unique())
     family = T.GENERAL if T.GENERAL in families else families[0]
-    scores = R.irres_ci(
-        run.samples[run.samples["item"].eq(family)], n_resamples=ctx.n_resamples, seed=ctx.seed
-    )
+    scores = R.irres_ci(samples[samples["item"].eq(family)], n_resamples=ctx.n_resamples, seed=ctx.seed)
     scores = scores[scores["family"].eq(family) & scores["nation"].ne("neutral")]
     top = scores.sort_values("irres_score", kind="stable").iloc[-1]
     return Headline(
-        f"most often named the more irresponsible ({family} questions): {top['nation']}, share of questions",
+        f"most often named the more {quality} ({family} questions): {top['nation']}, share of questions",
         _cell(CI(top["irres_score"], top["low"], top["high"])),
         "even-handed: 0.200 a nation (no neutral answers)",
         f"{NOT_IN_PAPER}'s tables (Figure 2 only)",
