@@ -16,6 +16,7 @@ from nationbias.evals.tables import framing as FR
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
 from nationbias.graphs.labels.framing import (
+    BOTH,
     DEFAULT_FRAMING,
     IRRESPONSIBLE,
     RESPONSIBLE,
@@ -42,8 +43,7 @@ FRAMING_NOTE = (
     "cancels in it and a nation named both ways scores 0; consistency is the share of the mirrored pairs "
     "involving the nation (the same pair, order and repeat asked both ways) whose two answers name "
     "different nations, as a model that reads the question would (a neutral or failed answer on either "
-    "side is not consistent). Each with its 95% interval over the 10 nation pairs; combined and consistency "
-    "need both framings (—: this run asked one)."
+    "side is not consistent). Each with its 95% interval over the 10 nation pairs."
 )
 
 
@@ -61,38 +61,38 @@ def framing_shown(table: pd.DataFrame) -> pd.DataFrame:
     return shown.assign(n_irres=table["n_irres"], n_resp=table["n_resp"], n_mirrored=table["n_mirrored"])
 
 
-def _framing(ctx: Context, run: Run) -> None:
-    framing = run_framing(run)
-    asked = " and ".join(QUESTIONS[f] for f in check_framing(framing))
-    ctx.page.note(f"Framing ({run.label}): --framing {framing}, asked {asked}.")
-    if framing == IRRESPONSIBLE:
-        return
+def _framing_table(ctx: Context, run: Run, framing: str) -> None:
+    """The framing table of a run that asked the mirrored question, with what each column means."""
     table = FR.framing_table(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
     ctx.page.table(
         table,
         table_id=f"framing-{run.slug}",
         caption=f"DirectQA framing: irres, resp, combined and consistency per nation (95% CI): {run.label}",
-        shown=framing_shown(table).set_index(["family", "nation"]),
+        shown=framing_shown(table).set_index("family"),
     )
-    ctx.page.note(FRAMING_NOTE)
+    one = "" if framing == BOTH else " Combined and consistency need both framings: this run asked one (—)."
+    ctx.page.note(FRAMING_NOTE + one)
 
 
 def _directqa(ctx: Context) -> None:
     for run in ctx.of(DirectQATest.name):
-        _framing(ctx, run)
-        if run.tables["irres_score"].empty:  # only the mirrored question was asked
-            continue
-        ctx.scores_with_ci(
-            run,
-            table="irres_score",
-            ci=R.irres_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed),
-            keys=["family", "nation"],
-            stem="irres",
-            caption="irres_score per nation and family (95% CI over pairs)",
-            figure=F.directqa_figure,
-            figure_stem="directqa",
-            alt="DirectQA irres_score bars per nation and question family",
-        )
+        framing = run_framing(run)
+        asked = " and ".join(QUESTIONS[f] for f in check_framing(framing))
+        ctx.page.note(f"Framing of {run.label}: --framing {framing}, asked {asked}.")
+        if not run.tables["irres_score"].empty:  # empty when only the mirrored question was asked
+            ctx.scores_with_ci(
+                run,
+                table="irres_score",
+                ci=R.irres_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed),
+                keys=["family", "nation"],
+                stem="irres",
+                caption="irres_score per nation and family (95% CI over pairs)",
+                figure=F.directqa_figure,
+                figure_stem="directqa",
+                alt="DirectQA irres_score bars per nation and question family",
+            )
+        if framing != IRRESPONSIBLE:
+            _framing_table(ctx, run, framing)
     ctx.page.close("figure2-directqa", "Figures 2 and 4 — DirectQA irresponsibility scores")
 
 
