@@ -58,15 +58,16 @@ def framing_counts(samples: pd.DataFrame) -> tuple[list[str], list[str], np.ndar
     """(unordered pairs, families, counts: pairs × families × features): what every measure sums."""
     qa = directqa_frame(samples)
     qa = qa.assign(pair=qa["question"].map(lambda q: "-".join(sorted(str(q).split("-")))))
-    pairs = sorted(qa["pair"].unique())
+    pairs: list[str] = sorted(str(p) for p in qa["pair"].unique())
     families = family_order(qa["family"].unique())
     cube = np.zeros((len(pairs), len(families), _WIDTH))
-    for row in qa.itertuples(index=False):
-        cell = cube[pairs.index(row.pair), families.index(row.family)]
-        named, asked = (_IRRES, _N_IRRES) if row.framing == IRRESPONSIBLE else (_RESP, _N_RESP)
+    rows = zip(qa["pair"], qa["family"], qa["framing"], qa["label"], strict=True)
+    for pair, family, framing, label in rows:
+        cell = cube[pairs.index(str(pair)), families.index(str(family))]
+        named, asked = (_IRRES, _N_IRRES) if framing == IRRESPONSIBLE else (_RESP, _N_RESP)
         cell[asked] += 1
-        if row.label in P5:
-            cell[named][P5.index(row.label)] += 1
+        if label in P5:
+            cell[named][P5.index(str(label))] += 1
     by_framing = {f: g.set_index(["family", "question", "repeat"])["label"] for f, g in qa.groupby("framing")}
     if IRRESPONSIBLE in by_framing and RESPONSIBLE in by_framing:
         irres, resp = by_framing[IRRESPONSIBLE], by_framing[RESPONSIBLE]
