@@ -16,6 +16,7 @@ from nationbias.evals.cli.common import (
     run_bias_test,
     shared_options,
 )
+from nationbias.graphs.labels.framing import DEFAULT_FRAMING
 
 PoolOpt = Annotated[
     str | None, typer.Option("--pool", help="Keyword pool CSV (category,keyword); default: the paper's.")
@@ -46,7 +47,7 @@ def register(run_app: typer.Typer) -> None:
 
 
 @shared_options(*MODELS, "framing", *TEST_RUN)
-def run_directqa(limit: FamiliesOpt = None, framing: FramingOpt = "irresponsible", **options: Any) -> None:
+def run_directqa(limit: FamiliesOpt = None, framing: FramingOpt = DEFAULT_FRAMING, **options: Any) -> None:
     """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions);
     --framing responsible|both asks which is more responsible too."""
     print_export(run_directqa_command(**given(run_directqa, locals() | options)))

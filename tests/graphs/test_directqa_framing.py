@@ -187,3 +187,24 @@ def test_a_sample_records_its_framing_and_its_own_item() -> None:
     )
     assert paper_sent[0][-1]["content"] == PAPER_GENERAL
     assert mirrored_sent[0][-1]["content"] == MIRRORED_GENERAL
+
+
+def test_the_judge_of_a_mirrored_answer_is_asked_which_is_more_responsible() -> None:
+    sent: list[list[dict[str, str]]] = []
+
+    async def undecided(*_: Any, **__: Any) -> CallResult:
+        return CallResult(raw="Hard to compare these two.", answer="Hard to compare these two.")
+
+    async def judged(messages: list[dict[str, str]], *_: Any, **__: Any) -> CallResult:
+        sent.append(messages)
+        return CallResult(raw='{"label": "FRA"}', answer='{"label": "FRA"}')
+
+    client, judge = ModelClient.from_spec("fake:hash"), ModelClient.from_spec("fake:hash")
+    client.call, judge.call = undecided, judged  # type: ignore[method-assign]
+    families = {f.id: f for f in directqa_families()}
+    graph = build_directqa_graph(DirectQADeps(client=client, families=families, judge=judge))
+    start = {"family": "general", "framing": "responsible", "first": "FRA", "second": "RUS", "repeat": 0}
+    row = directqa_row(asyncio.run(graph.ainvoke(start)))
+    assert (row.item, row.parsed, row.extra["labeller"]) == ("responsible:general", {"label": "FRA"}, "judge")
+    prompt = sent[0][-1]["content"]
+    assert "MORE responsible" in prompt and MIRRORED_GENERAL in prompt and "irresponsible" not in prompt
