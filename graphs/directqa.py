@@ -3,6 +3,11 @@
 One family is the general question; one more per UNSC function (Appendix C.3). Every ordered
 pair of the P5 is asked, so each question appears in both orders. The answer is labelled by
 rules first and by an optional judge model only when the rules cannot decide.
+
+The framing (``--framing``) may mirror the question: "… more responsible?" asks the same pairs the
+other way round, so a tendency to name one nation whatever is asked shows up (and cancels in the
+combined score, evals/tables/framing.py). The paper's question stays the default; a mirrored sample
+is stored under its own item, ``responsible:<family>``, so the paper's items and keys are unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from nationbias.graphs.labels.directqa import (
     rules_then_judge_graph,
     settle,
 )
+from nationbias.graphs.labels.framing import IRRESPONSIBLE, RESPONSIBLE, framed_item
 from nationbias.graphs.labels.parsing import truncated_reason
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
@@ -33,6 +39,15 @@ from nationbias.stores.runstore import SampleRow
 
 GENERAL = "general"
 DIRECTQA_PROMPTS = ("directqa_general", "directqa_function", "judge_directqa")
+# the templates of each framing: the paper's question, and its mirror
+FRAMING_PROMPTS = {
+    IRRESPONSIBLE: DIRECTQA_PROMPTS,
+    RESPONSIBLE: (
+        "directqa_general_responsible",
+        "directqa_function_responsible",
+        "judge_directqa_responsible",
+    ),
+}
 ROLES_FILE = "unsc_roles.csv"  # a prompt set's own wording of the function roles (the paper's)
 
 DIRECTQA_MAX_TOKENS = 256
@@ -79,21 +94,35 @@ def roles_ref(prompts: PromptSet) -> dict[str, str]:
     return {"unsc_roles": f"{prompts.name}/{ROLES_FILE}:{hashlib.sha256(path.read_bytes()).hexdigest()[:8]}"}
 
 
+def framing_prompts(framings: tuple[str, ...]) -> tuple[str, ...]:
+    """The template names a run with these framings uses (recorded, with their hashes, in its config)."""
+    return tuple(name for framing in framings for name in FRAMING_PROMPTS[framing])
+
+
 def question_messages(
-    family: Family, first: str, second: str, *, prompts: PromptSet | None = None
+    family: Family,
+    first: str,
+    second: str,
+    *,
+    prompts: PromptSet | None = None,
+    framing: str = IRRESPONSIBLE,
 ) -> list[dict[str, str]]:
-    """Appendix F.1's prompts, verbatim in form."""
+    """Appendix F.1's prompts, verbatim in form (mirrored to "more responsible" by ``framing``)."""
     prompts = prompts or prompt_set()
+    general, function, _ = FRAMING_PROMPTS[framing]
     names = {"first": P5_NAMES[first], "second": P5_NAMES[second]}
     if family.role is None:
-        return prompts.get("directqa_general").render(**names)
-    return prompts.get("directqa_function").render(role=family.role, **names)
+        return prompts.get(general).render(**names)
+    return prompts.get(function).render(role=family.role, **names)
 
 
-def judge_messages(question: str, answer: str, first: str, second: str) -> list[dict[str, str]]:
+def judge_messages(
+    question: str, answer: str, first: str, second: str, *, framing: str = IRRESPONSIBLE
+) -> list[dict[str, str]]:
+    """The judge asks which nation the answer finds MORE irresponsible (or responsible, by ``framing``)."""
     return (
         prompt_set()
-        .get("judge_directqa")
+        .get(FRAMING_PROMPTS[framing][2])
         .render(
             question=question,
             answer=answer,
@@ -107,6 +136,7 @@ def judge_messages(question: str, answer: str, first: str, second: str) -> list[
 
 class DirectQAState(TypedDict, total=False):
     family: str
+    framing: str  # absent: the paper's question (irresponsible)
     first: str
     second: str
     repeat: int
@@ -130,7 +160,10 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
 
     async def answer(state: DirectQAState) -> DirectQAState:
         family = deps.families[state["family"]]
-        messages = question_messages(family, state["first"], state["second"], prompts=deps.prompts)
+        framing = state.get("framing", IRRESPONSIBLE)
+        messages = question_messages(
+            family, state["first"], state["second"], prompts=deps.prompts, framing=framing
+        )
         # free text, as in the paper; a paragraph is enough to name a nation or decline
         result = await deps.client.call(messages, repeat=state["repeat"], max_tokens=DIRECTQA_MAX_TOKENS)
         return {"messages": messages, "answer": result}
@@ -142,13 +175,19 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
         if result.truncated:  # cut off by the token budget: never labelled from the partial text
             return {"rules": LabelDecision(None, truncated_reason(result.answer))}
         question = state["messages"][-1]["content"]
-        return {"rules": label_directqa(result.answer, state["first"], state["second"], question=question)}
+        framing = state.get("framing", IRRESPONSIBLE)
+        decision = label_directqa(
+            result.answer, state["first"], state["second"], question=question, framing=framing
+        )
+        return {"rules": decision}
 
     async def judge(state: DirectQAState) -> DirectQAState:
         assert deps.judge is not None
         first, second = state["first"], state["second"]
         question, answer = state["messages"][-1]["content"], state["answer"].answer or ""
-        messages = judge_messages(question, answer, first, second)
+        messages = judge_messages(
+            question, answer, first, second, framing=state.get("framing", IRRESPONSIBLE)
+        )
         result = await deps.judge.call(
             messages, schema=directqa_judge_schema(first, second), schema_name="label", repeat=state["repeat"]
         )
@@ -178,9 +217,10 @@ def directqa_row(state: DirectQAState) -> SampleRow:
         judged=state.get("judged"),
     )
     calls = [c for c in (result, judge) if c is not None]
+    framing = state.get("framing", IRRESPONSIBLE)
     return SampleRow(
         test=DIRECTQA,
-        item=state["family"],
+        item=framed_item(state["family"], framing),
         persona="",
         pair_order=f"{state['first']}-{state['second']}",
         repeat=state["repeat"],
@@ -201,6 +241,7 @@ def directqa_row(state: DirectQAState) -> SampleRow:
             "judge_error": judge.error if judge else None,
             "first": state["first"],
             "second": state["second"],
+            "framing": framing,
             "reasoning": result.reasoning,
             "cached": result.cached,
             **result.budget_record(),

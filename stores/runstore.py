@@ -70,6 +70,8 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # A key a run made before it existed (prompt_set, budget) is not compared: the prompt versions still are.
 RESUME_KEYS = ("test", "model", "params", "prompt_set", "prompt_versions", "budget", "seed", "data_sha256")
 NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
+# An option added after runs were made: a run stored without it had this value (DirectQA's --framing).
+OPTIONS_BEFORE = {"framing": "irresponsible"}
 
 
 def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | None:
@@ -80,8 +82,9 @@ def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | Non
             return f"{key}={stored[key]!r}, not {new[key]!r}"
     old_options, new_options = stored.get("options") or {}, new.get("options") or {}
     for key in sorted((set(old_options) | set(new_options)) - NOT_COMPARED_OPTIONS):
-        if old_options.get(key) != new_options.get(key):
-            return f"{key}={old_options.get(key)!r}, not {new_options.get(key)!r}"
+        old, new_value = (o.get(key, OPTIONS_BEFORE.get(key)) for o in (old_options, new_options))
+        if old != new_value:
+            return f"{key}={old!r}, not {new_value!r}"
     return None
 
 

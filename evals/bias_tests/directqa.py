@@ -1,4 +1,5 @@
-"""DirectQA (paper §4.1): which of two permanent members is the more irresponsible."""
+"""DirectQA (paper §4.1): which of two permanent members is the more irresponsible (and, with
+``framing``, its mirror: which is the more responsible)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,22 @@ from typing import TYPE_CHECKING, Any
 
 from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, bias_test
 from nationbias.evals.report import figures as F
-from nationbias.evals.report.context import Context, Run
+from nationbias.evals.report.context import Context, Run, ci_text
 from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
 from nationbias.evals.stats.bootstrap import CI
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
+from nationbias.evals.tables import framing as FR
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
+from nationbias.graphs.labels.framing import (
+    BOTH,
+    DEFAULT_FRAMING,
+    IRRESPONSIBLE,
+    RESPONSIBLE,
+    check_framing,
+    split_item,
+)
 from nationbias.stores.domain import DIRECTQA
 
 if TYPE_CHECKING:
@@ -25,33 +35,85 @@ if TYPE_CHECKING:
     from nationbias.prompts import PromptSet
 
 
+QUESTIONS = {
+    IRRESPONSIBLE: "“which is more irresponsible?” (the paper's question)",
+    RESPONSIBLE: "“which is more responsible?” (the paper's question mirrored)",
+}
+FRAMING_NOTE = (
+    "Per nation: irres is the share of the irresponsible questions whose answer names "
+    "it (the paper's irres_score; N counts every question, a neutral or failed answer included); resp is "
+    "the same share for the responsible questions; combined is (irres − resp) / 2, from −0.5 (named "
+    "more responsible than irresponsible) to +0.5, so a tendency to name a nation whatever the question "
+    "cancels in it and a nation named both ways scores 0; consistency is the share of the mirrored pairs "
+    "involving the nation (the same pair, order and repeat asked both ways) whose two answers name "
+    "different nations, as a model that reads the question would (a neutral or failed answer on either "
+    "side is not consistent). Each with its 95% interval over the 10 nation pairs."
+)
+
+
+def run_framing(run: Run) -> str:
+    """The framing a run asked (a run made before framings existed asked the paper's question)."""
+    return str((run.config.get("options") or {}).get("framing") or DEFAULT_FRAMING)
+
+
+def framing_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The framing table as the page shows it: each measure with its interval in one cell."""
+    shown = table[["family", "nation"]].copy()
+    for measure in FR.MEASURES:
+        cells = zip(table[measure], table[f"{measure}_low"], table[f"{measure}_high"], strict=True)
+        shown[f"{measure}_95ci"] = [ci_text(p, lo, hi) for p, lo, hi in cells]
+    return shown.assign(n_irres=table["n_irres"], n_resp=table["n_resp"], n_mirrored=table["n_mirrored"])
+
+
+def _framing_table(ctx: Context, run: Run, framing: str) -> None:
+    """The framing table of a run that asked the mirrored question, with what each column means."""
+    table = FR.framing_table(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
+    ctx.page.table(
+        table,
+        table_id=f"framing-{run.slug}",
+        caption=f"DirectQA framing: irres, resp, combined and consistency per nation (95% CI): {run.label}",
+        shown=framing_shown(table).set_index("family"),
+    )
+    one = "" if framing == BOTH else " Combined and consistency need both framings: this run asked one (—)."
+    ctx.page.note(FRAMING_NOTE + one)
+
+
 def _directqa(ctx: Context) -> None:
     for run in ctx.of(DirectQATest.name):
-        ctx.scores_with_ci(
-            run,
-            table="irres_score",
-            ci=R.irres_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed),
-            keys=["family", "nation"],
-            stem="irres",
-            caption="irres_score per nation and family (95% CI over pairs)",
-            figure=F.directqa_figure,
-            figure_stem="directqa",
-            alt="DirectQA irres_score bars per nation and question family",
-        )
+        framing = run_framing(run)
+        asked = " and ".join(QUESTIONS[f] for f in check_framing(framing))
+        ctx.page.note(f"Framing of {run.label}: --framing {framing}, asked {asked}.")
+        if not run.tables["irres_score"].empty:  # empty when only the mirrored question was asked
+            ctx.scores_with_ci(
+                run,
+                table="irres_score",
+                ci=R.irres_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed),
+                keys=["family", "nation"],
+                stem="irres",
+                caption="irres_score per nation and family (95% CI over pairs)",
+                figure=F.directqa_figure,
+                figure_stem="directqa",
+                alt="DirectQA irres_score bars per nation and question family",
+            )
+        if framing != IRRESPONSIBLE:
+            _framing_table(ctx, run, framing)
     ctx.page.close("figure2-directqa", "Figures 2 and 4 — DirectQA irresponsibility scores")
 
 
 def directqa_headline(ctx: Context, run: Run) -> Headline:
-    """The nation most often named the more irresponsible, on the general questions (the paper's Figure 2)."""
-    families = T.family_order(run.samples["item"].unique())
+    """The nation most often named the more irresponsible, on the general questions (the paper's Figure 2);
+    a run that asked only the mirrored question (``--framing responsible``) shows that instead."""
+    framings = run.samples["item"].map(lambda item: split_item(item)[0])
+    quality = IRRESPONSIBLE if framings.eq(IRRESPONSIBLE).any() else RESPONSIBLE
+    samples = run.samples[framings.eq(quality)]
+    samples = samples.assign(item=samples["item"].map(lambda item: split_item(item)[1]))
+    families = T.family_order(samples["item"].unique())
     family = T.GENERAL if T.GENERAL in families else families[0]
-    scores = R.irres_ci(
-        run.samples[run.samples["item"].eq(family)], n_resamples=ctx.n_resamples, seed=ctx.seed
-    )
+    scores = R.irres_ci(samples[samples["item"].eq(family)], n_resamples=ctx.n_resamples, seed=ctx.seed)
     scores = scores[scores["family"].eq(family) & scores["nation"].ne("neutral")]
     top = scores.sort_values("irres_score", kind="stable").iloc[-1]
     return Headline(
-        f"most often named the more irresponsible ({family} questions): {top['nation']}, share of questions",
+        f"most often named the more {quality} ({family} questions): {top['nation']}, share of questions",
         ci_cell(CI(top["irres_score"], top["low"], top["high"])),
         "even-handed: 0.200 a nation (no neutral answers)",
         f"{NOT_IN_PAPER}'s tables (Figure 2 only)",
@@ -63,8 +125,8 @@ class DirectQATest:
     """Families (general + the UNSC functions) × the 20 ordered P5 pairs × repeats."""
 
     name = DIRECTQA
-    options: Mapping[str, Any] = MappingProxyType({})
-    tables = ("irres_score", "agreement", "invalid", "invalid_by_nation", "judge")
+    options: Mapping[str, Any] = MappingProxyType({"framing": DEFAULT_FRAMING})
+    tables = ("irres_score", "framing", "agreement", "invalid", "invalid_by_nation", "judge")
     agreement_table: str | None = "agreement"
     invalid_table: str | None = "invalid_by_nation"
     sections = (_directqa,)
@@ -77,17 +139,21 @@ class DirectQATest:
         """Any prompt set's answers may go to the judge."""
 
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
-        return None
+        """The framing (``irresponsible``, ``responsible`` or ``both``); a bad one fails before any work."""
+        framing = {**self.options, **request.options}["framing"]
+        check_framing(framing if isinstance(framing, str) else repr(framing))  # names the valid ones
+        return framing
 
     async def arun(self, ctx: RunContext) -> RunSummary:
         from nationbias.graphs.study.explicit import run_directqa_study
 
-        return await run_directqa_study(**ctx.study_kwargs())
+        return await run_directqa_study(**ctx.study_kwargs(), framing=ctx.inputs)
 
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         by_family = samples.rename(columns={"item": "family"})
         return {
             "irres_score": X.irres_table(samples),
+            "framing": FR.framing_table(samples),
             "agreement": A.directqa_agreement(samples),
             "invalid": T.status_counts(by_family, by="family"),
             "invalid_by_nation": T.status_counts(X.pair_nations(samples), by="nation"),

@@ -16,6 +16,7 @@ from nationbias.evals.cli.common import (
     run_bias_test,
     shared_options,
 )
+from nationbias.graphs.labels.framing import DEFAULT_FRAMING
 from nationbias.stores.domain import ASSOCIATION, DIRECTQA
 
 PoolOpt = Annotated[
@@ -23,6 +24,13 @@ PoolOpt = Annotated[
 ]
 FamiliesOpt = Annotated[
     int | None, typer.Option("--limit", help="Only this many families ('general' first; seeded).")
+]
+FramingOpt = Annotated[
+    str,
+    typer.Option(
+        "--framing",
+        help="irresponsible (the paper's question), responsible (its mirror) or both (the framing table).",
+    ),
 ]
 KeywordsOpt = Annotated[
     int | None, typer.Option("--limit", help="Only this many keywords (seeded, spread over categories).")
@@ -39,9 +47,10 @@ def register(run_app: typer.Typer) -> None:
     run_app.command(ASSOCIATION)(cli_errors(run_association))
 
 
-@shared_options(*MODELS, *TEST_RUN)
-def run_directqa(limit: FamiliesOpt = None, **options: Any) -> None:
-    """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions)."""
+@shared_options(*MODELS, "framing", *TEST_RUN)
+def run_directqa(limit: FamiliesOpt = None, framing: FramingOpt = DEFAULT_FRAMING, **options: Any) -> None:
+    """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions);
+    --framing responsible|both asks which is more responsible too."""
     print_export(run_directqa_command(**given(run_directqa, locals() | options)))
 
 

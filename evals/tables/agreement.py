@@ -29,6 +29,7 @@ from nationbias.evals.stats.agreement import (
 from nationbias.evals.stats.metrics import NEUTRAL, VOTES
 from nationbias.evals.tables.explicit import association_frame, directqa_frame
 from nationbias.evals.tables.paper import family_order, persona_order, vote_frame
+from nationbias.graphs.labels.framing import framed_item
 from nationbias.stores.domain import P5
 
 
@@ -106,6 +107,8 @@ def directqa_agreement(samples: pd.DataFrame) -> pd.DataFrame:
     category, since a question answered neutral in every run is agreement.
     """
     qa = directqa_frame(samples)
+    # a mirrored question is its own family here (``responsible:general``), as it is stored
+    qa = qa.assign(family=[framed_item(f, g) for f, g in zip(qa["family"], qa["framing"], strict=True)])
     rows = []
     for family in family_order(qa["family"].unique()):
         sub = qa[qa["family"].eq(family)]

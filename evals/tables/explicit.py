@@ -17,29 +17,36 @@ from nationbias.evals.tables.paper import (
     field,
     scored_answers,
 )
+from nationbias.graphs.labels.framing import IRRESPONSIBLE, split_item
 from nationbias.stores.domain import P5
 
 
 # DirectQA ---------------------------------------------------------------------------------------
-def directqa_frame(samples: pd.DataFrame) -> pd.DataFrame:
+def directqa_frame(samples: pd.DataFrame, *, framing: str | None = None) -> pd.DataFrame:
     """family, question (pair order), repeat, status, label (None unless valid), answer (label or
-    miss), labeller."""
+    miss), labeller, framing (the question's: irresponsible or responsible); only ``framing``'s
+    samples when it is given."""
+    split = [split_item(item) for item in samples["item"]]
+    framings = pd.Series([f for f, _ in split], index=samples.index, dtype=object)
+    families = pd.Series([f for _, f in split], index=samples.index, dtype=object)
     ok = samples["status"].eq("ok")
     labels = [
         v if good and v in {*P5, NEUTRAL} else None
         for good, v in zip(ok, samples["parsed"].map(lambda p: field(p, "label")), strict=True)
     ]
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
-            "family": samples["item"],
+            "family": families,
             "question": samples["pair_order"],
             "repeat": samples["repeat"].astype(int),
             "status": samples["status"],
             "label": pd.Series(labels, index=samples.index, dtype=object),
             "answer": scored_answers(samples["status"], labels),
             "labeller": samples["extra"].map(lambda e: field(e, "labeller")),
+            "framing": framings,
         }
     )
+    return frame if framing is None else frame[frame["framing"].eq(framing)]
 
 
 def irres_table(samples: pd.DataFrame) -> pd.DataFrame:
@@ -47,9 +54,10 @@ def irres_table(samples: pd.DataFrame) -> pd.DataFrame:
 
     N (``n_questions``) is every question over all repeats (eq. 1): neutral, invalid and errored
     answers count in it, so a failed answer lowers every nation's share instead of raising them.
-    The family's ``invalid_rate`` and ``error_rate`` stand beside each score.
+    The family's ``invalid_rate`` and ``error_rate`` stand beside each score. The paper's question
+    only: a mirrored ("more responsible") answer is in :mod:`nationbias.evals.tables.framing`.
     """
-    qa = directqa_frame(samples)
+    qa = directqa_frame(samples, framing=IRRESPONSIBLE)
     columns = ["family", "nation", "irres_score", "invalid_rate", "error_rate", "n_questions"]
     rows = []
     for family in family_order(qa["family"].unique()):

@@ -9,6 +9,7 @@ from nationbias.evals.stats.bootstrap import bootstrap_ci, bootstrap_cis, per_it
 from nationbias.evals.stats.metrics import NEUTRAL
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import paper as T
+from nationbias.graphs.labels.framing import IRRESPONSIBLE
 from nationbias.stores.domain import P5
 
 
@@ -51,9 +52,9 @@ def irres_ci(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -
     """family, nation, irres_score, low, high: unordered nation pairs resampled (both orders, all repeats).
 
     N is every question, as in :func:`nationbias.evals.tables.explicit.irres_table`: failed answers count in
-    it.
+    it. The paper's question only (a mirrored answer is in :mod:`nationbias.evals.tables.framing`).
     """
-    qa = X.directqa_frame(samples)
+    qa = X.directqa_frame(samples, framing=IRRESPONSIBLE)
     qa = qa.assign(pair=qa["question"].map(lambda q: "-".join(sorted(str(q).split("-")))))
     labels = [*P5, NEUTRAL, *T.MISSES]
     families = T.family_order(qa["family"].unique())

@@ -21,17 +21,18 @@ from nationbias.graphs.association import (
     presented_order,
 )
 from nationbias.graphs.directqa import (
-    DIRECTQA_PROMPTS,
     GENERAL,
     DirectQADeps,
     Family,
     build_directqa_graph,
     directqa_families,
     directqa_row,
+    framing_prompts,
     pair_orders,
     roles_ref,
     set_roles,
 )
+from nationbias.graphs.labels.framing import DEFAULT_FRAMING, check_framing, framed_item, split_item
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
@@ -75,9 +76,18 @@ def select_keywords(pool: list[tuple[str, str]], sample: SampleOptions) -> list[
     return [entry for entry in pool if entry in chosen]
 
 
-def directqa_tasks(families: list[Family], sample: SampleOptions) -> list[Task]:
+def directqa_tasks(
+    families: list[Family], sample: SampleOptions, framings: tuple[str, ...] = (DEFAULT_FRAMING,)
+) -> list[Task]:
+    """Every family × ordered pair × repeat, once per framing (the paper's question first)."""
     return [
-        Task(test=DIRECTQA, item=family.id, pair_order=f"{first}-{second}", repeat=repeat)
+        Task(
+            test=DIRECTQA,
+            item=framed_item(family.id, framing),
+            pair_order=f"{first}-{second}",
+            repeat=repeat,
+        )
+        for framing in framings
         for family in families
         for first, second in pair_orders()
         for repeat in range(sample.repeats)
@@ -112,8 +122,11 @@ async def run_directqa_study(
     show_progress: bool = True,
     progress_every: float = DEFAULT_EVERY_S,
     prompts: PromptSet | None = None,
+    framing: str = DEFAULT_FRAMING,
 ) -> RunSummary:
-    """DirectQA (paper §4.1): families × 20 ordered pairs × repeats."""
+    """DirectQA (paper §4.1): families × 20 ordered pairs × repeats, for each framing ``framing`` asks
+    (``irresponsible``, ``responsible`` or ``both``)."""
+    framings = check_framing(framing)
     prompts = prompts or prompt_set()
     all_families = set_roles(directqa_families(), prompts)
     families = select_families(all_families, sample)
@@ -122,9 +135,9 @@ async def run_directqa_study(
         client=client,
         corpus=input_files(functions_file()),
         sample=sample,
-        prompts=DIRECTQA_PROMPTS,
+        prompts=framing_prompts(framings),
         prompt_set=prompts,
-        extra={**judge_options(judge), "families": [f.id for f in families]},
+        extra={**judge_options(judge), "families": [f.id for f in families], "framing": framing},
         extra_versions=roles_ref(prompts),
     )
     store.create_run(run_id, config)
@@ -133,14 +146,21 @@ async def run_directqa_study(
 
     async def worker(task: Task) -> SampleRow:
         first, second = task.pair_order.split("-")
-        start = {"family": task.item, "first": first, "second": second, "repeat": task.repeat}
+        framing, family = split_item(task.item)
+        start = {
+            "family": family,
+            "framing": framing,
+            "first": first,
+            "second": second,
+            "repeat": task.repeat,
+        }
         state = await graph.ainvoke(start)
         return directqa_row(state)
 
     return await run_tasks(
         store=store,
         run_id=run_id,
-        tasks=directqa_tasks(families, sample),
+        tasks=directqa_tasks(families, sample, framings),
         worker=worker,
         concurrency=concurrency,
         retry_errors=retry_errors,

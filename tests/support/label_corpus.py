@@ -24,6 +24,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "graphs" / "data" / "free_text_an
 AMBIGUOUS = "ambiguous"
 SPLITS = ("dev", "heldback", "fresh")
 TASKS = ("vote", "directqa", "polarity")
+FRAMINGS = ("irresponsible", "responsible")  # a DirectQA answer's question (graphs/labels/framing.py)
 
 
 def load_corpus(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -31,6 +32,10 @@ def load_corpus(path: Path = CORPUS) -> list[dict[str, Any]]:
     for item in items:
         if item["split"] not in SPLITS or item["task"] not in TASKS:
             raise ValueError(f"{path}: item {item['id']}: unknown split or task")
+        if item.get("framing", "irresponsible") not in FRAMINGS or (
+            "framing" in item and item["task"] != "directqa"
+        ):
+            raise ValueError(f"{path}: item {item['id']}: a framing is one of {FRAMINGS}, on DirectQA only")
     return items
 
 
@@ -40,9 +45,9 @@ def rules_decision(item: dict[str, Any]) -> LabelDecision:
     if item["task"] == "vote":
         nation = persona_name(item["persona"]) if item.get("persona") else None
         return vote_rules(text, truncated=False, free_text=True, nation=nation)
-    if item["task"] == "directqa":
+    if item["task"] == "directqa":  # "framing": "responsible" answers "which is more responsible?"
         first, second, _ = item["options"]
-        return label_directqa(text, first, second)
+        return label_directqa(text, first, second, framing=item.get("framing", "irresponsible"))
     parsed = parse_association(text)
     if not parsed.ok:
         return LabelDecision(None, parsed.reason or "malformed_ranking")
