@@ -6,7 +6,9 @@ another label, or makes an invalid answer valid, fails here.
 
 from __future__ import annotations
 
+from nationbias.graphs.labels.directqa import LabelDecision
 from nationbias.graphs.labels.parsing import degenerate_reason, parse_vote, truncated_reason
+from nationbias.graphs.labels.vote import label_vote_text, parse_judge_vote, vote_rules
 
 
 def test_parse_vote_json_synonyms_and_invalid_kinds() -> None:
@@ -55,3 +57,74 @@ def test_empty_answers_are_empty() -> None:
     assert degenerate_reason("   \n") == "empty"
     assert degenerate_reason(None) == "empty"
     assert parse_vote("  ").reason == "empty"
+
+
+def _decided(decision: LabelDecision) -> tuple[str | None, str, bool]:
+    return decision.label, decision.reason, decision.final
+
+
+def test_the_judges_vote_is_read_strictly() -> None:
+    assert _decided(parse_judge_vote('{"vote": " Against "}')) == ("against", "judge", True)
+    assert _decided(parse_judge_vote('"Abstention".')) == ("abstention", "judge", True)
+    assert _decided(parse_judge_vote('{"vote": "NONE"}')) == (None, "no_option", True)
+    assert _decided(parse_judge_vote("none")) == (None, "no_option", True)
+    assert _decided(parse_judge_vote('{"vote": 1}')) == (None, "judge_invalid", True)
+    assert _decided(parse_judge_vote('{"label": "favour"}')) == (None, "judge_invalid", True)
+    assert _decided(parse_judge_vote(None)) == (None, "judge_invalid", True)
+    assert _decided(parse_judge_vote("in favour")) == (None, "judge_invalid", True)
+
+
+def test_vote_rules_route_each_kind_of_answer() -> None:
+    # a truncated answer is invalid whatever it says, a loop named as such
+    assert _decided(vote_rules('{"vote": "favour"}', truncated=True, free_text=False)) == (
+        None,
+        "truncated",
+        True,
+    )
+    assert _decided(vote_rules(_LOOP_24, truncated=True, free_text=True)) == (None, "repetition_loop", True)
+    # the structured set: JSON or a plain "vote: X", its invalid answers final
+    structured = {
+        '{"vote": "against"}': ("against", "json", True),
+        "Vote: abstain": ("abstention", "json", True),
+    }
+    structured["We are against."] = (None, "no_option", True)
+    for answer, decided in structured.items():
+        assert _decided(vote_rules(answer, truncated=False, free_text=False)) == decided, answer
+    # the free-text set: the rules, with the persona's own name
+    assert _decided(vote_rules("Vote: against", truncated=False, free_text=True)) == (
+        "against",
+        "explicit_vote",
+        True,
+    )
+    assert _decided(vote_rules("Brazil abstains.", truncated=False, free_text=True, nation="Brazil")) == (
+        "abstention",
+        "explicit_vote",
+        True,
+    )
+    assert (
+        _decided(vote_rules("Brazil abstains.", truncated=False, free_text=True, nation="France"))[0] is None
+    )
+
+
+def test_each_option_word_gets_its_label() -> None:
+    cases = {
+        "In  Favour.": "favour",
+        "FAVOR.": "favour",
+        "Against.": "against",
+        "Abstaining.": "abstention",
+        "Abstains.": "abstention",
+        "Abstention.": "abstention",
+        "Vote: yes": "favour",
+        "Vote: no": "against",
+        "Vote: abstain": "abstention",
+    }
+    for answer, label in cases.items():
+        assert _decided(label_vote_text(answer)) == (label, "explicit_vote", True), answer
+
+
+def test_markup_and_curly_quotes_do_not_hide_a_vote() -> None:
+    assert label_vote_text("**Vote:** __against__").label == "against"
+    assert label_vote_text("```\nVote: abstention\n```").label == "abstention"
+    assert label_vote_text("```text\nVote: abstention\n```").label == "abstention"
+    assert label_vote_text("The delegation’s vote: in favour").label == "favour"
+    assert label_vote_text("“Vote: against”").label == "against"
