@@ -128,3 +128,53 @@ def test_markup_and_curly_quotes_do_not_hide_a_vote() -> None:
     assert label_vote_text("```text\nVote: abstention\n```").label == "abstention"
     assert label_vote_text("The delegation’s vote: in favour").label == "favour"
     assert label_vote_text("“Vote: against”").label == "against"
+
+
+def test_parse_vote_keeps_what_made_an_answer_invalid() -> None:
+    echo = parse_vote("FAVOUR / AGAINST / ABSTENTION " + "x" * 100)
+    assert (echo.value, echo.reason, echo.detail) == (
+        None,
+        "template_echo",
+        "FAVOUR / AGAINST / ABSTENTION " + "x" * 50,
+    )
+    missing = parse_vote('{"choice": "favour", "why": 1}')
+    assert (missing.reason, missing.detail, missing.payload) == (
+        "json_missing_key",
+        "keys: ['choice', 'why']",
+        {"choice": "favour", "why": 1},
+    )
+    listed = parse_vote('{"vote": ["favour", "against"]}')
+    assert (listed.reason, listed.detail, listed.payload) == (
+        "multiple_options",
+        "['favour', 'against']",
+        {"vote": ["favour", "against"]},
+    )
+    both = parse_vote('{"vote": "favour and against"}')
+    assert (both.reason, both.detail, both.payload) == (
+        "multiple_options",
+        "favour and against",
+        {"vote": "favour and against"},
+    )
+
+
+def test_other_language_thresholds_at_their_edges() -> None:
+    # judged only past 20 characters
+    assert degenerate_reason("é" * 20) is None
+    assert degenerate_reason("é" * 21) == "other_language"
+    # 21 ASCII characters of 30: a share of exactly 0.7 is not below 0.7 (and 5 words are too few to judge)
+    assert len("in favour of the text") == 21
+    assert degenerate_reason("in favour of the text" + "é" * 9) is None
+    assert degenerate_reason("in favour of the text" + "é" * 10) == "other_language"
+    # six words, none an English hint: other language; five are too few to judge
+    assert degenerate_reason("Nous votons pour le projet francais") == "other_language"
+    assert degenerate_reason("Nous votons pour le projet") is None
+    # 1 hint ("in") in 15 words is 0.067 < 0.08: other language
+    french = "Nous votons pour le projet car il renforce la paix et la securite in Afrique"
+    assert degenerate_reason(french) == "other_language"
+    # 2 hints ("in", "the") in 25 distinct words is exactly 0.08: not below it
+    mixed = (
+        "Nous votons pour ce projet car il renforce paix et securite in Afrique centrale "
+        "selon the accord signe entre deux parties voisines apres longues discussions"
+    )
+    assert len(mixed.split()) == 25
+    assert degenerate_reason(mixed) is None
