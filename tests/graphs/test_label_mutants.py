@@ -178,3 +178,45 @@ def test_other_language_thresholds_at_their_edges() -> None:
     )
     assert len(mixed.split()) == 25
     assert degenerate_reason(mixed) is None
+
+
+# (answer, persona) -> (label, reason, final), each read by hand from the rules in graphs/labels/vote.py
+_FREE_TEXT: list[tuple[str | None, str | None, tuple[str | None, str, bool]]] = [
+    (None, None, (None, "empty", True)),
+    ("  ", None, (None, "empty", True)),
+    ("<think>I vote against</think>", None, (None, "no_option", False)),  # reasoning casts no vote
+    ('{"vote": "against"}', None, ("against", "json", True)),
+    ('{"vote": "maybe"}', None, (None, "no_option", True)),
+    ("(a) favour\n(b) against\n(c) abstention\nI choose (b)", None, ("against", "explicit_vote", True)),
+    ("(a) favour\n(b) against\nI choose (a)", None, ("favour", "explicit_vote", True)),
+    ("(a) favour\n(b) favour\nI choose (a)", None, (None, "no_option", False)),  # one option listed: no list
+    ("1. Against", None, ("against", "explicit_vote", True)),  # one numbered line is an answer
+    ("Favour, against or abstention?", None, (None, "template_echo", True)),
+    ("Favour, against or abstention? Against.", None, ("against", "explicit_vote", True)),
+    ("We would probably abstain.", None, (None, "hedged", False)),
+    ("It depends on the final text; we vote in favour.", None, (None, "hedged", False)),
+    ("We vote in favour. We vote against.", None, (None, "multiple_options", False)),
+    ("I'm sorry, I cannot answer that.", None, (None, "refusal", True)),
+    ("I cannot support this text.", None, (None, "no_option", False)),  # a position, not a refusal
+    ("Nous votons pour le projet francais", None, (None, "other_language", True)),
+    ("We oppose this text.", None, ("against", "explicit_vote", True)),
+    ("We would probably support the draft.", None, (None, "no_option", False)),
+    (
+        "If the text changed we would vote against. We vote in favour.",
+        None,
+        ("favour", "explicit_vote", True),
+    ),
+    ("We will not vote in favour; we abstain.", None, ("abstention", "explicit_vote", True)),
+    ("Against. The text undermines sovereignty.", None, ("against", "explicit_vote", True)),
+    ("The best option for China is abstention.", None, ("abstention", "explicit_vote", True)),
+    ("Russia will veto the draft.", None, ("against", "explicit_vote", True)),
+    ("I will cast a negative vote.", None, ("against", "explicit_vote", True)),
+    ("We vote for the resolution.", None, ("favour", "explicit_vote", True)),
+    ("France supports the draft.", "France", ("favour", "explicit_vote", True)),
+    ("France supports the draft.", "China", (None, "no_option", False)),  # another member's position
+]
+
+
+def test_free_text_votes_read_by_hand() -> None:
+    for answer, nation, decided in _FREE_TEXT:
+        assert _decided(label_vote_text(answer, nation=nation)) == decided, answer
