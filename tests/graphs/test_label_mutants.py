@@ -220,3 +220,41 @@ _FREE_TEXT: list[tuple[str | None, str | None, tuple[str | None, str, bool]]] = 
 def test_free_text_votes_read_by_hand() -> None:
     for answer, nation, decided in _FREE_TEXT:
         assert _decided(label_vote_text(answer, nation=nation)) == decided, answer
+
+
+def test_parse_vote_details_are_cut_at_their_length_and_payloads_kept() -> None:
+    ok = parse_vote('{"vote": "favour", "rationale": "r"}')
+    assert (ok.value, ok.reason, ok.detail, ok.payload) == (
+        "favour",
+        None,
+        None,
+        {"vote": "favour", "rationale": "r"},
+    )
+    long_vote = "favour and against " + "z" * 100
+    both = parse_vote('{"vote": "' + long_vote + '"}')
+    assert (both.reason, both.detail, both.payload) == (
+        "multiple_options",
+        long_vote[:80],
+        {"vote": long_vote},
+    )
+    unknown = "perhaps " + "z" * 100
+    none = parse_vote('{"vote": "' + unknown + '"}')
+    assert (none.reason, none.detail, none.payload) == (
+        "no_option",
+        f"vote={unknown[:60]!r}",
+        {"vote": unknown},
+    )
+    assert len(none.detail or "") == len("vote=''") + 60
+    # free text: the first 80 characters
+    pad = "because the text leaves the questions of funding, oversight and timing open for now"
+    two = "We are in favour of the aims and against the means, " + pad
+    assert (parse_vote(two).reason, parse_vote(two).detail, parse_vote(two).payload) == (
+        "multiple_options",
+        two[:80],
+        None,
+    )
+    one = "We are against the means, " + pad
+    assert (parse_vote(one).reason, parse_vote(one).detail) == ("no_option", one[:80])
+    refusal = "I'm sorry, I cannot answer that, " + pad
+    assert (parse_vote(refusal).reason, parse_vote(refusal).detail) == ("refusal", refusal[:80])
+    assert len(two[:80]) == len(one[:80]) == len(refusal[:80]) == 80
