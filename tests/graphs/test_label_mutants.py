@@ -212,12 +212,31 @@ _FREE_TEXT: list[tuple[str | None, str | None, tuple[str | None, str, bool]]] = 
     ("Russia will veto the draft.", None, ("against", "explicit_vote", True)),
     ("I will cast a negative vote.", None, ("against", "explicit_vote", True)),
     ("We vote for the resolution.", None, ("favour", "explicit_vote", True)),
+    ("I cast an affirmative vote.", None, ("favour", "explicit_vote", True)),
+    (
+        "In favour: it aligns with our policy.",
+        None,
+        ("favour", "explicit_vote", True),
+    ),  # the leading label only
+    ("Abstain — we would probably prefer more time.", None, (None, "hedged", False)),  # hedged in its clause
+    ("(a) favour\n(b) against\nI would probably choose (b)", None, (None, "hedged", False)),
+    ("(a) favour\n(b) against\n(b)", None, ("against", "explicit_vote", True)),
+    ("(a) favour\n(b) against\nI choose (c)", None, (None, "no_option", False)),  # no such option
+    # a hedge in another clause or sentence leaves the vote plain
+    ("We vote against; perhaps later we will reconsider.", None, ("against", "explicit_vote", True)),
+    ("Perhaps the text is flawed. We vote against.", None, ("against", "explicit_vote", True)),
+    ("We vote in favour - perhaps others abstain.", None, ("favour", "explicit_vote", True)),
+    # the language and refusal checks yield to a vote cast plainly
+    ("Vote: against. Nous votons contre ce projet de texte", None, ("against", "explicit_vote", True)),
+    ("I'm sorry, but we vote against.", None, ("against", "explicit_vote", True)),
     ("France supports the draft.", "France", ("favour", "explicit_vote", True)),
     ("France supports the draft.", "China", (None, "no_option", False)),  # another member's position
 ]
 
 
 def test_free_text_votes_read_by_hand() -> None:
+    assert degenerate_reason("Vote: against. Nous votons contre ce projet de texte") == "other_language"
+    assert degenerate_reason("I'm sorry, but we vote against.") == "refusal"
     for answer, nation, decided in _FREE_TEXT:
         assert _decided(label_vote_text(answer, nation=nation)) == decided, answer
 
