@@ -6,6 +6,8 @@ another label, or makes an invalid answer valid, fails here.
 
 from __future__ import annotations
 
+import json
+
 from nationbias.graphs.labels.directqa import LabelDecision
 from nationbias.graphs.labels.parsing import degenerate_reason, parse_vote, truncated_reason
 from nationbias.graphs.labels.vote import label_vote_text, parse_judge_vote, vote_rules
@@ -149,6 +151,9 @@ def test_parse_vote_keeps_what_made_an_answer_invalid() -> None:
         "['favour', 'against']",
         {"vote": ["favour", "against"]},
     )
+    many = ["favour", "against", "abstention"] * 4
+    cut = parse_vote(json.dumps({"vote": many}))
+    assert len(str(many)) > 80 and (cut.reason, cut.detail) == ("multiple_options", str(many)[:80])
     both = parse_vote('{"vote": "favour and against"}')
     assert (both.reason, both.detail, both.payload) == (
         "multiple_options",
