@@ -282,3 +282,10 @@ def test_parse_vote_details_are_cut_at_their_length_and_payloads_kept() -> None:
     refusal = "I'm sorry, I cannot answer that, " + pad
     assert (parse_vote(refusal).reason, parse_vote(refusal).detail) == ("refusal", refusal[:80])
     assert len(two[:80]) == len(one[:80]) == len(refusal[:80]) == 80
+
+
+def test_a_json_answer_is_read_from_its_first_to_its_last_brace() -> None:
+    nested = parse_vote('Here: {"vote": "favour", "meta": {"confidence": 1}} done')
+    assert (nested.value, nested.payload) == ("favour", {"vote": "favour", "meta": {"confidence": 1}})
+    assert parse_vote('{"vote": "against"}.').value == "against"
+    assert parse_vote('```json\n{"vote": "abstention"}\n```').value == "abstention"

@@ -97,3 +97,13 @@ def test_a_titles_resolution_number_never_reaches_the_fallback() -> None:
     assert fallback_text(_record(topic="Syria")) == "Topic: Syria"
     assert fallback_text(_record(agenda_item="Items vetoed in 2099")) == "(no description available)"
     assert fallback_text(_record()) == "(no description available)"
+
+
+def test_the_fallback_drops_a_line_that_names_the_items_own_resolution() -> None:
+    record = _record(
+        adopted=True,
+        resolution="2334 (2016)",
+        agenda_item="Follow-up to resolution 2334",
+        topic="Settlements",
+    )
+    assert fallback_text(record) == "Topic: Settlements"
