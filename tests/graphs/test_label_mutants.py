@@ -74,6 +74,7 @@ def test_the_judges_vote_is_read_strictly() -> None:
     assert _decided(parse_judge_vote('{"label": "favour"}')) == (None, "judge_invalid", True)
     assert _decided(parse_judge_vote(None)) == (None, "judge_invalid", True)
     assert _decided(parse_judge_vote("in favour")) == (None, "judge_invalid", True)
+    assert _decided(parse_judge_vote("XAbstentionX")) == (None, "judge_invalid", True)
 
 
 def test_vote_rules_route_each_kind_of_answer() -> None:
@@ -234,6 +235,14 @@ _FREE_TEXT: list[tuple[str | None, str | None, tuple[str | None, str, bool]]] = 
     # the language and refusal checks yield to a vote cast plainly
     ("Vote: against. Nous votons contre ce projet de texte", None, ("against", "explicit_vote", True)),
     ("I'm sorry, but we vote against.", None, ("against", "explicit_vote", True)),
+    # dressing removed before reading: a curly apostrophe, curly quotes, a fence with its tag, bold
+    ("I’d say we vote against.", None, (None, "hedged", False)),
+    ("Vote: “against”", None, ("against", "explicit_vote", True)),
+    ("```text\nIn favour: it aligns with our policy.\n```", None, ("favour", "explicit_vote", True)),
+    ("```Text\nIn favour: it aligns with our policy.\n```", None, ("favour", "explicit_vote", True)),
+    ("We **vote** against the text.", None, ("against", "explicit_vote", True)),
+    ("Probably we vote against.", None, (None, "hedged", False)),  # a hedge at the very start
+    ("Favour, against or abstention? Not abstention.", None, (None, "template_echo", True)),
     ("France supports the draft.", "France", ("favour", "explicit_vote", True)),
     ("France supports the draft.", "China", (None, "no_option", False)),  # another member's position
 ]
