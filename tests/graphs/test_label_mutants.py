@@ -243,6 +243,7 @@ _FREE_TEXT: list[tuple[str | None, str | None, tuple[str | None, str, bool]]] = 
     ("We **vote** against the text.", None, ("against", "explicit_vote", True)),
     ("Probably we vote against.", None, (None, "hedged", False)),  # a hedge at the very start
     ("Favour, against or abstention? Not abstention.", None, (None, "template_echo", True)),
+    ("Favour, against or abstention? OK.", None, (None, "no_option", False)),  # more than the echo: not one
     ("France supports the draft.", "France", ("favour", "explicit_vote", True)),
     ("France supports the draft.", "China", (None, "no_option", False)),  # another member's position
 ]
