@@ -772,3 +772,34 @@ def test_vote_frame_counts_only_ok_votes_and_keeps_the_samples_index() -> None:
     # no scored question at all: the long confusion table is empty but keeps its columns
     unscored = frame([sample("vote", "q1", 0, {"vote": "favour"}, {"truth": None}, persona="USA")])
     assert T.confusion_table(unscored).columns.tolist() == ["persona", "truth", "predicted", "count"]
+
+
+def test_vote_agreement_row_against_statsmodels_and_scipy() -> None:
+    from scipy.stats import chi2, chi2_contingency
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    # 4 drafts, 3 repeats; q4's third answer is invalid (in no class)
+    answers = {
+        0: ["favour", "against", "favour", "abstention"],
+        1: ["favour", "against", "against", "abstention"],
+        2: ["favour", "favour", "against", None],
+    }
+    rows = [
+        sample("vote", f"q{i + 1}", r, {"vote": a} if a else None, {"truth": "favour"}, persona="USA")
+        for r, votes in answers.items()
+        for i, a in enumerate(votes)
+    ]
+    row = A.vote_agreement(frame(rows)).set_index("persona").loc["USA"]
+    # items × (favour, against, abstention): q1 3/0/0, q2 1/2/0, q3 1/2/0; q4 has two answers only
+    kappa = fleiss_kappa(np.array([[3, 0, 0], [1, 2, 0], [1, 2, 0]]), method="fleiss")
+    runs = np.array(
+        [[2, 1, 1], [1, 2, 1], [2, 1, 0]]
+    )  # repeats × classes: r0 f2 a1 ab1, r1 f1 a2 ab1, r2 f2 a1
+    stat, p, dof, _ = chi2_contingency(runs, correction=False)
+    assert (row["n_items"], row["n_repeats"], row["n_invalid"]) == (3, 3, 1)
+    assert row["fleiss_kappa"] == pytest.approx(kappa)
+    assert (row["chi2"], row["p"], row["dof"]) == (pytest.approx(stat), pytest.approx(p), dof)
+    assert row["critical"] == pytest.approx(chi2.ppf(0.95, dof))
+    assert row["chi2_pass"] == bool(stat < chi2.ppf(0.95, dof))
+    assert row["kappa_pass"] == bool(kappa > A.KAPPA_MIN)
+    assert row["passes"] == bool(row["kappa_pass"] and row["chi2_pass"])
