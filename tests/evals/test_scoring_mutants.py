@@ -803,3 +803,16 @@ def test_vote_agreement_row_against_statsmodels_and_scipy() -> None:
     assert row["chi2_pass"] == bool(stat < chi2.ppf(0.95, dof))
     assert row["kappa_pass"] == bool(kappa > A.KAPPA_MIN)
     assert row["passes"] == bool(row["kappa_pass"] and row["chi2_pass"])
+
+
+def test_vote_agreement_row_with_one_repeat_tests_nothing() -> None:
+    rows = [sample("vote", f"q{i}", 0, {"vote": v}, {"truth": v}, persona="USA") for i, v in enumerate(VOTES)]
+    row = A.vote_agreement(frame(rows)).set_index("persona").loc["USA"]
+    assert (row["n_items"], row["n_repeats"], row["dof"]) == (3, 1, 0)
+    assert (
+        np.isnan(row["fleiss_kappa"])
+        and np.isnan(row["chi2"])
+        and np.isnan(row["p"])
+        and np.isnan(row["critical"])
+    )
+    assert row["kappa_pass"] is None and row["chi2_pass"] is None and not row["passes"]
