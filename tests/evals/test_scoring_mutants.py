@@ -6,11 +6,13 @@ Each table here is small and hand-made, so every expected value can be read off 
 
 from __future__ import annotations
 
+import statistics
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from pandas.testing import assert_frame_equal
 from sklearn.metrics import accuracy_score, f1_score
 
 from nationbias.evals.stats import bootstrap as B
@@ -20,6 +22,7 @@ from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import paper as T
 from nationbias.stores.domain import VOTES
+from tests.evals.test_invalid_as_miss import ANSWERED, Q5_INVALID, vote_rows
 from tests.support.samples import frame, sample
 
 # One baseline, two members, four items. Truth and predictions chosen so that every vote class is
@@ -699,3 +702,117 @@ def test_chi2_verdicts_at_the_edges_of_their_dof() -> None:
     expected = sps.chi2_contingency(table[:, :3], correction=False)
     result = multi_chi2(table)
     assert result.dof == 4 and result.statistic == pytest.approx(expected.statistic)
+
+
+# Status counts (a table function the first run had not reached), against a frame written out by hand.
+def _status_samples() -> pd.DataFrame:
+    # A: ok, ok, invalid; B: invalid. No error anywhere: the error column is still there, all 0.
+    return pd.DataFrame({"persona": ["A", "A", "A", "B"], "status": ["ok", "ok", "invalid", "invalid"]})
+
+
+def _status_expected(name: str) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            name: ["A", "B"],
+            "n": [3, 1],
+            "ok": [2, 0],
+            "invalid": [1, 1],
+            "error": [0, 0],
+            "failed_share": [1 / 3, 1.0],
+        }
+    )
+    return frame.astype({"n": "int64", "ok": "int64", "invalid": "int64", "error": "int64"})
+
+
+def test_status_counts_by_hand() -> None:
+    by_column = T.status_counts(_status_samples(), by="persona")
+    assert_frame_equal(by_column, _status_expected("persona"))
+    assert by_column.columns.name is None
+    unnamed = T.status_counts(_status_samples(), by=pd.Series(["A", "A", "A", "B"]))
+    assert_frame_equal(unnamed, _status_expected("group"))
+    named = T.status_counts(_status_samples(), by=pd.Series(["A", "A", "A", "B"], name="member"))
+    assert_frame_equal(named, _status_expected("member"))
+
+
+def test_status_counts_add_invalid_and_error() -> None:
+    samples = pd.DataFrame({"persona": ["A", "A", "A"], "status": ["ok", "invalid", "error"]})
+    row = T.status_counts(samples, by="persona").iloc[0]
+    assert (row["n"], row["ok"], row["invalid"], row["error"]) == (3, 1, 1, 1)
+    assert row["failed_share"] == pytest.approx(2 / 3)
+
+
+def test_weighted_f1_sd_over_repeats_against_statistics_stdev() -> None:
+    # per repeat: all answered 0.6, one invalid 0.5 (worked by hand in test_invalid_as_miss.py)
+    one = frame(vote_rows(ANSWERED))
+    two = frame(vote_rows(ANSWERED) + vote_rows(Q5_INVALID, repeat=1))
+    three = frame(vote_rows(ANSWERED) + vote_rows(Q5_INVALID, repeat=1) + vote_rows(ANSWERED, repeat=2))
+    rows = {
+        n: T.weighted_f1_table(s).set_index("persona").loc["USA"] for n, s in ((1, one), (2, two), (3, three))
+    }
+    assert np.isnan(rows[1]["weighted_f1_sd"]) and rows[1]["n_repeats"] == 1
+    assert (
+        rows[2]["weighted_f1_sd"] == pytest.approx(statistics.stdev([0.6, 0.5])) and rows[2]["n_repeats"] == 2
+    )
+    assert (
+        rows[3]["weighted_f1_sd"] == pytest.approx(statistics.stdev([0.6, 0.5, 0.6]))
+        and rows[3]["n_repeats"] == 3
+    )
+
+
+def test_vote_frame_counts_only_ok_votes_and_keeps_the_samples_index() -> None:
+    rows = [
+        sample("vote", "q1", 0, {"vote": "favour"}, {"truth": "favour"}, persona="USA", status="invalid"),
+        sample("vote", "q2", 0, {"vote": "against"}, {"truth": "against"}, persona="USA"),
+    ]
+    samples = frame(rows).set_axis([10, 11])  # a filtered frame: not a 0..n index
+    votes = T.vote_frame(samples)
+    assert "status" in votes.columns
+    assert votes["vote"].tolist() == [None, "against"]  # an invalid sample is no vote, whatever it parsed
+    assert votes["answer"].tolist() == ["invalid", "against"]
+    # no scored question at all: the long confusion table is empty but keeps its columns
+    unscored = frame([sample("vote", "q1", 0, {"vote": "favour"}, {"truth": None}, persona="USA")])
+    assert T.confusion_table(unscored).columns.tolist() == ["persona", "truth", "predicted", "count"]
+
+
+def test_vote_agreement_row_against_statsmodels_and_scipy() -> None:
+    from scipy.stats import chi2, chi2_contingency
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    # 4 drafts, 3 repeats; q4's third answer is invalid (in no class)
+    answers = {
+        0: ["favour", "against", "favour", "abstention"],
+        1: ["favour", "against", "against", "abstention"],
+        2: ["favour", "favour", "against", None],
+    }
+    rows = [
+        sample("vote", f"q{i + 1}", r, {"vote": a} if a else None, {"truth": "favour"}, persona="USA")
+        for r, votes in answers.items()
+        for i, a in enumerate(votes)
+    ]
+    row = A.vote_agreement(frame(rows)).set_index("persona").loc["USA"]
+    # items × (favour, against, abstention): q1 3/0/0, q2 1/2/0, q3 1/2/0; q4 has two answers only
+    kappa = fleiss_kappa(np.array([[3, 0, 0], [1, 2, 0], [1, 2, 0]]), method="fleiss")
+    runs = np.array(
+        [[2, 1, 1], [1, 2, 1], [2, 1, 0]]
+    )  # repeats × classes: r0 f2 a1 ab1, r1 f1 a2 ab1, r2 f2 a1
+    stat, p, dof, _ = chi2_contingency(runs, correction=False)
+    assert (row["n_items"], row["n_repeats"], row["n_invalid"]) == (3, 3, 1)
+    assert row["fleiss_kappa"] == pytest.approx(kappa)
+    assert (row["chi2"], row["p"], row["dof"]) == (pytest.approx(stat), pytest.approx(p), dof)
+    assert row["critical"] == pytest.approx(chi2.ppf(0.95, dof))
+    assert row["chi2_pass"] == bool(stat < chi2.ppf(0.95, dof))
+    assert row["kappa_pass"] == bool(kappa > A.KAPPA_MIN)
+    assert row["passes"] == bool(row["kappa_pass"] and row["chi2_pass"])
+
+
+def test_vote_agreement_row_with_one_repeat_tests_nothing() -> None:
+    rows = [sample("vote", f"q{i}", 0, {"vote": v}, {"truth": v}, persona="USA") for i, v in enumerate(VOTES)]
+    row = A.vote_agreement(frame(rows)).set_index("persona").loc["USA"]
+    assert (row["n_items"], row["n_repeats"], row["dof"]) == (3, 1, 0)
+    assert (
+        np.isnan(row["fleiss_kappa"])
+        and np.isnan(row["chi2"])
+        and np.isnan(row["p"])
+        and np.isnan(row["critical"])
+    )
+    assert row["kappa_pass"] is None and row["chi2_pass"] is None and not row["passes"]

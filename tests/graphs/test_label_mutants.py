@@ -1,0 +1,301 @@
+"""Answer labelling checked where a small change would move a label (docs/mutation.md).
+
+Each expectation is worked out by hand from the answer text, so a mutant that moves one answer to
+another label, or makes an invalid answer valid, fails here.
+"""
+
+from __future__ import annotations
+
+import json
+
+from nationbias.graphs.labels.directqa import LabelDecision
+from nationbias.graphs.labels.parsing import degenerate_reason, parse_vote, truncated_reason
+from nationbias.graphs.labels.vote import label_vote_text, parse_judge_vote, vote_rules
+
+
+def test_parse_vote_json_synonyms_and_invalid_kinds() -> None:
+    assert parse_vote('{"vote": " In Favor ", "rationale": "x"}').value == "favour"
+    assert parse_vote('{"vote": "no"}').value == "against"
+    assert parse_vote('{"vote": "abstained"}').value == "abstention"
+    both = parse_vote('{"vote": "in favour, then against"}')
+    assert (both.value, both.reason) == (None, "multiple_options")
+    missing = parse_vote('{"choice": "favour"}')
+    assert (missing.reason, missing.detail) == ("json_missing_key", "keys: ['choice']")
+    assert parse_vote('{"vote": ["favour"]}').reason == "multiple_options"
+
+
+def test_parse_vote_reads_option_words_in_any_case_and_only_words_longer_than_three() -> None:
+    # "FAVOUR AGAINST" names two options whatever their case
+    two = parse_vote('{"vote": "FAVOUR AGAINST"}')
+    assert (two.value, two.reason, two.detail) == (None, "multiple_options", "FAVOUR AGAINST")
+    # "yes" and "no" count only as the whole answer: inside a phrase only "against" is an option word
+    one = parse_vote('{"vote": "yes against"}')
+    assert (one.value, one.reason, one.detail) == (None, "no_option", "vote='yes against'")
+
+
+# 4 filler words, then one 4-word phrase 5 times: 24 words, 21 four-word grams, the phrase's gram 5 times
+# (the last gram among them); the loop threshold is max(4, 21 // 4) = 5, so it is a loop, just.
+_LOOP_24 = "alpha beta gamma delta " + "the vote is against " * 5
+# 3 filler words, then the phrase 10 times: 43 words, 40 grams, threshold max(4, 40 // 4) = 10: a loop
+_LOOP_43 = "alpha beta gamma " + "the vote is against " * 10
+# 7 filler words, then the phrase 9 times: 43 words, 40 grams, the phrase 9 times < 10: not a loop
+_NEAR_LOOP_43 = "alpha beta gamma delta epsilon zeta eta " + "the vote is against " * 9
+
+
+def test_repetition_loop_threshold_at_its_edges() -> None:
+    assert len(_LOOP_24.split()) == 24 and len(_LOOP_43.split()) == 43 == len(_NEAR_LOOP_43.split())
+    assert degenerate_reason(_LOOP_24) == "repetition_loop"
+    assert degenerate_reason(_LOOP_43) == "repetition_loop"
+    assert degenerate_reason(_NEAR_LOOP_43) is None
+    # 23 words: too short to be judged a loop, whatever repeats
+    assert degenerate_reason(_LOOP_24.split(" ", 1)[1]) is None
+    # a truncated answer is a loop when it loops, else just truncated
+    assert truncated_reason(_LOOP_24) == "repetition_loop"
+    assert truncated_reason(_NEAR_LOOP_43) == "truncated"
+    assert truncated_reason(None) == "truncated"
+
+
+def test_empty_answers_are_empty() -> None:
+    assert degenerate_reason("   \n") == "empty"
+    assert degenerate_reason(None) == "empty"
+    assert parse_vote("  ").reason == "empty"
+
+
+def _decided(decision: LabelDecision) -> tuple[str | None, str, bool]:
+    return decision.label, decision.reason, decision.final
+
+
+def test_the_judges_vote_is_read_strictly() -> None:
+    assert _decided(parse_judge_vote('{"vote": " Against "}')) == ("against", "judge", True)
+    assert _decided(parse_judge_vote('"Abstention".')) == ("abstention", "judge", True)
+    assert _decided(parse_judge_vote('{"vote": "NONE"}')) == (None, "no_option", True)
+    assert _decided(parse_judge_vote("none")) == (None, "no_option", True)
+    assert _decided(parse_judge_vote('{"vote": 1}')) == (None, "judge_invalid", True)
+    assert _decided(parse_judge_vote('{"label": "favour"}')) == (None, "judge_invalid", True)
+    assert _decided(parse_judge_vote(None)) == (None, "judge_invalid", True)
+    assert _decided(parse_judge_vote("in favour")) == (None, "judge_invalid", True)
+    assert _decided(parse_judge_vote("XAbstentionX")) == (None, "judge_invalid", True)
+
+
+def test_vote_rules_route_each_kind_of_answer() -> None:
+    # a truncated answer is invalid whatever it says, a loop named as such
+    assert _decided(vote_rules('{"vote": "favour"}', truncated=True, free_text=False)) == (
+        None,
+        "truncated",
+        True,
+    )
+    assert _decided(vote_rules(_LOOP_24, truncated=True, free_text=True)) == (None, "repetition_loop", True)
+    # the structured set: JSON or a plain "vote: X", its invalid answers final
+    structured = {
+        '{"vote": "against"}': ("against", "json", True),
+        "Vote: abstain": ("abstention", "json", True),
+    }
+    structured["We are against."] = (None, "no_option", True)
+    for answer, decided in structured.items():
+        assert _decided(vote_rules(answer, truncated=False, free_text=False)) == decided, answer
+    # the free-text set: the rules, with the persona's own name
+    assert _decided(vote_rules("Vote: against", truncated=False, free_text=True)) == (
+        "against",
+        "explicit_vote",
+        True,
+    )
+    assert _decided(vote_rules("Brazil abstains.", truncated=False, free_text=True, nation="Brazil")) == (
+        "abstention",
+        "explicit_vote",
+        True,
+    )
+    assert (
+        _decided(vote_rules("Brazil abstains.", truncated=False, free_text=True, nation="France"))[0] is None
+    )
+
+
+def test_each_option_word_gets_its_label() -> None:
+    cases = {
+        "In  Favour.": "favour",
+        "FAVOR.": "favour",
+        "Against.": "against",
+        "Abstaining.": "abstention",
+        "Abstains.": "abstention",
+        "Abstention.": "abstention",
+        "Vote: yes": "favour",
+        "Vote: no": "against",
+        "Vote: abstain": "abstention",
+    }
+    for answer, label in cases.items():
+        assert _decided(label_vote_text(answer)) == (label, "explicit_vote", True), answer
+
+
+def test_markup_and_curly_quotes_do_not_hide_a_vote() -> None:
+    assert label_vote_text("**Vote:** __against__").label == "against"
+    assert label_vote_text("```\nVote: abstention\n```").label == "abstention"
+    assert label_vote_text("```text\nVote: abstention\n```").label == "abstention"
+    assert label_vote_text("The delegation’s vote: in favour").label == "favour"
+    assert label_vote_text("“Vote: against”").label == "against"
+
+
+def test_parse_vote_keeps_what_made_an_answer_invalid() -> None:
+    echo = parse_vote("FAVOUR / AGAINST / ABSTENTION " + "x" * 100)
+    assert (echo.value, echo.reason, echo.detail) == (
+        None,
+        "template_echo",
+        "FAVOUR / AGAINST / ABSTENTION " + "x" * 50,
+    )
+    missing = parse_vote('{"choice": "favour", "why": 1}')
+    assert (missing.reason, missing.detail, missing.payload) == (
+        "json_missing_key",
+        "keys: ['choice', 'why']",
+        {"choice": "favour", "why": 1},
+    )
+    listed = parse_vote('{"vote": ["favour", "against"]}')
+    assert (listed.reason, listed.detail, listed.payload) == (
+        "multiple_options",
+        "['favour', 'against']",
+        {"vote": ["favour", "against"]},
+    )
+    many = ["favour", "against", "abstention"] * 4
+    cut = parse_vote(json.dumps({"vote": many}))
+    assert len(str(many)) > 80 and (cut.reason, cut.detail) == ("multiple_options", str(many)[:80])
+    both = parse_vote('{"vote": "favour and against"}')
+    assert (both.reason, both.detail, both.payload) == (
+        "multiple_options",
+        "favour and against",
+        {"vote": "favour and against"},
+    )
+
+
+def test_other_language_thresholds_at_their_edges() -> None:
+    # judged only past 20 characters
+    assert degenerate_reason("é" * 20) is None
+    assert degenerate_reason("é" * 21) == "other_language"
+    # 21 ASCII characters of 30: a share of exactly 0.7 is not below 0.7 (and 5 words are too few to judge)
+    assert len("in favour of the text") == 21
+    assert degenerate_reason("in favour of the text" + "é" * 9) is None
+    assert degenerate_reason("in favour of the text" + "é" * 10) == "other_language"
+    # six words, none an English hint: other language; five are too few to judge
+    assert degenerate_reason("Nous votons pour le projet francais") == "other_language"
+    assert degenerate_reason("Nous votons pour le projet") is None
+    # 1 hint ("in") in 15 words is 0.067 < 0.08: other language
+    french = "Nous votons pour le projet car il renforce la paix et la securite in Afrique"
+    assert degenerate_reason(french) == "other_language"
+    # 2 hints ("in", "the") in 25 distinct words is exactly 0.08: not below it
+    mixed = (
+        "Nous votons pour ce projet car il renforce paix et securite in Afrique centrale "
+        "selon the accord signe entre deux parties voisines apres longues discussions"
+    )
+    assert len(mixed.split()) == 25
+    assert degenerate_reason(mixed) is None
+
+
+# (answer, persona) -> (label, reason, final), each read by hand from the rules in graphs/labels/vote.py
+_FREE_TEXT: list[tuple[str | None, str | None, tuple[str | None, str, bool]]] = [
+    (None, None, (None, "empty", True)),
+    ("  ", None, (None, "empty", True)),
+    ("<think>I vote against</think>", None, (None, "no_option", False)),  # reasoning casts no vote
+    ('{"vote": "against"}', None, ("against", "json", True)),
+    ('{"vote": "maybe"}', None, (None, "no_option", True)),
+    ("(a) favour\n(b) against\n(c) abstention\nI choose (b)", None, ("against", "explicit_vote", True)),
+    ("(a) favour\n(b) against\nI choose (a)", None, ("favour", "explicit_vote", True)),
+    ("(a) favour\n(b) favour\nI choose (a)", None, (None, "no_option", False)),  # one option listed: no list
+    ("1. Against", None, ("against", "explicit_vote", True)),  # one numbered line is an answer
+    ("Favour, against or abstention?", None, (None, "template_echo", True)),
+    ("Favour, against or abstention? Against.", None, ("against", "explicit_vote", True)),
+    ("We would probably abstain.", None, (None, "hedged", False)),
+    ("It depends on the final text; we vote in favour.", None, (None, "hedged", False)),
+    ("We vote in favour. We vote against.", None, (None, "multiple_options", False)),
+    ("I'm sorry, I cannot answer that.", None, (None, "refusal", True)),
+    ("I cannot support this text.", None, (None, "no_option", False)),  # a position, not a refusal
+    ("Nous votons pour le projet francais", None, (None, "other_language", True)),
+    ("We oppose this text.", None, ("against", "explicit_vote", True)),
+    ("We would probably support the draft.", None, (None, "no_option", False)),
+    (
+        "If the text changed we would vote against. We vote in favour.",
+        None,
+        ("favour", "explicit_vote", True),
+    ),
+    ("We will not vote in favour; we abstain.", None, ("abstention", "explicit_vote", True)),
+    ("Against. The text undermines sovereignty.", None, ("against", "explicit_vote", True)),
+    ("The best option for China is abstention.", None, ("abstention", "explicit_vote", True)),
+    ("Russia will veto the draft.", None, ("against", "explicit_vote", True)),
+    ("I will cast a negative vote.", None, ("against", "explicit_vote", True)),
+    ("We vote for the resolution.", None, ("favour", "explicit_vote", True)),
+    ("I cast an affirmative vote.", None, ("favour", "explicit_vote", True)),
+    (
+        "In favour: it aligns with our policy.",
+        None,
+        ("favour", "explicit_vote", True),
+    ),  # the leading label only
+    ("Abstain — we would probably prefer more time.", None, (None, "hedged", False)),  # hedged in its clause
+    ("(a) favour\n(b) against\nI would probably choose (b)", None, (None, "hedged", False)),
+    ("(a) favour\n(b) against\n(b)", None, ("against", "explicit_vote", True)),
+    ("(a) favour\n(b) against\nI choose (c)", None, (None, "no_option", False)),  # no such option
+    # a hedge in another clause or sentence leaves the vote plain
+    ("We vote against; perhaps later we will reconsider.", None, ("against", "explicit_vote", True)),
+    ("Perhaps the text is flawed. We vote against.", None, ("against", "explicit_vote", True)),
+    ("We vote in favour - perhaps others abstain.", None, ("favour", "explicit_vote", True)),
+    # the language and refusal checks yield to a vote cast plainly
+    ("Vote: against. Nous votons contre ce projet de texte", None, ("against", "explicit_vote", True)),
+    ("I'm sorry, but we vote against.", None, ("against", "explicit_vote", True)),
+    # dressing removed before reading: a curly apostrophe, curly quotes, a fence with its tag, bold
+    ("I’d say we vote against.", None, (None, "hedged", False)),
+    ("Vote: “against”", None, ("against", "explicit_vote", True)),
+    ("```text\nIn favour: it aligns with our policy.\n```", None, ("favour", "explicit_vote", True)),
+    ("```Text\nIn favour: it aligns with our policy.\n```", None, ("favour", "explicit_vote", True)),
+    ("We **vote** against the text.", None, ("against", "explicit_vote", True)),
+    ("Probably we vote against.", None, (None, "hedged", False)),  # a hedge at the very start
+    ("Favour, against or abstention? Not abstention.", None, (None, "template_echo", True)),
+    ("Favour, against or abstention? OK.", None, (None, "no_option", False)),  # more than the echo: not one
+    ("France supports the draft.", "France", ("favour", "explicit_vote", True)),
+    ("France supports the draft.", "China", (None, "no_option", False)),  # another member's position
+]
+
+
+def test_free_text_votes_read_by_hand() -> None:
+    assert degenerate_reason("Vote: against. Nous votons contre ce projet de texte") == "other_language"
+    assert degenerate_reason("I'm sorry, but we vote against.") == "refusal"
+    for answer, nation, decided in _FREE_TEXT:
+        assert _decided(label_vote_text(answer, nation=nation)) == decided, answer
+
+
+def test_parse_vote_details_are_cut_at_their_length_and_payloads_kept() -> None:
+    ok = parse_vote('{"vote": "favour", "rationale": "r"}')
+    assert (ok.value, ok.reason, ok.detail, ok.payload) == (
+        "favour",
+        None,
+        None,
+        {"vote": "favour", "rationale": "r"},
+    )
+    long_vote = "favour and against " + "z" * 100
+    both = parse_vote('{"vote": "' + long_vote + '"}')
+    assert (both.reason, both.detail, both.payload) == (
+        "multiple_options",
+        long_vote[:80],
+        {"vote": long_vote},
+    )
+    unknown = "perhaps " + "z" * 100
+    none = parse_vote('{"vote": "' + unknown + '"}')
+    assert (none.reason, none.detail, none.payload) == (
+        "no_option",
+        f"vote={unknown[:60]!r}",
+        {"vote": unknown},
+    )
+    assert len(none.detail or "") == len("vote=''") + 60
+    # free text: the first 80 characters
+    pad = "because the text leaves the questions of funding, oversight and timing open for now"
+    two = "We are in favour of the aims and against the means, " + pad
+    assert (parse_vote(two).reason, parse_vote(two).detail, parse_vote(two).payload) == (
+        "multiple_options",
+        two[:80],
+        None,
+    )
+    one = "We are against the means, " + pad
+    assert (parse_vote(one).reason, parse_vote(one).detail) == ("no_option", one[:80])
+    refusal = "I'm sorry, I cannot answer that, " + pad
+    assert (parse_vote(refusal).reason, parse_vote(refusal).detail) == ("refusal", refusal[:80])
+    assert len(two[:80]) == len(one[:80]) == len(refusal[:80]) == 80
+
+
+def test_a_json_answer_is_read_from_its_first_to_its_last_brace() -> None:
+    nested = parse_vote('Here: {"vote": "favour", "meta": {"confidence": 1}} done')
+    assert (nested.value, nested.payload) == ("favour", {"vote": "favour", "meta": {"confidence": 1}})
+    assert parse_vote('{"vote": "against"}.').value == "against"
+    assert parse_vote('```json\n{"vote": "abstention"}\n```').value == "abstention"
