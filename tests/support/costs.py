@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import multiprocessing.process
 import re
 import subprocess
 import sys
@@ -69,6 +70,8 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         r"\bPopen\(",
         r"\bcreate_subprocess_(exec|shell)\b",
         r"\bos\.(fork|spawn\w*|system)\(",
+        r"\bmultiprocessing\b",  # a Process, a Pool: each child imports the library again
+        r"\bProcessPoolExecutor\b",
     ),
     "build": (r"[\"']build[\"'],\s*[\"']--wheel[\"']", r"[\"']clone[\"']"),
     # fits of the learned baseline (LightGBM over every earlier draft), and the Assembly's dense index
@@ -238,6 +241,14 @@ class CostGuard:
             original(popen, args, *rest, **kwargs)
 
         monkeypatch.setattr(subprocess.Popen, "__init__", watched)
+
+        started = multiprocessing.process.BaseProcess.start  # spawn and forkserver bypass Popen
+
+        def start(process: multiprocessing.process.BaseProcess) -> None:
+            guard.started.append(f"multiprocessing {process.name}")
+            started(process)
+
+        monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start)
 
     def verdict(self, nodeid: str) -> str | None:
         if not self.started:
