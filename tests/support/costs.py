@@ -260,3 +260,24 @@ class CostGuard:
             "cost rules (tests/support/costs.py) did not mark it: use a fake: model for graph logic, "
             "or let the test say what it uses (a local:smollm2 spec, subprocess, a cost fixture)"
         )
+
+
+# session fixtures that start a process: every test that uses one runs in the same xdist worker
+SHARED_SESSION_FIXTURES = ("llama_server",)
+
+
+def shared_group(item: pytest.Item) -> str | None:
+    """The xdist group of ``item``: a shared server's name, else its module when it uses a module- or
+    class-scoped fixture (an index, a report, a fitted baseline built once for the module)."""
+    names = set(getattr(item, "fixturenames", ()))
+    for fixture in SHARED_SESSION_FIXTURES:
+        if fixture in names:
+            return fixture
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
+    if any(
+        fixturedefs and fixturedefs[-1].scope in ("module", "class", "package")
+        for fixturedefs in defs.values()
+    ):
+        return item.nodeid.split("::")[0]
+    return None
