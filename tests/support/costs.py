@@ -10,7 +10,7 @@ modules and tests/support, transitively) and its fixtures name:
 - ``build``: the built wheel or a fresh clone synced with uv;
 - ``slow``: a test that declares it needs more than the default time (a ``timeout`` marker of
   :data:`SLOW_TIMEOUT_S` seconds or more), a property test with many examples, a fit of the learned
-  baseline (LightGBM) or the Assembly's dense (ONNX) index.
+  baseline (LightGBM), the Assembly's dense (ONNX) index or a whole study (every bias test and the ablation).
 
 The inner loop (README: "The tests") deselects all five. :class:`CostGuard` keeps the rules honest: a
 test the rules left unmarked that starts a child process or the embedded model fails, naming what it
@@ -39,7 +39,10 @@ COST_MARKERS: dict[str, str] = {
     "browser": "drives Chromium through Playwright",
     "subprocess": "runs a child process (the CLI, a fault server, git, uv)",
     "build": "builds the wheel or syncs a fresh clone",
-    "slow": "a long timeout, many property examples, the learned baseline or the Assembly's dense index",
+    "slow": (
+        "a long timeout, many property examples, a whole study, the learned baseline "
+        "or the Assembly's dense index"
+    ),
 }
 # What the inner loop leaves out: every cost marker.
 INNER_LOOP = "not (" + " or ".join(COST_MARKERS) + ")"
@@ -81,6 +84,9 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         # the learned models themselves
         r"<uses nationbias\.evals\.baselines\.(precedent_model|assembly|assembly_explain)\.",
         r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']",
+        # a whole study: every bias test, then the ablation's cells, then the report
+        r"\[\s*[\"']study[\"'],\s*[\"']--model",
+        r"\bastudy\(",
     ),
 }
 FIXTURE_RULES: dict[str, set[str]] = {
@@ -210,6 +216,8 @@ def cost_marks(item: pytest.Item) -> set[str]:
         marks |= {mark for mark, patterns in _COMPILED.items() if any(p.search(params) for p in patterns)}
         if re.search(r"[\"']local:", params):  # a local: spec as an argument reaches the embedded model
             marks.add("embedded")
+        if re.search(r"[\"']study[\"']", params):  # the study command as an argument
+            marks.add("slow")
     timeout = item.get_closest_marker("timeout")
     if timeout is not None and timeout.args and float(timeout.args[0]) >= SLOW_TIMEOUT_S:
         marks.add("slow")
