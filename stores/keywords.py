@@ -7,6 +7,7 @@ the prefixes of more frequent sets, minus names of states and organisations.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -119,8 +120,15 @@ def content_words(text: str) -> str:
     return " " + " | ".join(r for r in runs if r) + " "
 
 
+@functools.lru_cache(maxsize=8192)
+def _needle(phrase: str) -> str:
+    """A phrase as :func:`phrases_in` looks for it; the same few hundred phrases are looked up in every
+    text, so each is turned into content words once."""
+    return f" {content_words(phrase).strip()} "
+
+
 def phrases_in(text: str, phrases: Iterable[str]) -> list[str]:
     """The phrases (in content-word form) that occur in ``text``, most frequent first."""
     haystack = content_words(text)
-    found = {p: haystack.count(f" {content_words(p).strip()} ") for p in phrases}
+    found = {p: haystack.count(_needle(p)) for p in phrases}
     return [p for p, n in sorted(found.items(), key=lambda item: -item[1]) if n > 0]

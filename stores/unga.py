@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -81,15 +81,24 @@ class Assembly:
     votes: pd.DataFrame  # rcid, date, member (ISO3), vote (Y/N/A); sorted by date, rcid, member
     unmapped: tuple[Unmapped, ...]
     not_votes: int  # rows whose vote was not yes/no/abstain (absent, not voting)
+    # the records of each year span asked for: building the 6,000 of them takes seconds, and every
+    # Assembly study, baseline and report asks again (the loaded Assembly is itself cached per copy)
+    _records: dict[tuple[int, int] | None, tuple[Record, ...]] = field(default_factory=dict, repr=False)
 
     def records(self, years: tuple[int, int] | None = None) -> list[Record]:
         """Each roll call as a :class:`Record` (``body="unga"``) in date order, optionally in ``years``."""
+        if years not in self._records:
+            self._records[years] = tuple(self._build_records(years))
+        return list(self._records[years])
+
+    def _build_records(self, years: tuple[int, int] | None) -> list[Record]:
         calls = self.roll_calls
         if years is not None:
             calls = calls[calls["date"].dt.year.between(*years)]
         votes = self.votes[self.votes["rcid"].isin(calls.index)]
         by_call: dict[int, dict[str, str]] = defaultdict(dict)
-        for rcid, member, vote in zip(votes["rcid"].to_numpy(), votes["member"], votes["vote"], strict=True):
+        columns = (votes["rcid"].tolist(), votes["member"].tolist(), votes["vote"].tolist())
+        for rcid, member, vote in zip(*columns, strict=True):
             by_call[int(rcid)][member] = vote
         rows = calls.reset_index().to_dict("records")
         return [_record(int(row["rcid"]), row, by_call.get(int(row["rcid"]), {})) for row in rows]

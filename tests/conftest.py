@@ -13,16 +13,21 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.costs import COST_MARKERS, CostGuard, cost_marks
+from tests.support.costs import COST_MARKERS, CostGuard, cost_marks, shared_group
 
 pytest_plugins = ["tests.support.fixtures"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test by what it costs (tests/support/costs.py): the inner loop leaves these out."""
+    """Mark every test by what it costs (tests/support/costs.py): the inner loop leaves these out. And
+    its ``xdist_group`` (``-n 2 --dist loadgroup``): tests that share an expensive fixture run in one
+    worker, so it is made once."""
     for item in items:
         for mark in sorted(cost_marks(item)):
             item.add_marker(mark)
+        group = shared_group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)

@@ -45,13 +45,18 @@ def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path) -> Non
     home = tmp_path / "home"
     env |= {"NATIONBIAS_HOME": str(home), "NATIONBIAS_LLAMA_THREADS": "1", "COLUMNS": "200"}
 
-    info = _run([uv, "run", "--frozen", "nationbias", "data", "info"], cwd=clone, env=env).stdout
+    # --offline: the clone installs from its own pyproject.toml and uv.lock, with the packages and the
+    # llama.cpp wheel uv cached when this checkout was synced. Online, uv revalidates the cached
+    # llama-cpp-python sdist; a registry answer without caching headers reads as a new sdist and uv
+    # compiles llama.cpp again (seven minutes on 2 cores) for the same wheel.
+    uv_run = [uv, "run", "--frozen", "--offline"]
+    info = _run([*uv_run, "nationbias", "data", "info"], cwd=clone, env=env).stdout
     assert f"data: the packaged copy in {clone}/stores/data" in info
     assert f"paper: the packaged copy in {clone}/stores/data/paper" in info
     assert "758 records: 66 non-adopted drafts" in info
 
     # The one run of the demo command in the suite (the embedded model end to end, every test).
-    demo = _run([uv, "run", "--frozen", "nationbias", *DEMO], cwd=clone, env=env)
+    demo = _run([*uv_run, "nationbias", *DEMO], cwd=clone, env=env)
     report = Path(demo.stdout.strip().splitlines()[-1])
     assert report.name == "index.html" and report.is_file() and report.is_relative_to(home)
     assert "proves the pipeline, not a finding" in demo.stdout + demo.stderr

@@ -10,7 +10,7 @@ modules and tests/support, transitively) and its fixtures name:
 - ``build``: the built wheel or a fresh clone synced with uv;
 - ``slow``: a test that declares it needs more than the default time (a ``timeout`` marker of
   :data:`SLOW_TIMEOUT_S` seconds or more), a property test with many examples, a fit of the learned
-  baseline (LightGBM) or the Assembly's dense (ONNX) index.
+  baseline (LightGBM), the Assembly's dense (ONNX) index or a whole study (every bias test and the ablation).
 
 The inner loop (README, docs/testing.md) deselects all five. :class:`CostGuard` keeps the rules honest: a
 test the rules left unmarked that starts a child process or the embedded model fails, naming what it
@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import multiprocessing.process
 import re
 import subprocess
 import sys
@@ -38,7 +39,10 @@ COST_MARKERS: dict[str, str] = {
     "browser": "drives Chromium through Playwright",
     "subprocess": "runs a child process (the CLI, a fault server, git, uv)",
     "build": "builds the wheel or syncs a fresh clone",
-    "slow": "a long timeout, many property examples, the learned baseline or the Assembly's dense index",
+    "slow": (
+        "a long timeout, many property examples, a whole study, the learned baseline "
+        "or the Assembly's dense index"
+    ),
 }
 # What the inner loop leaves out: every cost marker.
 INNER_LOOP = "not (" + " or ".join(COST_MARKERS) + ")"
@@ -69,6 +73,8 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         r"\bPopen\(",
         r"\bcreate_subprocess_(exec|shell)\b",
         r"\bos\.(fork|spawn\w*|system)\(",
+        r"\bmultiprocessing\b",  # a Process, a Pool: each child imports the library again
+        r"\bProcessPoolExecutor\b",
     ),
     "build": (r"[\"']build[\"'],\s*[\"']--wheel[\"']", r"[\"']clone[\"']"),
     # fits of the learned baseline (LightGBM over every earlier draft), and the Assembly's dense index
@@ -78,6 +84,9 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         # the learned models themselves
         r"<uses nationbias\.evals\.baselines\.(precedent_model|assembly|assembly_explain)\.",
         r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']",
+        # a whole study: every bias test, then the ablation's cells, then the report
+        r"\[\s*[\"']study[\"'],\s*[\"']--model",
+        r"\bastudy\(",
     ),
 }
 FIXTURE_RULES: dict[str, set[str]] = {
@@ -207,6 +216,8 @@ def cost_marks(item: pytest.Item) -> set[str]:
         marks |= {mark for mark, patterns in _COMPILED.items() if any(p.search(params) for p in patterns)}
         if re.search(r"[\"']local:", params):  # a local: spec as an argument reaches the embedded model
             marks.add("embedded")
+        if re.search(r"[\"']study[\"']", params):  # the study command as an argument
+            marks.add("slow")
     timeout = item.get_closest_marker("timeout")
     if timeout is not None and timeout.args and float(timeout.args[0]) >= SLOW_TIMEOUT_S:
         marks.add("slow")
@@ -239,6 +250,14 @@ class CostGuard:
 
         monkeypatch.setattr(subprocess.Popen, "__init__", watched)
 
+        started = multiprocessing.process.BaseProcess.start  # spawn and forkserver bypass Popen
+
+        def start(process: multiprocessing.process.BaseProcess) -> None:
+            guard.started.append(f"multiprocessing {process.name}")
+            started(process)
+
+        monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start)
+
     def verdict(self, nodeid: str) -> str | None:
         if not self.started:
             return None
@@ -249,3 +268,24 @@ class CostGuard:
             "cost rules (tests/support/costs.py) did not mark it: use a fake: model for graph logic, "
             "or let the test say what it uses (a local:smollm2 spec, subprocess, a cost fixture)"
         )
+
+
+# session fixtures that start a process: every test that uses one runs in the same xdist worker
+SHARED_SESSION_FIXTURES = ("llama_server",)
+
+
+def shared_group(item: pytest.Item) -> str | None:
+    """The xdist group of ``item``: a shared server's name, else its module when it uses a module- or
+    class-scoped fixture (an index, a report, a fitted baseline built once for the module)."""
+    names = set(getattr(item, "fixturenames", ()))
+    for fixture in SHARED_SESSION_FIXTURES:
+        if fixture in names:
+            return fixture
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
+    if any(
+        fixturedefs and fixturedefs[-1].scope in ("module", "class", "package")
+        for fixturedefs in defs.values()
+    ):
+        return item.nodeid.split("::")[0]
+    return None
