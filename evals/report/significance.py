@@ -83,6 +83,8 @@ def significance_section(ctx: Context, *, alpha: float = ALPHA) -> None:
         " as trials); ATS — t-test of the keywords' scores against 0 (dof keywords − 1; the average over"
         " categories at Welch–Satterthwaite's dof); favour share — paired t-test over drafts of the simulated"
         " favour share against the record; weighted F1 vs a baseline and the debias delta — percentile"
-        " bootstrap over drafts, the same resamples as the intervals above."
+        " bootstrap over drafts, the same resamples as the intervals above. A bootstrap p-value cannot go"
+        f" below 2/(B + 1) with B = {ctx.n_resamples} resamples: a claim at that floor says so in its note,"
+        " and more resamples may let it survive a larger family."
     )
     ctx.page.close("significance", "Significance after correction (Holm and Benjamini–Hochberg)")

@@ -186,6 +186,16 @@ def _f1(batch: np.ndarray) -> np.ndarray:
     return weighted_f1_from_confusions(batch.sum(axis=1))[:, None]
 
 
+def _bootstrap_note(p: float, spread: np.ndarray, untested: str) -> str:
+    """Why a bootstrap claim was not tested, or that its p sits at the floor its resamples allow."""
+    if np.isnan(p):
+        return untested
+    floor = 2 / (len(spread) + 1)
+    if p <= floor:
+        return f"p at its floor 2/(B + 1) = {floor:.2g}: more resamples could show a smaller p"
+    return ""
+
+
 def baseline_claims(
     run_id: str,
     config: dict[str, Any],
@@ -218,7 +228,7 @@ def baseline_claims(
                 _row(
                     claim=VS_BASELINE, scope=f"vs {baseline}", nation=persona, statistic=point - bar,
                     null_value=0.0, method=f"percentile bootstrap over drafts ({len(spread)} resamples)",
-                    n=len(confusions), p=p, note="" if not np.isnan(p) else "fewer than two drafts",
+                    n=len(confusions), p=p, note=_bootstrap_note(p, spread, "fewer than two drafts"),
                 )
             )  # fmt: skip
     return _frame(rows, test=str(config.get("test")), model=str(config.get("model")), run=run_id)
@@ -266,7 +276,7 @@ def debias_claims(
             _row(
                 claim=DEBIAS, scope=f"vs {base_id}", nation=persona, statistic=point, null_value=0.0,
                 method=f"paired percentile bootstrap over shared drafts ({len(spread)} resamples)",
-                n=len(shared), p=p, note="" if not np.isnan(p) else "fewer than two shared drafts",
+                n=len(shared), p=p, note=_bootstrap_note(p, spread, "fewer than two shared drafts"),
             )
         )  # fmt: skip
     return _frame(rows, test=str(config.get("test")), model=str(config.get("model")), run=run_id)
