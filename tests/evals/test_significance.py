@@ -3,6 +3,7 @@ on hand-built runs whose answer is known, and the bootstrap p-values against the
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -10,8 +11,10 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from nationbias.evals.results import results
 from nationbias.evals.stats.bootstrap import paired_bootstrap_delta, per_item_confusion, weighted_f1_ci
-from nationbias.evals.stats.metrics import MISSES, VOTES
+from nationbias.evals.stats.metrics import MISSES, VOTES, weighted_f1_from_confusions
+from nationbias.evals.stats.multiplicity import ADJUSTED, SURVIVES
 from nationbias.evals.stats.significance import (
     binomial_share_test,
     bootstrap_distribution,
@@ -22,6 +25,7 @@ from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import significance as S
 from nationbias.evals.tables.intervals import ats_ci
 from nationbias.stores.domain import P5
+from nationbias.stores.runstore import RunStore, SampleRow
 from tests.support.samples import sample
 
 
@@ -81,30 +85,25 @@ def _confusions(rng: np.random.Generator, accuracy: float, drafts: int = 30) -> 
     return np.array(rows)
 
 
+def _delta(batch: np.ndarray) -> np.ndarray:
+    scores = weighted_f1_from_confusions(batch.sum(axis=1))
+    return (scores[:, 1] - scores[:, 0])[:, None]
+
+
 def test_the_bootstrap_resamples_are_the_intervals_own() -> None:
     """The p-value comes from the very resamples behind the report's interval: its 2.5% and 97.5% quantiles
     are the interval, and p < 0.05 exactly when the interval leaves 0 out."""
     rng = np.random.default_rng(5)
     base, better, same = _confusions(rng, 0.4), _confusions(rng, 0.9), _confusions(rng, 0.4)
+    verdicts = []
     for a, b in ((base, better), (base, same)):
         ci = paired_bootstrap_delta(a, b, n_resamples=500, seed=3)
-
-        def delta(batch: np.ndarray) -> np.ndarray:
-            from nationbias.evals.stats.metrics import weighted_f1_from_confusions
-
-            scores = weighted_f1_from_confusions(batch.sum(axis=1))
-            return (scores[:, 1] - scores[:, 0])[:, None]
-
-        point, spread = bootstrap_distribution(np.stack([a, b], axis=1), delta, n_resamples=500, seed=3)
+        point, spread = bootstrap_distribution(np.stack([a, b], axis=1), _delta, n_resamples=500, seed=3)
         assert point == pytest.approx(ci.point) and len(spread) == 500
         assert np.quantile(spread, [0.025, 0.975]) == pytest.approx([ci.low, ci.high])
-        assert (bootstrap_pvalue(spread) < 0.05) == (ci.low > 0 or ci.high < 0)
-    assert (
-        bootstrap_pvalue(
-            bootstrap_distribution(np.stack([base, better], axis=1), delta, n_resamples=500, seed=3)[1]
-        )
-        < 0.05
-    )
+        verdicts.append(bootstrap_pvalue(spread) < 0.05)
+        assert verdicts[-1] == (ci.low > 0 or ci.high < 0)
+    assert verdicts == [True, False]  # 0.9 against 0.4 is found; 0.4 against 0.4 is not
     ci = weighted_f1_ci(base, n_resamples=300, seed=1)
     point, spread = bootstrap_distribution(base, S._f1, n_resamples=300, seed=1)
     assert np.quantile(spread, [0.025, 0.975]) == pytest.approx([ci.low, ci.high])
@@ -259,3 +258,20 @@ def test_debias_and_baseline_claims_agree_with_the_tables_intervals() -> None:
     assert (vs.loc[vs["scope"].eq("vs low"), "statistic"] > 0).all()
     assert (vs["p"] < 0.05).all()  # far above the low bar, below the high one
     assert vs["note"].str.contains("floor").all()  # every resample on one side: p at 2/(B + 1)
+
+
+def test_a_runs_claims_are_a_result_table_through_the_run_store(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_run("qa", {"test": "directqa", "model": "local:smollm2", "embedded": True, "seed": 1})
+    for row in _directqa(lambda a, b: "RUS" if "RUS" in (a, b) else a, families=("general",)).to_dict(
+        "records"
+    ):
+        kept = {k: row[k] for k in ("item", "repeat", "status", "parsed", "pair_order", "extra")}
+        store.write("qa", SampleRow(test="directqa", persona="", messages=[], **kept))
+    table = results("qa", store=store)["significance"]
+    assert list(table.columns[: len(S.COLUMNS)]) == list(S.COLUMNS)
+    assert {*ADJUSTED, *SURVIVES} <= set(table.columns)
+    assert table["test"].eq("directqa").all() and table["run"].eq("qa").all() and len(table) == 5
+    surviving = table.loc[table["survives_holm_family"], "nation"].tolist()
+    assert "RUS" in surviving  # 24 of 24: p = 2⁻²³, far below any correction
+    assert S.run_claims("x", {"test": "a plugin test"}, pd.DataFrame()).empty  # no claims it knows of
