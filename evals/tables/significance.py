@@ -158,13 +158,13 @@ def favour_claims(samples: pd.DataFrame) -> list[dict[str, Any]]:
     one-sample t-test of their mean against 0 is on drafts − 1 dof.
     """
     votes = _scored_votes(samples)
+    flags = votes.assign(share=votes["answer"].eq("favour"), truth=votes["truth"].eq("favour"))
+    per_draft = flags.groupby(["persona", "item"]).agg(share=("share", "mean"), truth=("truth", "first"))
+    diffs = (per_draft["share"] - per_draft["truth"].astype(float)).groupby(level="persona")
+    by_persona = {str(persona): d.to_numpy(float) for persona, d in diffs}
     rows = []
-    for persona in T.persona_order(votes["persona"].unique()):
-        sub = votes[votes["persona"].eq(persona)]
-        per_draft = sub.groupby("item").agg(
-            share=("answer", lambda a: float(np.mean(a.eq("favour")))), truth=("truth", "first")
-        )
-        diff = per_draft["share"].to_numpy(float) - per_draft["truth"].eq("favour").to_numpy(float)
+    for persona in T.persona_order(by_persona):
+        diff = by_persona[persona]
         result = stratified_t_test([diff], null=0.0)
         rows.append(
             _row(
