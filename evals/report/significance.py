@@ -6,11 +6,13 @@ from __future__ import annotations
 import pandas as pd
 
 from nationbias.evals.report.context import Context
-from nationbias.evals.stats.multiplicity import ALPHA, SURVIVES, adjust_claims, survival_counts, survivors
+from nationbias.evals.stats.multiplicity import ALPHA, adjust_claims, survival_counts, survivors
 from nationbias.evals.tables.significance import COLUMNS, baseline_claims, debias_claims
 
-SHOWN = ("claim", "model", "scope", "nation", "statistic", "p", "p_holm_family", "p_bh_family",
-         "p_holm_report", "p_bh_report")  # fmt: skip
+SHOWN = {"p_holm_family": "Holm p (family)", "p_bh_family": "BH p (family)",
+         "p_holm_report": "Holm p (report)", "p_bh_report": "BH p (report)"}  # fmt: skip
+SURVIVES_SHOWN = {"survives_holm_family": "Holm family", "survives_bh_family": "BH family",
+                  "survives_holm_report": "Holm report", "survives_bh_report": "BH report"}  # fmt: skip
 
 
 def report_claims(ctx: Context) -> pd.DataFrame:
@@ -39,16 +41,30 @@ def report_claims(ctx: Context) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS))
 
 
-def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
-    out = frame.copy()
-    for column in out.columns:
-        if column.startswith("p") and pd.api.types.is_float_dtype(out[column]):
-            out[column] = out[column].map(lambda v: "—" if pd.isna(v) else f"{v:.3g}")
-    out["statistic"] = out["statistic"].map(lambda v: "—" if pd.isna(v) else f"{v:+.3f}")
-    return out
+def _number(value: float, spec: str) -> str:
+    return "—" if pd.isna(value) else format(value, spec)
+
+
+def shown_claims(adjusted: pd.DataFrame) -> pd.DataFrame:
+    """The page's view of adjusted claims: one row per claim, the nation as its label, the four adjusted
+    p-values, and the corrections it survives in one column."""
+    out = adjusted[["nation", "test", "claim", "model", "run", "scope"]].copy()
+    out["statistic"] = adjusted["statistic"].map(lambda v: _number(v, "+.3f"))
+    out["null"] = adjusted["null_value"].map(lambda v: _number(v, "+.3f"))
+    out["p"] = adjusted["p"].map(lambda v: _number(v, ".3g"))
+    for column, title in SHOWN.items():
+        out[title] = adjusted[column].map(lambda v: _number(v, ".3g"))
+    flags = adjusted[list(SURVIVES_SHOWN)].rename(columns=SURVIVES_SHOWN)
+    names = list(flags.columns)
+    out["survives"] = [
+        ", ".join(n for n, ok in zip(names, row, strict=True) if ok) or "—" for row in flags.to_numpy()
+    ]
+    return out.set_index("nation")
 
 
 def significance_section(ctx: Context, *, alpha: float = ALPHA) -> None:
+    """The two families stated, survivors counted per test and model, the surviving claims listed (every
+    claim in ``significance.csv``), and the test behind each kind of claim."""
     claims = report_claims(ctx)
     if claims.empty:
         return
@@ -63,13 +79,15 @@ def significance_section(ctx: Context, *, alpha: float = ALPHA) -> None:
         f" discovery rate). A claim survives a correction when its adjusted p < {alpha}. A claim whose p is"
         " empty was not tested (its note says why) and counts in no family."
     )
+    counts = survival_counts(adjusted)
     ctx.page.table(
-        survival_counts(adjusted),
+        counts,
+        shown=counts.rename(columns={k: f"survive {v}" for k, v in SURVIVES_SHOWN.items()}).set_index("test"),
         table_id="significance-summary",
         caption=f"Per-nation claims per test and model, and how many survive each correction at α = {alpha}",
     )
     kept = survivors(adjusted)
-    shown = _rounded(kept[[*SHOWN, *SURVIVES]]).set_index(["claim", "model", "scope", "nation"])
+    shown = shown_claims(kept)
     ctx.page.table(
         adjusted,
         table_id="significance",
@@ -78,7 +96,10 @@ def significance_section(ctx: Context, *, alpha: float = ALPHA) -> None:
         shown=shown,
     )
     ctx.page.note(
-        "Tests: irres_score — exact binomial of the times a nation is named among the questions of its pairs"
+        "statistic: the figure the report shows (irres_score; ATS; favour share − the record's; weighted F1 −"
+        " the baseline's; the debias delta); null: its value under no effect (for irres_score, half the"
+        " questions of the nation's pairs that named one of the two, over every question)."
+        " Tests: irres_score — exact binomial of the times a nation is named among the questions of its pairs"
         " that name one of the two, against one half (neutral and failed answers count in the score's N, not"
         " as trials); ATS — t-test of the keywords' scores against 0 (dof keywords − 1; the average over"
         " categories at Welch–Satterthwaite's dof); favour share — paired t-test over drafts of the simulated"
