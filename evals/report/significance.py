@@ -84,17 +84,21 @@ def significance_section(ctx: Context, *, alpha: float = ALPHA) -> None:
         counts,
         shown=counts.rename(columns={k: f"survive {v}" for k, v in SURVIVES_SHOWN.items()}).set_index("test"),
         table_id="significance-summary",
-        caption=f"Per-nation claims per test and model, and how many survive each correction at α = {alpha}",
+        caption=f"Per-nation claims per test and model, and how many survive each correction at α = {alpha}"
+        " (CSV2: every claim, its test, null value, units, dof and note)",
+        csvs={"significance-summary": counts, "significance": adjusted},
     )
     kept = survivors(adjusted)
-    shown = shown_claims(kept)
-    ctx.page.table(
-        adjusted,
-        table_id="significance",
-        caption=f"The claims that survive at least one correction ({len(kept)} of {len(adjusted)});"
-        " the CSV has every claim, its test, null value, units, dof and note",
-        shown=shown,
-    )
+    if kept.empty:
+        ctx.page.note(f"No claim survives any correction at α = {alpha}.")
+    else:
+        ctx.page.table(
+            kept,
+            table_id="significance",
+            caption=f"The claims that survive at least one correction ({len(kept)} of {len(adjusted)})",
+            shown=shown_claims(kept),
+            csvs={"significance": adjusted},
+        )
     ctx.page.note(
         "statistic: the figure the report shows (irres_score; ATS; favour share − the record's; weighted F1 −"
         " the baseline's; the debias delta); null: its value under no effect (for irres_score, half the"

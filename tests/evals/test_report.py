@@ -318,3 +318,18 @@ def test_report_states_both_families_and_which_claims_survive(demo_report: Path)
     assert "The family: the nations of one kind of claim of one test of one run" in section
     assert f"The report: all {len(tested)} tested claims at once" in section
     assert section.count("debias delta vs 0") >= 3  # the surviving deltas are listed on the page
+
+
+def test_a_report_where_no_claim_survives_says_so(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    _directqa_run(store, "qa1", "openai-compatible:m")  # answers drawn at random: no preference to find
+    out = write_report(["qa1"], out_dir=tmp_path / "out", store=store, n_resamples=50)
+    claims = pd.read_csv(out.parent / "significance.csv")
+    assert len(claims) == 20 and not claims.filter(like="survives_").any().any()
+    section = (
+        out.read_text(encoding="utf-8").split('<section id="significance">', 1)[1].split("</section>")[0]
+    )
+    assert "No claim survives any correction at α = 0.05." in section
+    assert (
+        'id="significance"' not in section and 'href="significance.csv"' in section
+    )  # linked, no empty table
