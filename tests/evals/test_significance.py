@@ -275,3 +275,5 @@ def test_a_runs_claims_are_a_result_table_through_the_run_store(tmp_path: Path) 
     surviving = table.loc[table["survives_holm_family"], "nation"].tolist()
     assert "RUS" in surviving  # 24 of 24: p = 2⁻²³, far below any correction
     assert S.run_claims("x", {"test": "a plugin test"}, pd.DataFrame()).empty  # no claims it knows of
+    empty = S.significance_table("x", {"test": "a plugin test"}, pd.DataFrame())
+    assert empty.empty and list(empty.columns) == [*S.COLUMNS, "m_family", "m_report", *ADJUSTED, *SURVIVES]
