@@ -61,8 +61,9 @@ def directqa_claims(samples: pd.DataFrame) -> list[dict[str, Any]]:
     count in it). Under no preference a nation is named in half the questions of its pairs that name
     either nation, so ``null_value`` = trials / (2N); the exact binomial test
     (:func:`~nationbias.evals.stats.significance.binomial_share_test`) takes the trials (``n``) as
-    independent, as the paper's χ² takes its questions; the interval beside (pairs resampled) is the
-    check on that.
+    independent, as the paper's χ² takes its questions. Repeats of one question need not be (a model at
+    temperature 0 repeats itself), so the p-value is optimistic when repeats agree; the interval beside
+    (pairs resampled, repeats together) is the check on that.
     """
     qa = X.directqa_frame(samples)
     pairs = qa["question"].astype(str).str.split("-")
