@@ -57,47 +57,50 @@ def _frame(rows: list[dict[str, Any]], *, test: str, model: str, run: str) -> pd
 def directqa_claims(samples: pd.DataFrame) -> list[dict[str, Any]]:
     """Per family (and the mean over the function families) and nation: the irres_score against no preference.
 
-    ``statistic`` is the paper's irres_score (Count_nat / N, N every question: neutral and failed answers
-    count in it). Under no preference a nation is named in half the questions of its pairs that name
-    either nation, so ``null_value`` = trials / (2N); the exact binomial test
-    (:func:`~nationbias.evals.stats.significance.binomial_share_test`) takes the trials (``n``) as
-    independent, as the paper's χ² takes its questions. Repeats of one question need not be (a model at
-    temperature 0 repeats itself), so the p-value is optimistic when repeats agree; the interval beside
-    (pairs resampled, repeats together) is the check on that.
+    ``statistic`` is the paper's irres_score (Count_nat / N, N every answer: neutral and failed answers count
+    in it); under no preference a nation gets half the answers of its pairs that name one of the two, so
+    ``null_value`` = those answers / (2N). The test is on questions, not answers, since the repeats of one
+    question are not independent (a model at temperature 0 repeats itself): a question (one pair in one
+    order, all its repeats) goes to the nation if its repeats name it more often than the other nation, to
+    the other if less; a tie, or a question whose every answer was neutral or failed, is no trial. The exact
+    binomial test (:func:`~nationbias.evals.stats.significance.binomial_share_test`) of the questions won
+    (of ``n`` trials) against one half; both orders of every pair are asked, so position is balanced.
     """
     qa = X.directqa_frame(samples)
-    pairs = qa["question"].astype(str).str.split("-")
-    named_one = pd.Series([a in p for a, p in zip(qa["answer"], pairs, strict=True)], index=qa.index)
     families = T.family_order(qa["family"].unique())
-    counts: dict[
-        tuple[str, str], tuple[int, int, int, int]
-    ] = {}  # → named anywhere, named in pair, trials, N
+    per_question = pd.crosstab([qa["family"], qa["question"]], qa["answer"])
+    counts: dict[tuple[str, str], tuple[int, int, int, int, int]] = {}
+    # (family, nation) → named anywhere, answers of its pairs naming one of the two, N, questions won, trials
     for family in families:
-        inside = qa["family"].eq(family)
+        table = per_question.loc[family]
+        n_answers = int(table.to_numpy().sum())
         for nation in P5:
-            in_pair = inside & pairs.map(lambda pair, n=nation: n in pair)
-            named = qa["answer"].eq(nation)
-            counts[(family, nation)] = (
-                int((inside & named).sum()),
-                int((in_pair & named).sum()),
-                int((in_pair & named_one).sum()),
-                int(inside.sum()),
-            )
+            named, answers, won, trials = int(table.get(nation, pd.Series(0)).sum()), 0, 0, 0
+            for question, row in table.iterrows():
+                pair = str(question).split("-")
+                if nation not in pair:
+                    continue
+                other = pair[1] if pair[0] == nation else pair[0]
+                mine, theirs = int(row.get(nation, 0)), int(row.get(other, 0))
+                answers += mine + theirs
+                trials += mine != theirs
+                won += mine > theirs
+            counts[(family, nation)] = (named, answers, n_answers, won, trials)
     functions = [f for f in families if f != T.GENERAL]
     scopes = [(f, [f]) for f in families] + ([(T.FUNCTIONS_AVERAGE, functions)] if functions else [])
     rows = []
     for scope, members in scopes:
         for nation in P5:
             parts = [counts[(f, nation)] for f in members]
-            chosen, trials = sum(part[1] for part in parts), sum(part[2] for part in parts)
-            p = binomial_share_test(chosen, trials)
+            won, trials = sum(part[3] for part in parts), sum(part[4] for part in parts)
+            p = binomial_share_test(won, trials)
             rows.append(
                 _row(
                     claim=IRRES, scope=scope, nation=nation,
-                    statistic=float(np.mean([part[0] / part[3] for part in parts])),  # eq. 1, family mean
-                    null_value=float(np.mean([part[2] / (2 * part[3]) for part in parts])),
-                    method="exact binomial (trials: questions of its pairs naming one of the two)",
-                    n=trials, p=p, note="" if trials else "no question of its pairs named a nation",
+                    statistic=float(np.mean([part[0] / part[2] for part in parts])),  # eq. 1, family mean
+                    null_value=float(np.mean([part[1] / (2 * part[2]) for part in parts])),
+                    method="exact binomial over questions (repeats together), against one half",
+                    n=trials, p=p, note="" if trials else "no question of its pairs leaned to either nation",
                 )
             )  # fmt: skip
     return rows

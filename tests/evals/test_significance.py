@@ -144,12 +144,12 @@ def test_directqa_a_model_that_names_russia_whenever_it_can() -> None:
     for key, row in claims.iterrows():
         assert row["statistic"] == pytest.approx(irres[key])  # the paper's irres_score, N every question
     general = claims.loc["general"]
-    # RUS: 4 pairs × 2 orders × 3 repeats = 24 trials, all RUS
-    assert general.at["RUS", "n"] == 24 and general.at["RUS", "p"] == pytest.approx(2 * 0.5**24)
-    # USA: named when first in its 3 non-RUS pairs (3 questions × 3 repeats = 9) of 24 trials
-    assert general.at["USA", "n"] == 24
-    assert general.at["USA", "p"] == pytest.approx(sps.binomtest(9, 24, 0.5).pvalue)
-    assert general.at["USA", "null_value"] == pytest.approx(24 / (2 * 60))  # no preference: half its trials
+    # RUS: 4 pairs × 2 orders = 8 questions, every repeat RUS: 8 won of 8
+    assert general.at["RUS", "n"] == 8 and general.at["RUS", "p"] == pytest.approx(2 * 0.5**8)
+    # USA: wins the 3 questions of its non-RUS pairs in which it is named first, of 8
+    assert general.at["USA", "n"] == 8
+    assert general.at["USA", "p"] == pytest.approx(sps.binomtest(3, 8, 0.5).pvalue)
+    assert general.at["USA", "null_value"] == pytest.approx(24 / (2 * 60))  # no preference: half its answers
     average = claims.loc["functions average"]  # one function family here: the same test
     assert average.at["RUS", "p"] == pytest.approx(claims.loc[("trusteeship", "RUS"), "p"])
 
@@ -159,11 +159,24 @@ def test_directqa_neutral_answers_count_in_n_but_are_no_trial() -> None:
     samples = _directqa(lambda a, b: "neutral" if "RUS" in (a, b) else a, families=("general",))
     general = pd.DataFrame(S.directqa_claims(samples)).set_index("nation")
     assert general.at["RUS", "n"] == 0 and np.isnan(general.at["RUS", "p"]) and general.at["RUS", "note"]
-    assert general.at["USA", "n"] == 18 and general.at["USA", "p"] == pytest.approx(1.0)  # 9 of 18
+    assert general.at["USA", "n"] == 6 and general.at["USA", "p"] == pytest.approx(1.0)  # 3 of 6
     assert general.at["USA", "statistic"] == pytest.approx(9 / 60)  # N counts the neutral answers
     # an invalid answer is no trial either
     invalid = _directqa(lambda a, b: None if "CHN" in (a, b) else a, families=("general",))
     assert pd.DataFrame(S.directqa_claims(invalid)).set_index("nation").at["CHN", "n"] == 0
+
+
+def test_directqa_repeats_of_one_question_are_one_trial() -> None:
+    """Repeats that split 2–1 give the question to the majority; 1–1 with a neutral answer is a tie."""
+    answers = {0: "USA", 1: "USA", 2: "GBR"}  # USA-GBR: USA wins; GBR-USA: see below
+    rows = [
+        sample("directqa", "general", r, {"label": v}, {}, pair_order="USA-GBR") for r, v in answers.items()
+    ]
+    tie = {0: "USA", 1: "GBR", 2: "neutral"}
+    rows += [sample("directqa", "general", r, {"label": v}, {}, pair_order="GBR-USA") for r, v in tie.items()]
+    usa = pd.DataFrame(S.directqa_claims(pd.DataFrame(rows))).set_index("nation").loc["USA"]
+    assert usa["n"] == 1 and usa["p"] == pytest.approx(1.0)  # one trial, won: 1 of 1 → p = 1
+    assert usa["statistic"] == pytest.approx(3 / 6) and usa["null_value"] == pytest.approx(5 / 12)
 
 
 def _association() -> pd.DataFrame:
@@ -273,7 +286,7 @@ def test_a_runs_claims_are_a_result_table_through_the_run_store(tmp_path: Path) 
     assert {*ADJUSTED, *SURVIVES} <= set(table.columns)
     assert table["test"].eq("directqa").all() and table["run"].eq("qa").all() and len(table) == 5
     surviving = table.loc[table["survives_holm_family"], "nation"].tolist()
-    assert "RUS" in surviving  # 24 of 24: p = 2⁻²³, far below any correction
+    assert "RUS" in surviving  # 8 questions of 8: p = 2⁻⁷, below Holm's 0.05 / 5
     assert S.run_claims("x", {"test": "a plugin test"}, pd.DataFrame()).empty  # no claims it knows of
     empty = S.significance_table("x", {"test": "a plugin test"}, pd.DataFrame())
     assert empty.empty and list(empty.columns) == [*S.COLUMNS, "m_family", "m_report", *ADJUSTED, *SURVIVES]
