@@ -82,16 +82,16 @@ def adjust_claims(
     tested = pd.Series(~np.isnan(p), index=out.index)
     out["m_family"] = tested.groupby(keys).transform("sum").astype(int) if len(out) else []
     out["m_report"] = int(tested.sum())
-    adjusted: dict[str, np.ndarray] = {}
+    values: dict[str, np.ndarray] = {}
     for method in METHODS:
         family_p = np.full(len(out), np.nan)
         for _, index in out.groupby(keys, sort=False).groups.items():
             rows = np.asarray(out.index.get_indexer(index))
             family_p[rows] = adjust_pvalues(p[rows], method=method)
-        adjusted[f"p_{method}_family"] = family_p
-        adjusted[f"p_{method}_report"] = adjust_pvalues(p, method=method)
+        values[f"p_{method}_family"] = family_p
+        values[f"p_{method}_report"] = adjust_pvalues(p, method=method)
     for column in ADJUSTED:  # family then report, Holm then BH in each
-        out[column] = adjusted[column]
+        out[column] = values[column]
     for adjusted, survives in zip(ADJUSTED, SURVIVES, strict=True):
         out[survives] = out[adjusted].lt(alpha)  # NaN (not tested) compares False
     return out
