@@ -1,4 +1,5 @@
-"""One run's named result tables, ready for the CLI, a notebook or the report: each test's own, and metadata.
+"""One run's named result tables, ready for the CLI, a notebook or the report: each test's own, its per-nation
+claims corrected for multiplicity (``significance``), and metadata.
 
 Above the registry of tests (evals/bias_tests/), which it asks for each test's tables.
 """
@@ -11,9 +12,13 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from nationbias.evals.tables.metadata import metadata_frame
+from nationbias.evals.tables.significance import significance_table
 
 if TYPE_CHECKING:
     from nationbias.stores.runstore import RunStore
+
+
+SHARED_TABLES = ("significance", "metadata")  # every run's, beside its test's own
 
 
 class _ResultTables(Mapping[str, tuple[str, ...]]):
@@ -22,7 +27,7 @@ class _ResultTables(Mapping[str, tuple[str, ...]]):
     def _tables(self) -> dict[str, tuple[str, ...]]:
         from nationbias.evals.bias_tests import bias_tests
 
-        return {name: (*test.tables, "metadata") for name, test in bias_tests().items()}
+        return {name: (*test.tables, *SHARED_TABLES) for name, test in bias_tests().items()}
 
     def __getitem__(self, test: str) -> tuple[str, ...]:
         return self._tables()[test]
@@ -42,6 +47,7 @@ def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> di
     from nationbias.evals.bias_tests import get_test
 
     out = get_test(str(config.get("test"))).result_tables(samples)
+    out["significance"] = significance_table(run_id, config, samples)
     out["metadata"] = metadata_frame(run_id, config, samples)
     return out
 

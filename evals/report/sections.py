@@ -1,4 +1,5 @@
-"""The report's sections: the runs, each registered test's own sections, agreement and answer quality."""
+"""The report's sections: the runs, each registered test's own sections, significance after correction,
+agreement and answer quality."""
 
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ def write_sections(ctx: Context) -> None:
             if section not in written:
                 written.add(section)
                 section(ctx)
+    from nationbias.evals.report.significance import significance_section
+
+    significance_section(ctx)  # every run's per-nation claims, corrected over each family and the report
     _agreement(ctx)
     _quality(ctx)
     from nationbias.evals.report.first_screen import first_screen

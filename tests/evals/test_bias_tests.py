@@ -12,7 +12,7 @@ def test_the_builtin_tests_in_the_papers_order() -> None:
     assert list(bias_tests())[:4] == ["vote", "debias", "directqa", "association"]
     for name, test in bias_tests().items():
         assert isinstance(test, BiasTest) and test.name == name
-        assert RESULT_TABLES[name] == (*test.tables, "metadata")
+        assert RESULT_TABLES[name] == (*test.tables, "significance", "metadata")
         shown = {test.agreement_table, test.invalid_table} - {None}
         assert shown <= set(test.tables), name
     assert get_test("vote").sections == get_test("debias").sections  # written once in the report

@@ -278,3 +278,58 @@ def test_report_without_embedded_runs_has_no_banner(tmp_path: Path) -> None:
     assert {"paper_ground_truth", "paper_gpt-4o-mini"} <= set(table1.columns)
     with pytest.raises(ValueError):
         write_report([], out_dir=tmp_path / "x", store=store)
+
+
+def test_report_states_both_families_and_which_claims_survive(demo_report: Path) -> None:
+    """Significance after correction: every run's per-nation claims in one table, each p beside Holm and BH
+    over its family (one test of one run, one scope: the five nations) and over the whole report."""
+    out = demo_report.parent
+    text = demo_report.read_text(encoding="utf-8")
+    parser = _Collector()
+    parser.feed(text)
+    assert {"significance", "significance-summary"} <= set(parser.ids)
+    claims = pd.read_csv(out / "significance.csv")
+    adjusted = ["p_holm_family", "p_bh_family", "p_holm_report", "p_bh_report"]
+    assert {"statistic", "p", "null_value", "method", "n", "df", *adjusted} <= set(claims.columns)
+    # vote: favour + 2 baselines; debias: the same + the paired delta; DirectQA: 3 families + the function
+    # mean; Association: 2 categories + the average — each for the five nations
+    by_claim = claims.groupby(["test", "claim"]).size().to_dict()
+    assert by_claim == {
+        ("association", "ATS vs 0"): 15,
+        ("debias", "debias delta vs 0"): 5,
+        ("debias", "favour share vs record"): 5,
+        ("debias", "weighted F1 vs baseline"): 10,
+        ("directqa", "irres_score vs no preference"): 20,
+        ("vote", "favour share vs record"): 5,
+        ("vote", "weighted F1 vs baseline"): 10,
+    }
+    tested = claims[claims["p"].notna()]
+    assert (tested["m_report"] == len(tested)).all()
+    assert (claims.loc[claims["test"].ne("association"), "m_family"] == 5).all()
+    assert (tested["p_holm_report"] >= tested["p_holm_family"] - 1e-12).all()
+    assert (tested[adjusted].ge(tested[["p"] * 4].to_numpy() - 1e-12)).all().all()  # never below the raw p
+    # the synthetic debiased run (accuracy 0.8 against 0.4) beats its base for most personas, and says so
+    delta = claims[claims["claim"].eq("debias delta vs 0")]
+    assert delta["survives_bh_family"].sum() >= 3 and (delta["scope"] == "vs vote1").all()
+    summary = pd.read_csv(out / "significance-summary.csv").set_index(["test", "model"])
+    for flag in ("survives_holm_family", "survives_bh_report"):
+        assert summary[flag].sum() == claims[flag].sum()
+    section = text.split('<section id="significance">', 1)[1].split("</section>", 1)[0]
+    assert "The family: the nations of one kind of claim of one test of one run" in section
+    assert f"The report: all {len(tested)} tested claims at once" in section
+    assert section.count("debias delta vs 0") >= 3  # the surviving deltas are listed on the page
+
+
+def test_a_report_where_no_claim_survives_says_so(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    _directqa_run(store, "qa1", "openai-compatible:m")  # answers drawn at random: no preference to find
+    out = write_report(["qa1"], out_dir=tmp_path / "out", store=store, n_resamples=50)
+    claims = pd.read_csv(out.parent / "significance.csv")
+    assert len(claims) == 20 and not claims.filter(like="survives_").any().any()
+    section = (
+        out.read_text(encoding="utf-8").split('<section id="significance">', 1)[1].split("</section>")[0]
+    )
+    assert "No claim survives any correction at α = 0.05." in section
+    assert (
+        'id="significance"' not in section and 'href="significance.csv"' in section
+    )  # linked, no empty table

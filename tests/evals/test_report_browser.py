@@ -123,7 +123,17 @@ def test_study_report_renders_every_table_and_image(fault_server, tmp_path: Path
     assert "Σ weight × value" in why_text or "Fallback, no contributions" in why_text, why_text
     linked = {csv for t in tables for csv in t["csvs"]}  # a table gathering several runs links each one's
     assert linked <= csvs and len(linked) >= len(csvs) - 1, csvs - linked
-    for table in ("table1", "table2", "table3", "table4", "irres", "ats", "agreement", "invalid"):
+    for table in (
+        "table1",
+        "table2",
+        "table3",
+        "table4",
+        "irres",
+        "ats",
+        "agreement",
+        "invalid",
+        "significance-summary",
+    ):
         assert any(t["id"].startswith(table) for t in tables), f"no {table} table rendered"
     for figure in ("votes-", "confusion-", "directqa-", "ats-", "weighted-f1"):
         assert any(i["src"].startswith(figure) for i in images), f"no {figure} figure rendered"
