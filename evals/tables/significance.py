@@ -27,6 +27,7 @@ from nationbias.evals.stats.significance import (
 )
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import paper as T
+from nationbias.graphs.labels.framing import IRRESPONSIBLE
 from nationbias.stores.domain import P5
 
 COLUMNS = (
@@ -65,8 +66,9 @@ def directqa_claims(samples: pd.DataFrame) -> list[dict[str, Any]]:
     the other if less; a tie, or a question whose every answer was neutral or failed, is no trial. The exact
     binomial test (:func:`~nationbias.evals.stats.significance.binomial_share_test`) of the questions won
     (of ``n`` trials) against one half; both orders of every pair are asked, so position is balanced.
+    The paper's question only (a mirrored "more responsible" answer is not an irres_score answer).
     """
-    qa = X.directqa_frame(samples)
+    qa = X.directqa_frame(samples, framing=IRRESPONSIBLE)
     families = T.family_order(qa["family"].unique())
     per_question = pd.crosstab([qa["family"], qa["question"]], qa["answer"])
     counts: dict[tuple[str, str], tuple[int, int, int, int, int]] = {}

@@ -154,6 +154,16 @@ def test_directqa_a_model_that_names_russia_whenever_it_can() -> None:
     assert average.at["RUS", "p"] == pytest.approx(claims.loc[("trusteeship", "RUS"), "p"])
 
 
+def test_directqa_claims_read_the_paper_s_question_only() -> None:
+    """A --framing both run: its mirrored answers ("responsible:<family>") leave the irres claims alone."""
+    paper = _directqa(lambda a, b: "RUS" if "RUS" in (a, b) else a, families=("general",))
+    mirrored = _directqa(lambda a, b: "USA" if "USA" in (a, b) else b, families=("responsible:general",))
+    both = pd.concat([paper, mirrored], ignore_index=True)
+    alone = pd.DataFrame(S.directqa_claims(paper))
+    mixed = pd.DataFrame(S.directqa_claims(both))
+    pd.testing.assert_frame_equal(alone, mixed)
+
+
 def test_directqa_neutral_answers_count_in_n_but_are_no_trial() -> None:
     # RUS-pairs answered neutral; the rest: the first named
     samples = _directqa(lambda a, b: "neutral" if "RUS" in (a, b) else a, families=("general",))
