@@ -36,7 +36,14 @@ PATH = re.compile(
 DOTTED = re.compile(r"`(nationbias(?:\.\w+)+)")
 FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
 # flags of other tools the pages show (pytest, mutmut, uv, the benchmarks): not nationbias's
-OTHER_TOOLS = {"--durations", "--max-children", "--reinstall-package", "--only"}
+OTHER_TOOLS = {
+    "--durations",
+    "--max-children",
+    "--reinstall-package",
+    "--only",
+    "--dist",
+    "--compile-bytecode",
+}
 # declared outside typer's tree: `ablate`'s grid, read from its extra arguments (evals/cli/study.py), and a
 # plugin test's own options, on a command that exists once a plugin is installed (evals/cli/plugin.py)
 UNDECLARED = {"--k", "--reflexion", "--retriever", "--option"}
