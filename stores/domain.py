@@ -25,6 +25,17 @@ VOTE_CODES = {"Y": "favour", "N": "against", "A": "abstention"}
 VOTE, DEBIAS, DIRECTQA, ASSOCIATION = "vote", "debias", "directqa", "association"
 VOTE_TESTS = (VOTE, DEBIAS)
 
+# The UN's six official languages (ISO 639-1), as --language takes them; English is the paper's.
+LANGUAGES = {
+    "ar": "Arabic",
+    "zh": "Chinese",
+    "en": "English",
+    "fr": "French",
+    "ru": "Russian",
+    "es": "Spanish",
+}
+DEFAULT_LANGUAGE = "en"
+
 # Target nations too general to make two items alike (the paper's retriever skips them).
 EXCLUDED_NATIONS = frozenset({"Member States", "United Nations"})
 

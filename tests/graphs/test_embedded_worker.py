@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
 
 import pytest
@@ -13,8 +15,20 @@ import pytest
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.embedded.local_model import DEFAULT_N_CTX, LlamaCppChatModel, smollm2_path
-from nationbias.graphs.model.embedded.probe import PROBE_FILE, embedded_status, ensure_embedded_works
-from nationbias.graphs.model.embedded.worker import EmbeddedBackendCrashed, close_all, exit_cause, get_worker
+from nationbias.graphs.model.embedded.probe import (
+    PROBE_FILE,
+    embedded_status,
+    ensure_embedded_works,
+    remember_crash,
+)
+from nationbias.graphs.model.embedded.worker import (
+    EmbeddedBackendCrashed,
+    WorkerConfig,
+    close_all,
+    crash_from_exit,
+    exit_cause,
+    get_worker,
+)
 from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.study.halt import RunHalted
 from nationbias.graphs.study.runner import Task, run_tasks
@@ -79,6 +93,34 @@ def test_a_crash_is_raised_with_its_signal_and_the_worker_stays_dead(monkeypatch
         model.invoke("And again.")
     remembered = json.loads((home() / PROBE_FILE).read_text())
     assert [r["cause"] for r in remembered.values()] == ["died of SIGSEGV (Segmentation fault)"]
+
+
+def test_calls_in_flight_when_the_worker_dies_all_raise_the_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each call that saw the crash remembers it at once; none may turn into an ordinary error (an error row)."""
+    _crashing(monkeypatch, "SIGSEGV", "0")
+    model = LlamaCppChatModel()
+    with ThreadPoolExecutor(4) as pool:
+        futures = [pool.submit(model.invoke, f"Say hello {i}.") for i in range(4)]
+    for future in futures:
+        assert isinstance(future.exception(), EmbeddedBackendCrashed)
+
+
+def test_concurrent_memories_of_one_crash_are_all_written() -> None:
+    config = WorkerConfig(str(smollm2_path()), DEFAULT_N_CTX, 1)
+    crash = crash_from_exit(-signal.SIGSEGV, doing="answering a prompt", log_tail="")
+    start = threading.Barrier(16)
+
+    def remember() -> None:
+        start.wait()
+        remember_crash(config, crash)
+
+    for _ in range(3):
+        with ThreadPoolExecutor(16) as pool:
+            futures = [pool.submit(remember) for _ in range(16)]
+        assert [f.exception() for f in futures] == [None] * 16
+    remembered = json.loads((home() / PROBE_FILE).read_text())
+    assert [r["cause"] for r in remembered.values()] == ["died of SIGSEGV (Segmentation fault)"]
+    assert sorted(p.name for p in home().iterdir() if p.suffix == ".tmp") == []
 
 
 def test_the_client_neither_retries_nor_caches_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ package (its import pulls in the ``llm`` CLI). llama.cpp itself runs in a child 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -63,7 +64,8 @@ class LlamaCppChatModel(BaseChatModel):
         except EmbeddedBackendCrashed as exc:
             from nationbias.graphs.model.embedded.probe import remember_crash
 
-            remember_crash(worker.config, exc)
+            with contextlib.suppress(OSError):  # the crash is what the run reports; its memory is a convenience
+                remember_crash(worker.config, exc)
             raise
         choice = out["choices"][0]
         usage = out.get("usage") or {}

@@ -13,6 +13,8 @@ import functools
 import hashlib
 import json
 import os
+import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from importlib import metadata, util
@@ -29,6 +31,7 @@ PROBE_MESSAGES = [{"role": "user", "content": "Reply with one word: ready."}]
 PROBE_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "max_tokens": 4}
 _SHARED = (".so", ".dylib", ".dll")
 _CHECKED: set[str] = set()  # probe keys that answered in this process
+_SAVE_LOCK = threading.Lock()  # concurrent calls that saw one crash all remember it: one writer at a time
 
 
 @dataclass(frozen=True)
@@ -78,11 +81,20 @@ def _load() -> dict[str, dict[str, Any]]:
 
 
 def _save(key: str, record: dict[str, Any]) -> None:
-    data = _load()
-    data[key] = record
-    tmp = _path().with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, _path())
+    """Read, change and replace the file; a unique temporary name per writer, so neither a thread
+    nor another process can move this one's file away."""
+    with _SAVE_LOCK:
+        data = _load()
+        data[key] = record
+        target = _path()
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{PROBE_FILE}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as tmp:
+                tmp.write(json.dumps(data, indent=1, sort_keys=True))
+            os.replace(name, target)
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
 
 
 def _now() -> str:
