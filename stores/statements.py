@@ -150,6 +150,23 @@ def without_clutter(text: str) -> str:
     return "\n".join(lines).strip()
 
 
+@functools.lru_cache(maxsize=16_384)
+def _read(member: str, text: str) -> tuple[str, str | None, frozenset[str]]:
+    """A statement's text without its page's furniture, what is wrong with it whatever the target,
+    and the draft symbols it names. Cached: a debias run asks for the same precedent's statements
+    once per reflection, and the language check alone costs about a millisecond."""
+    cleaned = without_clutter(text)
+    named = frozenset(_SYMBOL.findall(cleaned))
+    if not is_english(cleaned[:2000] or text[:2000]):
+        return cleaned, "not in English", named
+    speakers = {code for code, _ in delegation_summaries(cleaned)}
+    if speakers and member not in speakers:
+        return cleaned, "spoken by another delegation", named
+    if len(cleaned) < _MIN_CHARS:
+        return cleaned, f"under {_MIN_CHARS} characters once the page's furniture is gone", named
+    return cleaned, None, named
+
+
 def statement_problem(
     statement: MemberStatement, *, target: Record | None = None, later_ids: Collection[str] = ()
 ) -> str | None:
@@ -161,16 +178,10 @@ def statement_problem(
     target's vote (the statement on S/2020/654 of 2020-07-07 describes S/2020/658, voted the next
     day). ``later_ids``: the ids of the drafts voted on or after the target.
     """
-    text = without_clutter(statement.text)
-    if not is_english(text[:2000] or statement.text[:2000]):
-        return "not in English"
-    speakers = {member for member, _ in delegation_summaries(text)}
-    if speakers and statement.member not in speakers:
-        return "spoken by another delegation"
-    if len(text) < _MIN_CHARS:
-        return f"under {_MIN_CHARS} characters once the page's furniture is gone"
+    _, problem, named = _read(statement.member, statement.text)
+    if problem is not None:
+        return problem
     if target is not None:
-        named = set(_SYMBOL.findall(text))
         if target.id in named or named & set(later_ids):
             return "names the target or a later draft"
         if any(day >= target.date for day in _published(statement)):
@@ -188,7 +199,7 @@ def statements_for(
     """Every usable statement by ``member_code`` on ``record``: the ``statements`` field, then the
     press; each freed of its page's furniture, and only those :func:`statement_problem` lets pass."""
     return [
-        MemberStatement(s.member, without_clutter(s.text), s.source, s.url, s.kind)
+        MemberStatement(s.member, _read(s.member, s.text)[0], s.source, s.url, s.kind)
         for s in all_statements_for(record, member_code)
         if statement_problem(s, target=target, later_ids=later_ids) is None
     ]

@@ -16,6 +16,7 @@ there would turn most of its answers into ``truncated``.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Protocol
 
@@ -38,6 +39,7 @@ REASONING_NAME = re.compile(
 )
 
 
+@functools.cache  # asked several times per call, of a handful of names
 def is_reasoning_name(model: str) -> bool:
     """True when the model's name says it reasons before it answers (rule 1 above)."""
     return REASONING_NAME.search(model) is not None
