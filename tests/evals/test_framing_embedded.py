@@ -1,5 +1,5 @@
 """DirectQA asked both ways on the embedded llama.cpp model, through the CLI and the library, and its
-report section as real Chromium renders it.
+report sections (the framing table, the adjusted p-values) as real Chromium renders them.
 
 The 135M model's answers are meaningless: this proves the plumbing (every question asked twice, every
 raw answer kept, the framing table built from what was stored and drawn on the page), never a finding.
@@ -68,9 +68,14 @@ def test_both_framings_on_the_embedded_model_from_the_cli_and_the_library(tmp_pa
         height = framing.evaluate("t => t.getBoundingClientRect().height")
         cells = framing.evaluate("t => Array.from(t.tBodies[0].rows).map(r => r.cells[0].innerText.trim())")
         section = page.locator('section[id="figure2-directqa"]').inner_text()
+        significance = page.eval_on_selector_all(
+            'table[id^="significance"]', "els => els.map(e => [e.id, e.rows.length])"
+        )
         banner = page.get_by_text("proves the pipeline, not a finding").count()
         browser.close()
     assert rows == 1 + len(P5) and height > 0, (rows, height)
     assert len(cells) == len(P5)
     assert "--framing both" in section and "which is more responsible?" in section
+    assert {name for name, _ in significance} == {"significance", "significance-summary"}
+    assert all(count > 1 for _, count in significance), significance  # the adjusted p-values, drawn
     assert banner >= 1  # the embedded demo model's answers are labelled as such on the page
