@@ -55,6 +55,15 @@ def _env_proxy(url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
         return None, None
 
 
+CONNECT_TIMEOUT_S = 30.0  # a TCP connection takes milliseconds; a host that drops packets, forever
+
+
+def connect_timeout(timeout: float) -> float:
+    """How long a call waits for the connection itself: at most 30 s and 4/5 of the call's timeout,
+    so a host that never accepts (a firewall) is told from a server that accepted and went quiet."""
+    return min(CONNECT_TIMEOUT_S, 0.8 * timeout)
+
+
 class ChatCompletionsClient:
     """``POST {base_url}/chat/completions`` on one event loop, connections kept alive and pooled.
 
@@ -89,13 +98,14 @@ class ChatCompletionsClient:
         ``timeout`` overrides the client's for this call (a reasoning model thinks for minutes).
         """
         limit = timeout or self.timeout
+        connect = connect_timeout(limit)
         try:
             async with self._session.post(
                 self.url,
                 json=body,
                 proxy=self._proxy,
                 proxy_auth=self._proxy_auth,
-                timeout=aiohttp.ClientTimeout(total=limit),
+                timeout=aiohttp.ClientTimeout(total=limit, sock_connect=connect),
             ) as response:
                 payload = await response.read()
                 if response.status >= 400:
@@ -104,6 +114,10 @@ class ChatCompletionsClient:
                     if hint := self._hints.get(response.status):
                         message = f"{message} ({hint})"
                     raise status_error(response.status, message, headers)
+        except aiohttp.ConnectionTimeoutError as exc:  # no connection: not a server that went quiet
+            raise ConnectionFailed(
+                f"no connection within {connect:g} s (a firewall dropping packets, a wrong host or port?)"
+            ) from exc
         except TimeoutError as exc:  # aiohttp's own timeout errors are TimeoutErrors too
             raise RequestTimeout(f"no answer within {limit:g} s") from exc
         except aiohttp.ClientConnectionError as exc:

@@ -4,13 +4,16 @@ that carries what the retry policy and the user need (status, Retry-After, the s
 from __future__ import annotations
 
 import asyncio
+import socket
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from nationbias.graphs.model.breaker import EndpointUnreachable
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.http import ChatCompletionsClient
-from nationbias.graphs.model.registry import parse_spec
+from nationbias.graphs.model.registry import GenerationParams, parse_spec
 from nationbias.graphs.model.retry import (
     BrokenAnswer,
     ConnectionFailed,
@@ -100,6 +103,37 @@ def test_nobody_listening_is_a_failed_connection() -> None:
     with pytest.raises(ConnectionFailed, match=r"Cannot connect to host 127\.0\.0\.1:9") as caught:
         _create("http://127.0.0.1:9/v1")  # the discard port: connection refused
     assert isinstance(caught.value, TransportError) and is_retryable(caught.value)
+
+
+@pytest.fixture
+def dropping_host() -> Iterator[str]:
+    """A port whose connections are never accepted: its listen queue is full, so the kernel drops
+    every new SYN, as a firewall that drops packets does (the connect hangs; nothing is refused)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    held = []
+    for _ in range(4):  # fill the queue (it holds backlog + 1)
+        held.append(socket.socket())
+        held[-1].setblocking(False)
+        held[-1].connect_ex(("127.0.0.1", port))
+    yield f"http://127.0.0.1:{port}/v1"
+    for sock in [*held, listener]:
+        sock.close()
+
+
+def test_a_host_that_never_accepts_is_a_failed_connection_not_a_silent_server(dropping_host: str) -> None:
+    with pytest.raises(ConnectionFailed, match=r"no connection within 0\.8 s \(a firewall dropping"):
+        _create(dropping_host, timeout=1.0)
+    client = ModelClient.from_spec(
+        "openai-compatible:m", base_url=dropping_host, cache=None, params=GenerationParams(timeout=1.0)
+    )
+    with pytest.raises(EndpointUnreachable) as caught:
+        asyncio.run(client.call([{"role": "user", "content": "hello"}]))
+    message = str(caught.value)
+    assert "cannot reach the model endpoint" in message and "connection attempts" in message
+    assert "accepted the connection" not in message
 
 
 def test_model_client_closes_its_connections_per_loop(fault_server: FaultServerFactory) -> None:
