@@ -2,7 +2,8 @@
 
 :data:`RETRIEVERS` is the one list of them: ``get_retriever``, the vote tests' check of
 ``--retriever``, the study grid and the CLI's help all read it. A new retriever is one module plus one
-:func:`register_retriever` line below (or, from outside the package, one call of it). A strategy is
+:func:`register_retriever` line below (or, from outside the package, one call of it, or one
+``nationbias.retrievers`` entry point, which the CLI sees too). A strategy is
 named by its import path and imported only when it is asked for, so chromadb and onnxruntime load
 only for ``dense`` and ``hybrid``.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from importlib import metadata
 from typing import Any
 
 from nationbias.retrievers.base import Retriever
@@ -36,6 +38,21 @@ register_retriever("keyword", "nationbias.retrievers.keyword:KeywordRetriever")
 register_retriever("bm25", "nationbias.retrievers.bm25:BM25Retriever")
 register_retriever("dense", "nationbias.retrievers.dense:DenseRetriever")
 register_retriever("hybrid", "nationbias.retrievers.hybrid:HybridRetriever")
+
+ENTRY_POINTS = "nationbias.retrievers"
+"""An installed package's retrievers: ``name = "module:Class"`` lines, registered when this module is
+imported, before the CLI builds its help, so ``--retriever`` lists them and takes them."""
+
+
+def register_installed() -> None:
+    """Register every retriever an installed package names under :data:`ENTRY_POINTS` (not imported
+    until asked for, as the built-in ones)."""
+    for entry in metadata.entry_points(group=ENTRY_POINTS):
+        if entry.name not in RETRIEVERS:
+            register_retriever(entry.name, entry.value)
+
+
+register_installed()
 
 
 def check_retriever(name: str) -> str:

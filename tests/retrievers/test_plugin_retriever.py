@@ -3,6 +3,7 @@ one gets: the name check, the study grid's validation, and a debiased vote run e
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -86,3 +87,33 @@ def test_the_registry_imports_no_strategy_until_asked() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_an_installed_packages_retriever_is_in_the_cli_help_and_runs(tmp_path: Path) -> None:
+    """One ``nationbias.retrievers`` entry point (tests/support/plugins/toy_retriever-0.1.dist-info)."""
+    root = Path(__file__).resolve().parents[2]
+    cli = Path(sys.executable).with_name("nationbias")
+    env = {**os.environ, "NATIONBIAS_HOME": str(tmp_path), "COLUMNS": "400"}
+
+    def run(*args: str, plugin: bool = True) -> subprocess.CompletedProcess[str]:
+        path = os.pathsep.join([str(PLUGINS), str(root)] if plugin else [str(root)])
+        return subprocess.run(
+            [str(cli), "run", "vote", *args],
+            env={**env, "PYTHONPATH": path},
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    assert "keyword, bm25, dense, hybrid, newest" in " ".join(run("--help").stdout.split())
+    assert "newest" not in run("--help", plugin=False).stdout
+    done = run(
+        *("--debias", "--model", "fake:hash", "--run-id", "toy", "--retriever", "newest"),
+        *("--k", "1", "--limit", "1", "--repeats", "1"),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    samples = RunStore(tmp_path / "runs.sqlite").samples_frame("toy")
+    assert {p["reason"] for e in samples["extra"] for p in e["precedents"]} == {
+        "toy: the newest earlier item"
+    }
