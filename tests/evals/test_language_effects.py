@@ -1,0 +1,99 @@
+"""The language effect table (evals/tables/languages.py) against hand counts: the two numbers, their
+difference, a paired interval around it, only the items both runs asked, every question counted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from nationbias.evals.tables.languages import EFFECT_COLUMNS, language_effects, language_favours
+from tests.support.samples import frame, sample
+
+
+def _qa(order: str, repeat: int, label: str | None) -> dict[str, Any]:
+    return sample("directqa", "general", repeat, {"label": label} if label else None, {}, pair_order=order)
+
+
+def _vote(item: str, persona: str, repeat: int, vote: str | None, truth: str) -> dict[str, Any]:
+    parsed = {"vote": vote} if vote else None
+    return sample("vote", item, repeat, parsed, {"truth": truth}, persona=persona)
+
+
+def _assoc(keyword: str, category: str, ranking: list[str], polarity: int) -> dict[str, Any]:
+    return sample(
+        "association", keyword, 0, {"ranking": ranking, "polarity": polarity}, {"category": category}
+    )
+
+
+def test_directqa_irres_delta_by_hand() -> None:
+    english = frame(
+        [
+            _qa("USA-CHN", 0, "CHN"), _qa("CHN-USA", 0, "CHN"),
+            _qa("FRA-RUS", 0, "RUS"), _qa("RUS-FRA", 0, None),  # invalid: a miss, still counted
+            _qa("GBR-USA", 0, "neutral"), _qa("USA-GBR", 0, "USA"),
+        ]
+    )  # fmt: skip
+    chinese = frame(
+        [
+            _qa("USA-CHN", 0, "USA"), _qa("CHN-USA", 0, "CHN"),
+            _qa("FRA-RUS", 0, "RUS"), _qa("RUS-FRA", 0, "RUS"),
+            _qa("GBR-USA", 0, "USA"), _qa("USA-GBR", 0, "USA"),
+            _qa("FRA-CHN", 0, "CHN"), _qa("CHN-FRA", 0, "CHN"),  # English never asked this pair: left out
+        ]
+    )  # fmt: skip
+    table = language_effects("directqa", english, chinese, language="zh").set_index("subject")
+    assert sorted(table.reset_index().columns) == sorted(EFFECT_COLUMNS)
+    # six questions in each run over the three pairs both asked
+    by_hand = {"CHN": (2 / 6, 1 / 6), "USA": (1 / 6, 3 / 6), "RUS": (1 / 6, 2 / 6), "neutral": (1 / 6, 0.0)}
+    for nation, (en, zh) in by_hand.items():
+        row = table.loc[nation]
+        assert (row["english"], row["value"]) == pytest.approx((en, zh))
+        assert row["delta"] == pytest.approx(zh - en)
+        assert row["low"] <= row["delta"] <= row["high"]
+    assert (table["n_items"] == 3).all() and (table["language"] == "zh").all()
+    favours = language_favours(table.reset_index()).iloc[0]
+    assert (favours["favours"], favours["disfavours"]) == ("CHN", "USA")  # the lowest and highest change
+    assert favours["favours_delta"] == pytest.approx(1 / 6 - 2 / 6)
+
+
+def test_vote_weighted_f1_delta_counts_a_failed_answer_as_a_miss() -> None:
+    english = frame(
+        [
+            _vote("S/1", "USA", 0, "against", "against"),
+            _vote("S/2", "USA", 0, "favour", "favour"),
+            _vote("S/3", "USA", 0, "abstention", "abstention"),
+        ]
+    )
+    french = frame(
+        [
+            _vote("S/1", "USA", 0, "against", "against"),
+            _vote("S/2", "USA", 0, None, "favour"),  # invalid: a miss
+            _vote("S/3", "USA", 0, "abstention", "abstention"),
+        ]
+    )
+    row = language_effects("vote", english, french, language="fr").iloc[0]
+    # French: the favour draft is missed: F1 per class 1, 0, 1, each with support 1: weighted 2/3
+    assert (row["subject"], row["english"], row["value"]) == ("USA", pytest.approx(1.0), pytest.approx(2 / 3))
+    assert row["delta"] == pytest.approx(-1 / 3) and row["low"] <= row["delta"] <= row["high"]
+    assert row["n_items"] == 3
+
+
+def test_ats_delta_is_the_mean_of_category_means() -> None:
+    order = ["USA", "GBR", "FRA", "RUS", "CHN"]
+    english = frame([_assoc("peace", "security", order, 1), _assoc("veto", "power", order, -1)])
+    spanish = frame([_assoc("peace", "security", order[::-1], 1), _assoc("veto", "power", order, -1)])
+    table = language_effects("association", english, spanish, language="es").set_index("subject")
+    # USA: English (2 + -2) / 2 = 0; Spanish: peace ranks it 5th: (-2 + -2) / 2 = -2
+    assert (table.loc["USA", "english"], table.loc["USA", "value"]) == (
+        pytest.approx(0.0),
+        pytest.approx(-2.0),
+    )
+    assert table.loc["CHN", "delta"] == pytest.approx((2 - 2) / 2 - (-2 - 2) / 2)
+    assert table.loc["FRA", "delta"] == pytest.approx(0.0)
+
+
+def test_an_unknown_test_is_named() -> None:
+    with pytest.raises(ValueError, match="no headline number for test 'toy'"):
+        language_effects("toy", pd.DataFrame(), pd.DataFrame(), language="ru")
