@@ -7,8 +7,8 @@ import asyncio
 import json
 import signal
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -96,7 +96,7 @@ def test_a_crash_is_raised_with_its_signal_and_the_worker_stays_dead(monkeypatch
 
 
 def test_calls_in_flight_when_the_worker_dies_all_raise_the_crash(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each call that saw the crash remembers it at once; none may turn into an ordinary error (an error row)."""
+    """Each call that saw the crash remembers it at once; none may become an ordinary error (an error row)."""
     _crashing(monkeypatch, "SIGSEGV", "0")
     model = LlamaCppChatModel()
     with ThreadPoolExecutor(4) as pool:
