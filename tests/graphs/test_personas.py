@@ -124,7 +124,7 @@ def test_a_window_without_items_is_an_error(corpus: Corpus) -> None:
 
 def test_the_assemblys_years_are_1946_to_2020_and_a_window_past_them_names_them() -> None:
     with pytest.raises(
-        InputError, match="--years 2030 reaches outside .* roll calls with a recorded vote end in 2020"
+        InputError, match=r"--years 2030 reaches outside .* roll calls with a recorded vote end in 2020"
     ):
         eligible(
             load_items(SampleOptions(body="unga", years=(2030, 2030))),
