@@ -20,7 +20,7 @@ from nationbias.graphs.study.options import RunOptions
 from nationbias.graphs.study.personas import PersonaError
 from nationbias.stores.errors import InputError
 from nationbias.stores.runstore import RunStore
-from nationbias.stores.unga import assembly_votes
+from nationbias.stores.unga import assembly_votes, load_assembly
 
 LABELS = {"Y": "favour", "N": "against", "A": "abstention"}
 ONE_CELL = [Cell(1, False, "bm25")]  # bm25 always finds an earlier roll call: a rehearsal is asked
@@ -54,6 +54,7 @@ def test_a_study_on_the_assembly_runs_the_vote_and_the_cells_on_a_seeded_sample_
         "vote", model="fake:hash", body="unga", years="2019", limit=1, repeats=1, show_progress=False
     )
     store = RunStore()
+    roll_calls = load_assembly().roll_calls
     chosen = set(store.samples_frame(alone.run_id)["persona"])
     assert len(chosen) == 20
     for run_id in ids:
@@ -63,6 +64,9 @@ def test_a_study_on_the_assembly_runs_the_vote_and_the_cells_on_a_seeded_sample_
         assert frame["item"].str.startswith("UNGA-").all() and frame["status"].eq("ok").all()
         truth = frame["extra"].map(lambda extra: extra["truth"])
         assert truth.tolist() == _recorded(frame, 2019).tolist()  # scored against the recorded votes
+        for item, messages in zip(frame["item"], frame["messages"], strict=True):  # free of its own number
+            number = roll_calls.loc[int(item.removeprefix("UNGA-")), "unres"].removeprefix("A/RES/")
+            assert number not in " ".join(m["content"] for m in messages), (item, number)
         assert config["prompt_set"] == "assembly" and all(
             ref.startswith("assembly/") for ref in config["prompt_versions"].values()
         ), config["prompt_versions"]
