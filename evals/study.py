@@ -23,7 +23,7 @@ from nationbias.graphs.study.sampling import SampleOptions, check_body
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import for_body
 from nationbias.stores.bundled import using_data
-from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, slug
+from nationbias.stores.domain import ASSOCIATION, DEBIAS, DIRECTQA, KEYWORD_THRESHOLD, slug
 
 ABLATED = DEBIAS  # the test the ablation's cells configure
 
@@ -108,13 +108,17 @@ def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
     window = f" in {plan.years}" if plan.years else ""
     where = {"unsc": "the Security Council", "unga": "the General Assembly"}[body]
     if ablation:
-        return f"ablation on {where}{window}: {len(plan.cells)} debias cell(s); personas {personas}"
+        return f"ablation on {where}{window}: {len(plan.cells)} debias cell(s); voting personas {personas}"
     tests = ", ".join(plan.test_limits()) or "no test"
-    line = f"study on {where}{window}: {tests}, then {len(plan.cells)} debias cell(s); personas {personas}"
+    cells = f"{len(plan.cells)} debias cell(s)"
+    line = f"study on {where}{window}: {tests}, then {cells}; voting personas {personas}"
     if plan.limits is None and (left := left_out(body)):
+        runs_on = sorted({b for t in left for b in test_bodies(get_test(t))})
+        why = " DirectQA and the Association Test ask about the P5 by name, whatever the body;"
         line += (
-            f". Not run on {body}: {', '.join(left)} (they ask about the P5 by name, whatever the body: "
-            "run them with `study` on the Council, or " + " and ".join(f"`run {t}`" for t in left) + ")"
+            f". Not run on {body}: {', '.join(left)} (they run on {' and '.join(runs_on)} only;"
+            f"{why if {DIRECTQA, ASSOCIATION} & set(left) else ''} run them with `study --body "
+            f"{runs_on[0]}`, or " + " and ".join(f"`run {t}`" for t in left) + ")"
         )
     return line
 

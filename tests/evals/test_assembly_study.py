@@ -141,7 +141,7 @@ def test_ablate_on_the_assembly_through_the_cli_against_a_real_server(llama_serv
         ],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "ablation on the General Assembly in 2019: 1 debias cell(s); personas GBR" in result.output
+    assert "ablation on the General Assembly in 2019: 1 debias cell(s); voting personas GBR" in result.output
     frame = RunStore().samples_frame("srv-debias-k1-norf-bm25")
     assert frame["persona"].tolist() == ["GBR"] and frame["status"].ne("error").all()
     assert frame["item"].str.startswith("UNGA-").all()

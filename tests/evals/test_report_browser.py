@@ -155,7 +155,7 @@ def test_an_assembly_study_report_shows_its_states_groups_and_baselines(fault_se
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert (
-        "study on the General Assembly in 2019: vote, then 3 debias cell(s); personas sample:20"
+        "study on the General Assembly in 2019: vote, then 3 debias cell(s); voting personas sample:20"
         in result.output
     )
     assert "Not run on unga: directqa, association" in result.output
