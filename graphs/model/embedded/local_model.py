@@ -64,9 +64,7 @@ class LlamaCppChatModel(BaseChatModel):
         except EmbeddedBackendCrashed as exc:
             from nationbias.graphs.model.embedded.probe import remember_crash
 
-            with contextlib.suppress(
-                OSError
-            ):  # the crash is what the run reports; its memory is a convenience
+            with contextlib.suppress(OSError):  # the crash is what the run reports; its memory is a convenience
                 remember_crash(worker.config, exc)
             raise
         choice = out["choices"][0]
