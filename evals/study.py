@@ -2,7 +2,10 @@
 
 A study runs every test the registry places in it (a test's ``study``, evals/bias_tests/base.py), a
 plugin's too, then the debiased vote once per ablation cell; every run shares the plan's run options
-(graphs/study/options.py)."""
+(graphs/study/options.py). On the General Assembly (``body="unga"``) it runs the tests that run there
+(the vote; a test's ``bodies``) on the states ``personas`` names (default: a seeded sample of 20) and
+says which tests it leaves out (:func:`left_out`: DirectQA and the Association Test ask about the P5 by
+name, whatever the body). Every run's inputs are checked before the first one starts."""
 
 from __future__ import annotations
 
@@ -11,13 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nationbias.evals.api import QUIET, Hooks, arun, sync
-from nationbias.evals.bias_tests import bias_tests, get_test
-from nationbias.evals.bias_tests.base import study_part
+from nationbias.evals.bias_tests import RunRequest, bias_tests, get_test
+from nationbias.evals.bias_tests.base import study_part, test_bodies
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, new_run_id
-from nationbias.graphs.study.options import RunOptions
+from nationbias.graphs.study.options import RunOptions, body_personas
+from nationbias.graphs.study.sampling import SampleOptions, check_body
 from nationbias.prompts import PromptSet
-from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, slug
+from nationbias.prompts.registry import for_body
+from nationbias.stores.bundled import using_data
+from nationbias.stores.domain import ASSOCIATION, DEBIAS, DIRECTQA, KEYWORD_THRESHOLD, slug
 
 ABLATED = DEBIAS  # the test the ablation's cells configure
 
@@ -39,28 +45,43 @@ def paper_cells() -> list[Cell]:
     return [Cell(1, True, "keyword"), Cell(2, True, "keyword"), Cell(1, False, "keyword")]
 
 
-def study_limits(*, demo: bool = False) -> dict[str, int | None]:
+def study_limits(*, demo: bool = False, body: str | None = None) -> dict[str, int | None]:
     """Each test the registry places in a study, in the study's order, with its limit (``demo``: its
-    demo's)."""
+    demo's); ``body``: only the tests that run on it."""
     parts = [(name, part) for name, test in bias_tests().items() if (part := study_part(test)) is not None]
     parts.sort(key=lambda named: named[1].order)  # stable: ties keep the registry's order
-    return {name: (part.demo if demo else part.limit) for name, part in parts}
+    runs_on = (lambda name: True) if body is None else (lambda name: body in test_bodies(get_test(name)))
+    return {name: (part.demo if demo else part.limit) for name, part in parts if runs_on(name)}
+
+
+def left_out(body: str) -> list[str]:
+    """The tests of a study that do not run on ``body`` (on the Assembly: DirectQA and the Association
+    Test, which ask about the P5 by name whatever the body): a study there says it leaves them out."""
+    return [name for name in study_limits() if name not in study_limits(body=body)]
 
 
 @dataclass(frozen=True, kw_only=True)
 class StudyPlan(RunOptions):
     """What a study runs: each test with its limit (in this order), then the ablation's cells, every run
-    with these run options. ``limits`` None: every test the registry places in a study, each with
-    ``limit`` when given, else its own; ``debias_limit`` None: ``limit``."""
+    with these run options. ``limits`` None: every test the registry places in a study that runs on
+    ``body``, each with ``limit`` when given, else its own; ``debias_limit`` None: ``limit``."""
 
     limits: Mapping[str, int | None] | None = None
     debias_limit: int | None = None
     cells: list[Cell] = field(default_factory=paper_cells)
 
     def test_limits(self) -> dict[str, int | None]:
+        """Each test to run with its limit; a test named in ``limits`` that does not run on the body fails."""
+        body = check_body(self.body)
         if self.limits is not None:
+            elsewhere = sorted(t for t in self.limits if body not in test_bodies(get_test(t)))
+            if elsewhere:
+                raise UsageError(
+                    f"the study's tests {elsewhere} do not run on --body {body}: "
+                    f"on {body} a study runs {', '.join(study_limits(body=body)) or 'no test'}"
+                )
             return dict(self.limits)
-        own = study_limits()
+        own = study_limits(body=body)
         return own if self.limit is None else dict.fromkeys(own, self.limit)
 
     def ablation_limit(self) -> int | None:
@@ -79,6 +100,81 @@ def judge_for(test: str, judge: str | None, prompts: PromptSet) -> str | None:
     return judge
 
 
+def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
+    """One line for the user: what a study of ``plan`` (``ablation``: its cells alone) runs, on whom,
+    and what it leaves out."""
+    body = check_body(plan.body)
+    personas = body_personas(plan.personas, body)
+    window = f" in {plan.years}" if plan.years else ""
+    where = {"unsc": "the Security Council", "unga": "the General Assembly"}[body]
+    if ablation:
+        return f"ablation on {where}{window}: {len(plan.cells)} debias cell(s); voting personas {personas}"
+    tests = ", ".join(plan.test_limits()) or "no test"
+    cells = f"{len(plan.cells)} debias cell(s)"
+    line = f"study on {where}{window}: {tests}, then {cells}; voting personas {personas}"
+    if plan.limits is None and (left := left_out(body)):
+        runs_on = sorted({b for t in left for b in test_bodies(get_test(t))})
+        why = " DirectQA and the Association Test ask about the P5 by name, whatever the body;"
+        line += (
+            f". Not run on {body}: {', '.join(left)} (they run on {' and '.join(runs_on)} only;"
+            f"{why if {DIRECTQA, ASSOCIATION} & set(left) else ''} run them with `study --body "
+            f"{runs_on[0]}`, or " + " and ".join(f"`run {t}`" for t in left) + ")"
+        )
+    return line
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One run of a study or an ablation: its test, run options and the test's own options."""
+
+    test: str
+    options: RunOptions
+    own: Mapping[str, Any] = field(default_factory=dict)
+
+
+def cell_runs(cells: list[Cell], prefix: str, run: RunOptions) -> list[Planned]:
+    """The debiased vote once per cell, run id ``<prefix>-debias-<cell>``, on the personas ``run``
+    names (its body's default: the P5 on the Council, a seeded sample of 20 states on the Assembly)."""
+    options = run.updated(personas=body_personas(run.personas, check_body(run.body)))
+    return [
+        Planned(
+            ABLATED,
+            options.updated(run_id=f"{prefix}-{ABLATED}-{cell.slug}"),
+            {
+                "k": cell.k,
+                "reflexion": cell.reflexion,
+                "retriever": cell.retriever,
+                "threshold": KEYWORD_THRESHOLD,
+            },
+        )
+        for cell in cells
+    ]
+
+
+def check_runs(runs: list[Planned], *, model: str) -> None:
+    """Each run's inputs (its body and years, prompts, personas, items, retriever) before any of them
+    starts: a bad --personas fails here, not after hours of DirectQA."""
+    for planned in runs:
+        bias, run = get_test(planned.test), planned.options
+        with using_data(run.data):
+            if run.body not in test_bodies(bias):
+                raise UsageError(
+                    f"test {planned.test!r} runs on {' and '.join(test_bodies(bias))}, not --body {run.body}"
+                )
+            for_body(check_prompts(run.prompts), run.body)
+            bias.prepare(RunRequest.of(run, model=model, options=planned.own), SampleOptions.of(run))
+
+
+async def start(runs: list[Planned], *, model: str, hooks: Hooks) -> list[str]:
+    """The planned runs, in order, once all are checked; their ids."""
+    check_runs(runs, model=model)
+    ids = []
+    for planned in runs:
+        summary = await arun(planned.test, model=model, options=planned.options, hooks=hooks, **planned.own)
+        ids.append(summary.run_id)
+    return ids
+
+
 async def aablate(
     *,
     model: str,
@@ -88,26 +184,30 @@ async def aablate(
     hooks: Hooks = QUIET,
     **given: Any,
 ) -> list[str]:
-    """The debiased vote once per cell on the P5, run id ``<prefix>-debias-<cell>``; ``given`` are run
-    options over ``options``. Returns the run ids."""
+    """The debiased vote once per cell, run id ``<prefix>-debias-<cell>``, on the body and personas the
+    options name (default: the Council's P5; ``body="unga"``: a seeded sample of 20 states); ``given``
+    are run options over ``options``. Returns the run ids."""
     run, unknown = RunOptions.split(given, base=options)
     if unknown:
         raise UsageError(f"ablate takes no option {sorted(unknown)}: its options are the run's")
     prefix = run_prefix or new_run_id("ablate", model)
-    run_ids = []
-    for cell in cells:
-        summary = await arun(
-            ABLATED,
-            model=model,
-            options=run.updated(personas="p5", run_id=f"{prefix}-{ABLATED}-{cell.slug}"),
-            hooks=hooks,
-            k=cell.k,
-            reflexion=cell.reflexion,
-            retriever=cell.retriever,
-            threshold=KEYWORD_THRESHOLD,
+    return await start(cell_runs(cells, prefix, run), model=model, hooks=hooks)
+
+
+def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
+    """Every run of a study, in order: each test of the plan (``<prefix>-<test>``), then the cells
+    (without a judge)."""
+    plan = plan.updated(personas=body_personas(plan.personas, check_body(plan.body)))
+    chosen = for_body(check_prompts(plan.prompts), plan.body)
+    tests = [
+        Planned(
+            test,
+            plan.updated(judge=judge_for(test, plan.judge, chosen), limit=limit, run_id=f"{prefix}-{test}"),
         )
-        run_ids.append(summary.run_id)
-    return run_ids
+        for test, limit in plan.test_limits().items()
+    ]
+    cells = plan.updated(judge=None, limit=plan.ablation_limit())
+    return tests + cell_runs(plan.cells, prefix, RunOptions(**cells.values()))
 
 
 async def astudy(
@@ -118,30 +218,11 @@ async def astudy(
     hooks: Hooks = QUIET,
     **given: Any,
 ) -> list[str]:
-    """Every test of the plan (``<prefix>-<test>``), then the ablation, as resumable runs; the ids.
-    ``given`` are run options over the plan's (``show_progress=False``)."""
+    """Every test of the plan that runs on its body (``<prefix>-<test>``), then the ablation, as
+    resumable runs; the ids. ``given`` are run options over the plan's (``show_progress=False``)."""
     plan = (plan or StudyPlan()).updated(**given)
     prefix = slug(run_prefix or new_run_id("study", model))
-    chosen = check_prompts(plan.prompts)
-    ids = []
-    for test, limit in plan.test_limits().items():
-        summary = await arun(
-            test,
-            model=model,
-            options=plan.updated(
-                judge=judge_for(test, plan.judge, chosen), limit=limit, run_id=f"{prefix}-{test}"
-            ),
-            hooks=hooks,
-        )
-        ids.append(summary.run_id)
-    ids += await aablate(  # the cells run without a judge
-        model=model,
-        cells=plan.cells,
-        run_prefix=prefix,
-        options=plan.updated(judge=None, limit=plan.ablation_limit()),
-        hooks=hooks,
-    )
-    return ids
+    return await start(study_runs(plan, prefix), model=model, hooks=hooks)
 
 
 def study(*, model: str, **options: Any) -> list[str]:

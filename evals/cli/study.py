@@ -25,7 +25,7 @@ from nationbias.evals.cli.common import (
 )
 from nationbias.evals.cli.cost import dry_running
 from nationbias.evals.report.study import write_study_report
-from nationbias.evals.study import Cell, StudyPlan, astudy, study_limits
+from nationbias.evals.study import Cell, StudyPlan, astudy, describe, study_limits
 from nationbias.evals.study import ablate as ablate_runs
 from nationbias.stores.domain import ASSOCIATION, VOTE, slug
 
@@ -105,13 +105,14 @@ def register(app: typer.Typer) -> None:
         epilog=GRID_HELP,
     )
     @cli_errors
-    @shared_options("ctx", "model", "base_url", *SAMPLE, *RUN)
+    @shared_options("ctx", "model", "base_url", *SAMPLE, "personas", "body", "years", *RUN)
     def ablate(
         ctx: typer.Context,
         model: Annotated[str, typer.Option("--model", "-m", help="Model spec.")] = "local:smollm2",
         **options: Any,
     ) -> None:
-        """Table 4: the debiased vote over k × reflexion × retriever, one run id per cell."""
+        """Table 4: the debiased vote over k × reflexion × retriever, one run id per cell (the Council's
+        P5, or with --body unga the Assembly's states: default a seeded sample of 20)."""
         common = given(ablate, locals() | options, drop=("ctx", "run_id"))  # the rest, for the library
         from nationbias.evals.cli.outcome import offer_resume_id
         from nationbias.evals.tables.paper import ablation_table
@@ -122,6 +123,8 @@ def register(app: typer.Typer) -> None:
         make_client(model, base_url=options["base_url"], no_cache=options["no_cache"])
         prefix = options["run_id"] or new_run_id("ablate", model)
         offer_resume_id(prefix)
+        run = StudyPlan(**{k: v for k, v in common.items() if k != "model"}, cells=cells)
+        console.print(describe(run, ablation=True), highlight=False, soft_wrap=True)
         ids = ablate_runs(cells=cells, run_prefix=prefix, hooks=cli_hooks(), **common)
         if dry_running():
             return  # the dry run's table (evals/cli/cost.py) is the output
@@ -136,7 +139,8 @@ def register(app: typer.Typer) -> None:
     @app.command("study")
     @cli_errors
     @shared_options(
-        "model", "judge", "base_url", "limit", "repeats", "seed", *RUN, "reasoning_max_tokens",
+        "model", "judge", "base_url", "limit", "repeats", "seed", "personas", "body", "years", *RUN,
+        "reasoning_max_tokens",
     )  # fmt: skip
     def study(
         model: Annotated[
@@ -148,7 +152,8 @@ def register(app: typer.Typer) -> None:
         retry_errors: Annotated[bool, typer.Option("--retry-errors")] = False,
         **options: Any,
     ) -> None:
-        """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report."""
+        """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report; with
+        --body unga the vote and the ablation on the Assembly's states (default: a seeded sample of 20)."""
         from nationbias.evals.cli.outcome import offer_resume_id
         from nationbias.graphs.model.budget import check_budget
 
@@ -161,6 +166,7 @@ def register(app: typer.Typer) -> None:
             make_client(judge, base_url=base_url, no_cache=no_cache)
         # every test the registry places in a study, each with --limit (the ablation too)
         plan = StudyPlan(**given(study, locals() | options, drop=("model", "run_id")))
+        console.print(describe(plan), highlight=False, soft_wrap=True)
         hooks = cli_hooks()
         ids: list[str] = []
         names = [spec.split(":", 1)[-1] for spec in model]

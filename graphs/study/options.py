@@ -22,6 +22,16 @@ if TYPE_CHECKING:
 
 DEFAULT_CONCURRENCY = 4  # samples in flight at once (graphs/study/runner.py)
 DEFAULT_BODY: Literal["unsc"] = "unsc"  # the Security Council, the paper's (graphs/study/sampling.py)
+# Who votes when ``--personas`` is not given: the paper's P5 on the Council, a seeded sample of 20 states
+# on the Assembly (193 states × every roll call is a large bill for a first look)
+BODY_PERSONAS = {"unsc": "p5", "unga": "sample:20"}
+
+
+def body_personas(personas: str | None, body: str) -> str:
+    """The persona spec a run uses: the one given, else its body's default (:data:`BODY_PERSONAS`)."""
+    if personas is not None:
+        return personas
+    return BODY_PERSONAS.get(body.strip().lower(), BODY_PERSONAS[DEFAULT_BODY])
 
 
 def _help(text: str) -> dict[str, str]:
@@ -50,12 +60,12 @@ class RunOptions:
     limit: int | None = field(default=None, metadata=_help("Only this many items (a seeded sample)."))
     seed: int = field(default=0, metadata=_help("Seed for sampling items and prompt orders."))
     repeats: int = field(default=3, metadata=_help("Independent repeats per sample (paper: 3)."))
-    personas: str = field(
-        default="p5",
+    personas: str | None = field(
+        default=None,
         metadata=_help(
             "p5; all (every member voting on the item: the 15 seated, or every state present); codes "
             "(USA,RUS; Council members by name; states by ISO3: BRA,NGA,IND); sample:N; group:WEOG "
-            "(Assembly)."
+            "(Assembly). Default: p5 on the Council, sample:20 (seeded by --seed) on the Assembly."
         ),
     )
     body: str = field(

@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
-from nationbias.graphs.study.options import DEFAULT_BODY, RunOptions
+from nationbias.graphs.study.options import BODY_PERSONAS, DEFAULT_BODY, RunOptions, body_personas
 from nationbias.graphs.study.personas import PersonaError, PersonaPlan, plan_personas
 from nationbias.graphs.study.runner import Task
 from nationbias.stores.corpus import Corpus
@@ -64,19 +64,20 @@ class SampleOptions:
     limit: int | None = RunOptions.limit
     seed: int = RunOptions.seed
     repeats: int = RunOptions.repeats
-    personas: str = RunOptions.personas
+    personas: str = BODY_PERSONAS[DEFAULT_BODY]  # a run's options: its body's default (SampleOptions.of)
     body: Body = DEFAULT_BODY
     years: tuple[int, int] | None = None
 
     @classmethod
     def of(cls, options: RunOptions) -> SampleOptions:
         """The sample a run's options ask for; a bad body or years window fails here."""
+        body = check_body(options.body)
         return cls(
             limit=options.limit,
             seed=options.seed,
             repeats=options.repeats,
-            personas=options.personas,
-            body=check_body(options.body),
+            personas=body_personas(options.personas, body),
+            body=body,
             years=parse_years(options.years),
         )
 
@@ -88,20 +89,46 @@ class SampleOptions:
         check_body(self.body)
 
 
+def window_text(years: tuple[int, int]) -> str:
+    """``2010`` or ``2005-2019``, as the user writes ``--years``."""
+    return str(years[0]) if years[0] == years[1] else f"{years[0]}-{years[1]}"
+
+
 def in_window(record: Record, years: tuple[int, int] | None) -> bool:
     return years is None or years[0] <= record.date.year <= years[1]
 
 
+BODY_ITEMS = {
+    "unsc": "the Council's non-adopted drafts",
+    "unga": "the Assembly's roll calls with a recorded vote",
+}
+
+
 def eligible(corpus: Corpus, options: SampleOptions) -> list[Record]:
     """Every item a study of ``options`` could cover: the Council's non-adopted drafts (the paper's
-    66), or every Assembly roll call in the window with at least one recorded vote, by date."""
+    66), or every Assembly roll call in the window with at least one recorded vote, by date. A window
+    reaching past the record's first or last year is an error naming the record's years: a study
+    never covers less than it was asked for without saying so."""
     if options.body == "unga":
-        items = [r for r in corpus.records if r.body == "unga" and r.votes and in_window(r, options.years)]
-        items.sort(key=lambda r: (r.date, r.id))
+        every = [r for r in corpus.records if r.body == "unga" and r.votes]
     else:
-        items = [r for r in corpus.drafts if in_window(r, options.years)]
+        every = list(corpus.drafts)
+    items = [r for r in every if in_window(r, options.years)]
+    if options.body == "unga":
+        items.sort(key=lambda r: (r.date, r.id))
+    if options.years is not None and every:
+        first, last = min(r.date.year for r in every), max(r.date.year for r in every)
+        edges = ([f"start in {first}"] if options.years[0] < first else []) + (
+            [f"end in {last}"] if options.years[1] > last else []  # the corpus ends with the window or before
+        )
+        if edges:
+            hint = f" (e.g. {max(first, options.years[0])}-{min(last, options.years[1])})" if items else ""
+            raise InputError(
+                f"--years {window_text(options.years)} reaches outside the record: "
+                f"{BODY_ITEMS[options.body]} {' and '.join(edges)}; give a window inside it{hint}"
+            )
     if not items:
-        window = f" in {options.years[0]}-{options.years[1]}" if options.years else ""
+        window = f" in {window_text(options.years)}" if options.years else ""
         raise InputError(f"no {options.body} item with a recorded vote{window}: the window is empty")
     return items
 

@@ -138,3 +138,66 @@ def test_study_report_renders_every_table_and_image(fault_server, tmp_path: Path
     for figure in ("votes-", "confusion-", "directqa-", "ats-", "weighted-f1"):
         assert any(i["src"].startswith(figure) for i in images), f"no {figure} figure rendered"
     assert banner == 0, "no embedded model in this study: no demo banner"
+
+
+def test_an_assembly_study_report_shows_its_states_groups_and_baselines(fault_server) -> None:  # type: ignore[no-untyped-def]
+    """`study --body unga` with the default personas (a seeded sample of 20 states): the Assembly's
+    sections, the state and group figures and the Assembly baselines render; no Council-only table."""
+    browser_path = _chromium_or_skip()
+    server = fault_server()
+    result = CliRunner().invoke(
+        app,
+        [
+            "study", "--model", "openai-compatible:fault-model", "--base-url", server.base_url,
+            "--body", "unga", "--years", "2019", "--limit", "1", "--repeats", "1", "--concurrency", "8",
+            "--run-id", "ga",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (
+        "study on the General Assembly in 2019: vote, then 3 debias cell(s); voting personas sample:20"
+        in result.output
+    )
+    assert "Not run on unga: directqa, association" in result.output
+    report = Path(result.output.strip().splitlines()[-1])
+    pngs = {p.name for p in report.parent.glob("*.png")}
+
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=browser_path, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.goto(report.as_uri())
+        for image in page.locator("img").all():
+            image.scroll_into_view_if_needed()
+        page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+        images = page.eval_on_selector_all(
+            "img", "els => els.map(e => ({src: e.getAttribute('src'), w: e.naturalWidth, alt: e.alt}))"
+        )
+        tables = page.eval_on_selector_all("table", "els => els.map(e => ({id: e.id, rows: e.rows.length}))")
+        headings = page.eval_on_selector_all("h2", "els => els.map(e => e.innerText)")
+        table2 = page.locator("#table2 table").first.inner_text()
+        assembly = page.locator("#assembly").inner_text()
+        browser.close()
+
+    assert {i["src"] for i in images} == pngs and all(i["w"] > 0 and i["alt"] for i in images)
+    assert any(h.startswith("The General Assembly") for h in headings), headings
+    assert any(h.startswith("Groups of states") for h in headings), headings
+    for figure in (
+        "states-ga-vote",
+        "group-issue-ga-vote",
+        "votes-ga-vote",
+        "confusion-ga-vote",
+        "weighted-f1",
+    ):
+        assert any(i["src"].startswith(figure) for i in images), f"no {figure} figure rendered"
+    ids = [t["id"] for t in tables]
+    for table in ("table2", "table4", "assembly-states-ga-vote", "assembly-anchor-ga-vote", "groups-ga-vote"):
+        assert any(i.startswith(table) for i in ids), f"no {table} table rendered"
+    assert not any(i.startswith(("irres", "ats")) for i in ids), ids  # DirectQA and the AT did not run
+    assert all(t["rows"] > 1 for t in tables if t["id"].startswith(("table2", "table4", "assembly-"))), tables
+    for baseline in ("same_title", "bloc", "model"):  # the Assembly's baselines beside the model
+        assert f"baseline: {baseline}" in table2, table2[:400]
+    members = [line.split("\t")[0] for line in table2.splitlines()]
+    assert sum(len(m) == 3 and m.isupper() for m in members) == 20, members  # the 20 sampled states
+    assert "UNSim (published" in assembly, assembly[:400]  # the published anchor beside the run

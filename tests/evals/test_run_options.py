@@ -53,8 +53,13 @@ def test_request_plan_and_sample_build_from_the_run_options() -> None:
     assert all(
         getattr(default, f.name) == getattr(RunOptions(), f.name)
         for f in fields(default)
-        if f.name != "years"
+        if f.name not in ("years", "personas")
     )
+    # no --personas: the body's default (the P5 on the Council, a seeded sample of 20 on the Assembly)
+    assert RunOptions().personas is None and default.personas == "p5"
+    assert SampleOptions.of(RunOptions()).personas == "p5"
+    assert SampleOptions.of(RunOptions(body="unga")).personas == "sample:20"
+    assert SampleOptions.of(RunOptions(body="unga", personas="p5")).personas == "p5"  # as given
     plan = StudyPlan(repeats=1)  # the README's call: a plan is run options plus what the study adds
     assert isinstance(plan, RunOptions) and plan.repeats == 1 and plan.concurrency == RunOptions().concurrency
     with pytest.raises(InputError, match=r"no run option \['repets'\]"):

@@ -111,7 +111,29 @@ def test_bad_year_windows(text: str, message: str) -> None:
 
 def test_a_window_without_items_is_an_error(corpus: Corpus) -> None:
     assert parse_years("2010") == (2010, 2010) and parse_years(" ") is None
-    with pytest.raises(InputError, match="no unsc item with a recorded vote in 2001-2002"):
+    with pytest.raises(InputError, match="--years 2001-2002 reaches outside the record: the Council's non"):
         eligible(corpus, SampleOptions(years=(2001, 2002)))
+    calls = Corpus(records=[roll_call(1, {"BRA": "Y"}, 2000), roll_call(2, {"BRA": "N"}, 2002)])
+    with pytest.raises(InputError, match="no unga item with a recorded vote in 2001: the window is empty"):
+        eligible(calls, SampleOptions(body="unga", years=(2001, 2001)))
+    with pytest.raises(
+        InputError, match=r"start in 2000 and end in 2002; give a window inside it \(e.g. 2000-2002\)"
+    ):
+        eligible(calls, SampleOptions(body="unga", years=(1999, 2003)))
+
+
+def test_the_assemblys_years_are_1946_to_2020_and_a_window_past_them_names_them() -> None:
+    with pytest.raises(
+        InputError, match=r"--years 2030 reaches outside .* roll calls with a recorded vote end in 2020"
+    ):
+        eligible(
+            load_items(SampleOptions(body="unga", years=(2030, 2030))),
+            SampleOptions(body="unga", years=(2030, 2030)),
+        )
+    early = SampleOptions(body="unga", years=(1900, 1950))
+    with pytest.raises(InputError, match=r"start in 1946; give a window inside it \(e.g. 1946-1950\)"):
+        eligible(load_items(early), early)
+    whole = SampleOptions(body="unga", years=(1946, 2020))  # the record's own years: no error
+    assert len(eligible(load_items(whole), whole)) > 6000
     with pytest.raises(InputError, match="choose unsc"):
         SampleOptions(body="ungaa")  # type: ignore[arg-type]
