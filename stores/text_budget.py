@@ -247,6 +247,22 @@ def _close_clause(sentence: str) -> str | None:
     return None
 
 
+SOURCE_CUT_CHARS = 240  # Voeten's descr: 125 descriptions stop at 242–244 characters, some inside a word
+
+
+def close_description(text: str) -> tuple[str, TextFix]:
+    """An Assembly description that does not end as a sentence, kept rather than dropped (it is all a
+    roll call has): a title closed with a full stop, or, cut short in the data, its last (perhaps
+    partial) word dropped and the cut marked with "…"."""
+    stripped = text.strip().rstrip(" ,;:")
+    if len(text.strip()) < SOURCE_CUT_CHARS:
+        closed = f"{stripped}."
+        return closed, TextFix(text, closed, "an Assembly description is a title: closed with a full stop")
+    head = stripped.rsplit(" ", 1)[0].rstrip(" ,;:")
+    cut = f"{head} …"
+    return cut, TextFix(text, cut, "the data cuts the description short: its last word dropped, cut marked")
+
+
 def mend(text: str, *, prose: bool) -> tuple[str, tuple[TextFix, ...]]:
     """``text`` without a dangling reference at a sentence's start and without an unfinished end."""
     fixes: list[TextFix] = []
@@ -507,6 +523,9 @@ def _prompt_text(record: Record, ctx: PromptContext, budget: int) -> PromptText:
         text = ctx.text  # field lines ("Topic: …"), not sentences
     else:
         text, fixes = mend(ctx.text, prose=ctx.kind != "draft_text")
+        if not text and record.body == "unga" and ctx.kind == "context":  # nothing else to show
+            text, fix = close_description(ctx.text)
+            fixes = (*fixes[:-1], fix)
     if ctx.kind == "draft_text":
         sent, op_total, op_sent = fit_draft(text, budget)
     else:

@@ -127,3 +127,26 @@ def test_the_markers_do_catch_the_raw_records_wording() -> None:
     flagged = [rcid for rcid, text in raw["descr"].items() if leaks(text, int(rcid))]
     assert len(flagged) >= 500  # the catalogue's "resolution / adopted by the General Assembly"
     assert leaks("Adopted by a recorded vote of 120 to 3, with 40 abstentions.", int(raw.index[0]))
+
+
+def test_every_roll_call_reaches_the_model_with_its_description() -> None:
+    """A description that does not end as a sentence is kept (it is all a roll call has): 114 of them
+    were dropped whole before, and the model voted on an empty text."""
+    from nationbias.stores.text_budget import prompt_text
+    from nationbias.stores.unga import assembly_corpus
+
+    corpus = assembly_corpus()
+    texts = {r.id: prompt_text(r).text for r in corpus.records}
+    assert [rid for rid, text in texts.items() if not text.strip()] == []
+    # a title without its full stop, closed; a description the data cut mid-sentence, marked as cut
+    assert texts["UNGA-9076"] == (
+        "Advancing responsible State behavior in cyberspace in the context of international security."
+    )
+    assert texts["UNGA-258"].endswith("preambular paragraphs 1,3 and 4 for their references to …")
+    summary = nationbias.run(
+        "vote", model="fake:hash", body="unga", years="2019", personas="USA", limit=400, repeats=1,
+        run_id="titles", show_progress=False,
+    )  # fmt: skip
+    assert summary.error == 0
+    sent = RunStore().samples_frame("titles").set_index("item")["messages"]
+    assert texts["UNGA-9076"] in sent.loc["UNGA-9076"][-1]["content"]
