@@ -196,7 +196,7 @@ async def aablate(
 
 def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
     """Every run of a study, in order: each test of the plan (``<prefix>-<test>``), then the cells
-    (without a judge)."""
+    (with the judge when their prompts need one: a free-text final vote the rules cannot read)."""
     plan = plan.updated(personas=body_personas(plan.personas, check_body(plan.body)))
     chosen = for_body(check_prompts(plan.prompts), plan.body)
     tests = [
@@ -206,7 +206,7 @@ def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
         )
         for test, limit in plan.test_limits().items()
     ]
-    cells = plan.updated(judge=None, limit=plan.ablation_limit())
+    cells = plan.updated(judge=judge_for(DEBIAS, plan.judge, chosen), limit=plan.ablation_limit())
     return tests + cell_runs(plan.cells, prefix, RunOptions(**cells.values()))
 
 
