@@ -120,7 +120,7 @@ def test_study_runs_every_test_with_the_chosen_set(
     assert {c["test"] for c in configs.values()} == {"directqa", "association", "vote", "debias"}
     assert {c["prompt_set"] for c in configs.values()} == {"paper"}
     assert configs["st-vote"]["options"]["judge"] == "openai-compatible:judge"
-    cells = [c for rid, c in configs.items() if c["test"] == "debias"]
-    assert cells and all(c["options"]["judge"] == "openai-compatible:judge" for c in cells)  # free-text finals
+    cells = [c for c in configs.values() if c["test"] == "debias"]
+    assert cells and all(c["options"]["judge"] == "openai-compatible:judge" for c in cells)  # free text
     bad = CliRunner().invoke(app, ["study", "--model", "fake:hash", "--prompts", "nope"])
     assert bad.exit_code == 2 and "unknown prompt set 'nope'" in bad.output
