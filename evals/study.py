@@ -122,7 +122,7 @@ async def astudy(
     ``given`` are run options over the plan's (``show_progress=False``)."""
     plan = (plan or StudyPlan()).updated(**given)
     prefix = slug(run_prefix or new_run_id("study", model))
-    chosen = check_prompts(plan.prompts)
+    chosen = check_prompts(plan.prompts, language=plan.language)
     ids = []
     for test, limit in plan.test_limits().items():
         summary = await arun(

@@ -67,8 +67,11 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 # What decides a run's answers: resuming with any of them changed would mix two experiments in one run.
 # The sample size (--limit, --repeats) may grow, and a server may move (base URLs): not compared.
-# A key a run made before it existed (prompt_set, budget) is not compared: the prompt versions still are.
-RESUME_KEYS = ("test", "model", "params", "prompt_set", "prompt_versions", "budget", "seed", "data_sha256")
+# A key a run made before it existed (prompt_set, budget, language) is not compared: the prompt versions
+# still are (a template in another language has another ref).
+RESUME_KEYS = (
+    "test", "model", "params", "prompt_set", "language", "prompt_versions", "budget", "seed", "data_sha256",
+)  # fmt: skip
 NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
 # An option added after runs were made: a run stored without it had this value (DirectQA's --framing).
 OPTIONS_BEFORE = {"framing": "irresponsible"}
@@ -206,7 +209,7 @@ class RunStore:
         return config
 
     def runs_frame(self) -> pd.DataFrame:
-        columns = ["run_id", "test", "model", "created", "ok", "invalid", "error"]
+        columns = ["run_id", "test", "model", "language", "created", "ok", "invalid", "error"]
         if self._empty():
             return pd.DataFrame(columns=columns)
         with self._lock:
@@ -223,6 +226,8 @@ class RunStore:
                     "run_id": run_id,
                     "test": cfg.get("test"),
                     "model": cfg.get("model"),
+                    # the prompts' language, marked while its translation is unreviewed (run_config)
+                    "language": cfg.get("language_note") or cfg.get("language") or "en",
                     "created": pd.Timestamp(created, unit="s").floor("s"),
                     "ok": int(ok or 0),
                     "invalid": int(invalid or 0),
