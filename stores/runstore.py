@@ -96,6 +96,13 @@ class RunNotFoundError(InputError, KeyError):
         return str(self.args[0])
 
 
+def _language(config: dict[str, Any]) -> str:
+    """A run's prompt language as `runs list` shows it: ``zh*`` while the run config's note
+    says its translation is not yet reviewed by a native speaker (graphs/study/run_config.py)."""
+    language = str(config.get("language") or "en")
+    return f"{language}*" if "not yet reviewed" in str(config.get("language_note")) else language
+
+
 def check_run_id(run_id: str) -> str:
     """Run ids become file and thread names: keep them to a safe alphabet."""
     if not _RUN_ID.match(run_id):
@@ -227,7 +234,7 @@ class RunStore:
                     "test": cfg.get("test"),
                     "model": cfg.get("model"),
                     # the prompts' language, marked while its translation is unreviewed (run_config)
-                    "language": cfg.get("language_note") or cfg.get("language") or "en",
+                    "language": _language(cfg),
                     "created": pd.Timestamp(created, unit="s").floor("s"),
                     "ok": int(ok or 0),
                     "invalid": int(invalid or 0),
