@@ -85,7 +85,9 @@ OUTCOME_WORDS: dict[str, dict[str, str]] = {
 
 
 def words_in(text: str, language: str) -> list[str]:
-    return [name for name, pattern in OUTCOME_WORDS[language].items() if re.search(pattern, text, re.IGNORECASE)]
+    return [
+        name for name, pattern in OUTCOME_WORDS[language].items() if re.search(pattern, text, re.IGNORECASE)
+    ]
 
 
 def _content(messages: list[dict[str, str]]) -> str:
@@ -148,7 +150,9 @@ def test_no_vote_prompt_in_any_language_reveals_the_outcome(
 
 @pytest.mark.parametrize("language", OTHER)
 @pytest.mark.parametrize("name", ["structured", "paper-symbols"])
-def test_no_debias_prompt_in_any_language_reveals_an_outcome(corpus: Corpus, language: str, name: str) -> None:
+def test_no_debias_prompt_in_any_language_reveals_an_outcome(
+    corpus: Corpus, language: str, name: str
+) -> None:
     """Rehearsals and final votes of every draft, without the history block (which tells earlier
     precedents' outcomes: the method's point); reflections come after a precedent's vote and are not
     read."""
