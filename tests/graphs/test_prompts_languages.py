@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
-from nationbias.graphs.history import history_text, paper_history_text
+from nationbias.graphs.history import WORDS, history_text, paper_history_text
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import VoteDeps, build_vote_graph
 from nationbias.prompts import prompt_set
@@ -181,14 +181,18 @@ def test_no_debias_prompt_in_any_language_reveals_an_outcome(
             for call in state["calls"]:
                 text = _content(call["messages"])
                 if call["node"] == "rehearse":
-                    block = shown(history[:done], reflexion=True) if done else ""
+                    block = shown(history[:done], reflexion=True, language=language) if done else ""
                     done += 1
                 elif call["node"] == "final_vote":
-                    block = shown(history, reflexion=True)
+                    block = shown(history, reflexion=True, language=language)
                     assert text.startswith(final_start), text[:120]
                 else:
                     continue
                 assert block in text
+                # the history's own words are the language's too; only its entries stay as recorded
+                assert "My vote / Ground Truth" not in text and "previous vote prediction" not in text
+                if block and block != WORDS[language]["none"]:
+                    assert WORDS[language]["my_vote"] in block
                 found.append((call["node"], text.replace(block, "") if block else text))
         return found
 
@@ -212,3 +216,21 @@ def test_the_outcome_words_do_catch_each_languages_wording() -> None:
         assert len(words_in(sentence, language)) >= 2, (language, words_in(sentence, language))
     assert words_in("Le Conseil a adopté la résolution par 13 voix.", "fr") == ["adopté", "par N voix"]
     assert words_in("请在三个选项中选择：赞成、反对或弃权。", "zh") == []  # the options are no outcome
+
+
+def test_the_history_has_its_words_in_every_language_and_english_is_unchanged() -> None:
+    assert set(WORDS) == set(LANGUAGES) and all(
+        WORDS[code].keys() == WORDS["en"].keys() for code in LANGUAGES
+    )
+    entry = {"label": '"S/2016/1161"', "date": "2016-12-23", "outcome": "adopted",
+             "summary": "Calls for a pause.", "action_items": "pause", "predicted": "favour",
+             "truth": "against", "reflection": "I erred.", "symbol": "2334"}  # fmt: skip
+    assert history_text([entry], reflexion=True) == (
+        'Rehearsal "S/2016/1161" (2016-12-23, adopted)\nSummary : Calls for a pause.\n'
+        "Action items : pause\nMy vote / Ground Truth: favour / against\nReflection: I erred."
+    )
+    assert paper_history_text([entry], reflexion=False).startswith("Rehearsal Resolution : 2334\n")
+    for code in OTHER:
+        shown = history_text([entry], reflexion=True, language=code)
+        assert WORDS[code]["rehearsal"] in shown and "Calls for a pause." in shown and "Summary" not in shown
+        assert not words_in(WORDS[code]["none"], code) and not markers_in(WORDS[code]["none"])
