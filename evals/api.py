@@ -89,7 +89,7 @@ async def arun(
                 f"test {test!r} runs on {' and '.join(test_bodies(bias))}, not --body {run.body}"
             )
         check_model(model, base_url=run.base_url)  # a bad spec or key fails first
-        chosen = for_body(check_prompts(run.prompts), run.body)
+        chosen = for_body(check_prompts(run.prompts, language=run.language), run.body)
         check_budget(run.reasoning_max_tokens)
         check_timeout(run.timeout)
         check_every(run.progress_every)

@@ -54,8 +54,9 @@ def make_client(
     )
 
 
-def check_prompts(name: str) -> Any:
-    """The named prompt set; an unknown name fails (exit 2) before anything is opened."""
+def check_prompts(name: str, *, language: str | None = None) -> Any:
+    """The named prompt set in ``language``; an unknown name or language fails (exit 2) before anything
+    is opened."""
     from nationbias.prompts import prompt_set
 
-    return prompt_set(name)
+    return prompt_set(name, language=language)

@@ -198,7 +198,7 @@ def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
     """Every run of a study, in order: each test of the plan (``<prefix>-<test>``), then the cells
     (with the judge when their prompts need one: a free-text final vote the rules cannot read)."""
     plan = plan.updated(personas=body_personas(plan.personas, check_body(plan.body)))
-    chosen = for_body(check_prompts(plan.prompts), plan.body)
+    chosen = for_body(check_prompts(plan.prompts, language=plan.language), plan.body)
     tests = [
         Planned(
             test,

@@ -121,7 +121,7 @@ def build_association_graph(deps: AssociationDeps) -> Any:
         assert deps.judge is not None
         parsed = state["parsed"]
         messages = (
-            prompt_set()
+            prompt_set(language=deps.prompts.language)
             .get("judge_polarity")
             .render(
                 keyword=state["keyword"],

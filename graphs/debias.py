@@ -166,6 +166,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
     async, even those that never wait: LangGraph runs a sync one in a worker thread. At 64
     samples in flight both costs showed (benchmarks/RESULTS.md)."""
     opts = deps.options
+    language = deps.prompts.language  # the history's own words, in the prompts' language (graphs/history.py)
 
     async def retrieve(state: DebiasState) -> Command[str]:
         target = deps.records[state["target_id"]]
@@ -199,8 +200,8 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             template="rehearsal_vote",
             prompts=deps.prompts,
             date=precedent["date"],
-            history=history_block(state["history"], reflexion=opts.reflexion),
-            previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion),
+            history=history_block(state["history"], reflexion=opts.reflexion, language=language),
+            previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion, language=language),
         )
         rules = vote_rules(
             result.answer,
@@ -279,8 +280,8 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
 
     async def final_vote(state: DebiasState) -> DebiasState:
         target = deps.records[state["target_id"]]
-        history = history_text(state["history"], reflexion=opts.reflexion)
-        previous_votes = paper_history_text(state["history"], reflexion=opts.reflexion)
+        history = history_text(state["history"], reflexion=opts.reflexion, language=language)
+        previous_votes = paper_history_text(state["history"], reflexion=opts.reflexion, language=language)
         messages, result = await ask_vote(
             deps.client,
             target,

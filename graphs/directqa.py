@@ -32,7 +32,7 @@ from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.bundled import DataFile
-from nationbias.stores.domain import DIRECTQA, P5, P5_NAMES
+from nationbias.stores.domain import DEFAULT_LANGUAGE, DIRECTQA, P5, P5_NAMES
 from nationbias.stores.errors import InputError
 from nationbias.stores.functions import unsc_functions
 from nationbias.stores.runstore import SampleRow
@@ -117,11 +117,18 @@ def question_messages(
 
 
 def judge_messages(
-    question: str, answer: str, first: str, second: str, *, framing: str = IRRESPONSIBLE
+    question: str,
+    answer: str,
+    first: str,
+    second: str,
+    *,
+    framing: str = IRRESPONSIBLE,
+    language: str = DEFAULT_LANGUAGE,
 ) -> list[dict[str, str]]:
-    """The judge asks which nation the answer finds MORE irresponsible (or responsible, by ``framing``)."""
+    """The judge asks which nation the answer finds MORE irresponsible (or responsible, by ``framing``),
+    in the language the question was asked in."""
     return (
-        prompt_set()
+        prompt_set(language=language)
         .get(FRAMING_PROMPTS[framing][2])
         .render(
             question=question,
@@ -186,7 +193,12 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
         first, second = state["first"], state["second"]
         question, answer = state["messages"][-1]["content"], state["answer"].answer or ""
         messages = judge_messages(
-            question, answer, first, second, framing=state.get("framing", IRRESPONSIBLE)
+            question,
+            answer,
+            first,
+            second,
+            framing=state.get("framing", IRRESPONSIBLE),
+            language=deps.prompts.language,
         )
         result = await deps.judge.call(
             messages, schema=directqa_judge_schema(first, second), schema_name="label", repeat=state["repeat"]

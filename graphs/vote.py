@@ -14,7 +14,7 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.corpus import context_for_prompt, p5_vote
 from nationbias.stores.countries import name_for
-from nationbias.stores.domain import P5_NAMES, VOTE, VOTE_CODES
+from nationbias.stores.domain import DEFAULT_LANGUAGE, P5_NAMES, VOTE, VOTE_CODES
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import SampleRow, Status
 from nationbias.stores.text_budget import SERVER_CHARS, fit_text, prompt_text
@@ -258,7 +258,9 @@ def build_vote_graph(deps: VoteDeps) -> Any:
 
     async def judge(state: VoteState) -> VoteState:
         assert deps.judge is not None
-        result, judged = await judge_vote(deps.judge, state["answer"].answer, repeat=state["repeat"])
+        result, judged = await judge_vote(
+            deps.judge, state["answer"].answer, repeat=state["repeat"], language=deps.prompts.language
+        )
         return {"judge": result, **({"judged": judged} if judged else {})}
 
     return rules_then_judge_graph(
@@ -267,10 +269,11 @@ def build_vote_graph(deps: VoteDeps) -> Any:
 
 
 async def judge_vote(
-    judge: ModelClient, answer: str | None, *, repeat: int
+    judge: ModelClient, answer: str | None, *, repeat: int, language: str = DEFAULT_LANGUAGE
 ) -> tuple[CallResult, LabelDecision | None]:
-    """Ask the judge which vote a free-text answer casts (None when the judge call failed)."""
-    messages = prompt_set().get("judge_vote").render(answer=answer or "")
+    """Ask the judge which vote a free-text answer casts (None when the judge call failed), in the
+    language the answer was asked in."""
+    messages = prompt_set(language=language).get("judge_vote").render(answer=answer or "")
     result = await judge.call(messages, schema=vote_judge_schema(), schema_name="vote", repeat=repeat)
     if result.error is not None:
         return result, None

@@ -6,7 +6,9 @@ from nationbias.prompts.registry import (
     Prompt,
     PromptError,
     PromptSet,
+    check_language,
     get_prompt,
+    language_note,
     prompt_set,
     prompt_versions,
 )
@@ -17,7 +19,9 @@ __all__ = [
     "Prompt",
     "PromptError",
     "PromptSet",
+    "check_language",
     "get_prompt",
+    "language_note",
     "prompt_set",
     "prompt_versions",
 ]

@@ -10,6 +10,12 @@ prompts word for word, answered in free text: an adopted precedent named by its 
 a failed one by its symbol) and ``paper-symbols`` (Appendix F's words, every text named by its draft
 symbol, so no label tells the outcome). A set takes the templates it lacks (the judges) from its
 ``base`` set; a run records the set and every template's hash.
+
+Every template exists in the UN's six official languages (``stores.domain.LANGUAGES``): English in the
+set's folder, each other language in ``<set folder>/<lang>/`` under the same name, with a line-by-line
+English back-translation beside it (``<name>.v<N>.back-en.txt``) for a reader to check. A set is asked
+for in a language (``prompt_set(name, language="fr")``); its judges come from the base set in the same
+language. The translations are not yet reviewed by a native speaker (:data:`REVIEWED_LANGUAGES`).
 """
 
 from __future__ import annotations
@@ -17,16 +23,40 @@ from __future__ import annotations
 import hashlib
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from nationbias.stores.domain import DEFAULT_LANGUAGE, LANGUAGES
 from nationbias.stores.errors import InputError
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 _FILE = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<version>\d+)\.txt$")
 _SECTION = re.compile(r"^\[(system|user)\]\s*$", re.MULTILINE)
+BACK_TRANSLATION = ".back-en.txt"  # beside a translated template: its English back-translation, line by line
+# Languages whose templates a native speaker has reviewed; every other one is marked so in the report.
+REVIEWED_LANGUAGES = frozenset({DEFAULT_LANGUAGE})
+UNREVIEWED_NOTE = "not yet reviewed by a native speaker"
+# How a run in another language shows the record's own text (the drafts exist in English only).
+QUOTED_TEXT = "en (quoted)"
+
+
+def check_language(language: str | None) -> str:
+    """``language`` as an ISO 639-1 code of a UN official language; anything else is one clear line."""
+    key = DEFAULT_LANGUAGE if language is None else str(language).strip().lower()
+    if key not in LANGUAGES:
+        known = ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
+        raise PromptError(f"unknown language {language!r}: choose one of {known}")
+    return key
+
+
+def language_note(language: str) -> str:
+    """How a report names a run's language: ``fr (French, not yet reviewed by a native speaker)``."""
+    name = LANGUAGES[check_language(language)]
+    if language in REVIEWED_LANGUAGES:
+        return f"{language} ({name})"
+    return f"{language} ({name}, {UNREVIEWED_NOTE})"
 
 
 class PromptError(InputError, KeyError):
@@ -42,12 +72,15 @@ class Prompt:
     user: str
     sha256: str
     prompt_set: str = "structured"
+    language: str = DEFAULT_LANGUAGE
 
     @property
     def ref(self) -> str:
-        """``name@vN:hash8`` (``set/name@vN:hash8`` outside the default set): what a run config records."""
+        """``name@vN:hash8`` (``set/name@vN:hash8`` outside the default set; ``[set/]lang/name@vN:hash8``
+        in a language other than English, as its file lies): what a run config records."""
         where = "" if self.prompt_set == DEFAULT_SET else f"{self.prompt_set}/"
-        return f"{where}{self.name}@v{self.version}:{self.sha256[:8]}"
+        lang = "" if self.language == DEFAULT_LANGUAGE else f"{self.language}/"
+        return f"{where}{lang}{self.name}@v{self.version}:{self.sha256[:8]}"
 
     @property
     def fields(self) -> set[str]:
@@ -71,7 +104,7 @@ class Prompt:
         return messages
 
 
-def _parse(path: Path, prompt_set: str) -> Prompt:
+def _parse(path: Path, prompt_set: str, language: str = DEFAULT_LANGUAGE) -> Prompt:
     match = _FILE.match(path.name)
     if not match:
         raise PromptError(f"{path}: template files are named <name>.v<N>.txt")
@@ -87,6 +120,7 @@ def _parse(path: Path, prompt_set: str) -> Prompt:
         user=sections["user"],
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         prompt_set=prompt_set,
+        language=language,
     )
 
 
@@ -100,24 +134,49 @@ class PromptSet:
     about: str
     base: str | None = None  # where the templates this set lacks come from
     body: str = "unsc"  # the body its vote prompts address (the Council, or the Assembly: "unga")
+    language: str = DEFAULT_LANGUAGE  # the language its templates are asked in (stores/domain.py)
 
     @property
     def free_text(self) -> bool:
         """Free-text answers: no JSON schema is sent, the rules (and the optional judge) label them."""
         return self.answers == "free_text"
 
+    def in_language(self, language: str | None) -> PromptSet:
+        """This set asked in ``language`` (an ISO 639-1 code of :data:`LANGUAGES`)."""
+        return replace(self, language=check_language(language))
+
+    @property
+    def language_folder(self) -> Path:
+        """Where this set's templates in its language lie: the set's folder for English."""
+        return self.folder if self.language == DEFAULT_LANGUAGE else self.folder / self.language
+
+    @property
+    def reviewed(self) -> bool:
+        """Whether a native speaker has reviewed this set's language (English: the originals)."""
+        return self.language in REVIEWED_LANGUAGES
+
     def get(self, name: str, version: int | None = None) -> Prompt:
-        """The named template of this set (latest version by default), else of its base set."""
+        """The named template of this set (latest version by default), else of its base set, in the
+        set's language. The English templates say which names and versions a set has; a translation
+        missing for one of them is an error, never the English text or the base set's."""
         own = _load(self.folder, self.name)
         if self.base is not None and not any(n == name for n, _ in own):
-            return prompt_set(self.base).get(name, version)
+            return prompt_set(self.base, language=self.language).get(name, version)
         versions = sorted(v for (n, v) in own if n == name)
         if not versions:
             raise PromptError(f"no prompt named {name!r}; known: {', '.join(sorted({n for n, _ in own}))}")
         chosen = versions[-1] if version is None else version
         if (name, chosen) not in own:
             raise PromptError(f"prompt {name!r} has no version {chosen}; versions: {versions}")
-        return own[(name, chosen)]
+        if self.language == DEFAULT_LANGUAGE:
+            return own[(name, chosen)]
+        translated = _load(self.language_folder, self.name, self.language)
+        if (name, chosen) not in translated:
+            raise PromptError(
+                f"prompt {self.name}/{name}@v{chosen} has no {LANGUAGES[self.language]} translation: "
+                f"expected {self.language_folder / f'{name}.v{chosen}.txt'}"
+            )
+        return translated[(name, chosen)]
 
     def versions(self, *names: str) -> dict[str, str]:
         """``{name: ref}`` for the run config."""
@@ -162,20 +221,32 @@ def for_body(chosen: PromptSet, body: str) -> PromptSet:
             f"the {chosen.name!r} prompt set addresses the {addressed}, not --body {body}: "
             f"use --prompts {' or '.join(names)}"
         )
-    return PROMPT_SETS[counterpart]
+    return PROMPT_SETS[counterpart].in_language(chosen.language)
 
 
-def prompt_set(name: str | None = None) -> PromptSet:
-    """The named prompt set; an unknown name is one clear line listing the sets."""
+def prompt_set(name: str | None = None, *, language: str | None = None) -> PromptSet:
+    """The named prompt set in ``language`` (English unless asked); an unknown name or language is
+    one clear line listing the choices."""
     key = DEFAULT_SET if name is None else name.strip().lower()
     if key not in PROMPT_SETS:
         raise PromptError(f"unknown prompt set {name!r}: choose one of {', '.join(PROMPT_SETS)}")
-    return PROMPT_SETS[key]
+    chosen = PROMPT_SETS[key]
+    return chosen if language is None else chosen.in_language(language)
+
+
+def template_files(folder: Path) -> list[Path]:
+    """The template files of one folder: its back-translations are for a reader, not for a model."""
+    return [f for f in sorted(folder.glob("*.txt")) if not f.name.endswith(BACK_TRANSLATION)]
+
+
+def back_translation(path: Path) -> Path:
+    """The English back-translation beside a translated template file."""
+    return path.with_name(path.name.removesuffix(".txt") + BACK_TRANSLATION)
 
 
 @cache
-def _load(folder: Path, set_name: str) -> dict[tuple[str, int], Prompt]:
-    return {(p.name, p.version): p for p in (_parse(f, set_name) for f in sorted(folder.glob("*.txt")))}
+def _load(folder: Path, set_name: str, language: str = DEFAULT_LANGUAGE) -> dict[tuple[str, int], Prompt]:
+    return {(p.name, p.version): p for p in (_parse(f, set_name, language) for f in template_files(folder))}
 
 
 def all_prompts() -> dict[tuple[str, int], Prompt]:
@@ -183,11 +254,13 @@ def all_prompts() -> dict[tuple[str, int], Prompt]:
     return _load(TEMPLATE_DIR, DEFAULT_SET)
 
 
-def get_prompt(name: str, version: int | None = None, *, prompts: str | None = None) -> Prompt:
-    """The named template of a prompt set (the default set, latest version, unless asked)."""
-    return prompt_set(prompts).get(name, version)
+def get_prompt(
+    name: str, version: int | None = None, *, prompts: str | None = None, language: str | None = None
+) -> Prompt:
+    """The named template of a prompt set (the default set, latest version, English, unless asked)."""
+    return prompt_set(prompts, language=language).get(name, version)
 
 
-def prompt_versions(*names: str, prompts: str | None = None) -> dict[str, str]:
+def prompt_versions(*names: str, prompts: str | None = None, language: str | None = None) -> dict[str, str]:
     """``{name: ref}`` for the run config."""
-    return prompt_set(prompts).versions(*names)
+    return prompt_set(prompts, language=language).versions(*names)

@@ -67,8 +67,11 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 # What decides a run's answers: resuming with any of them changed would mix two experiments in one run.
 # The sample size (--limit, --repeats) may grow, and a server may move (base URLs): not compared.
-# A key a run made before it existed (prompt_set, budget) is not compared: the prompt versions still are.
-RESUME_KEYS = ("test", "model", "params", "prompt_set", "prompt_versions", "budget", "seed", "data_sha256")
+# A key a run made before it existed (prompt_set, budget, language) is not compared: the prompt versions
+# still are (a template in another language has another ref).
+RESUME_KEYS = (
+    "test", "model", "params", "prompt_set", "language", "prompt_versions", "budget", "seed", "data_sha256",
+)  # fmt: skip
 NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
 # An option added after runs were made: a run stored without it had this value (DirectQA's --framing).
 OPTIONS_BEFORE = {"framing": "irresponsible"}
@@ -91,6 +94,13 @@ def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | Non
 class RunNotFoundError(InputError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+def _language(config: dict[str, Any]) -> str:
+    """A run's prompt language as `runs list` shows it: ``zh*`` while the run config's note
+    says its translation is not yet reviewed by a native speaker (graphs/study/run_config.py)."""
+    language = str(config.get("language") or "en")
+    return f"{language}*" if "not yet reviewed" in str(config.get("language_note")) else language
 
 
 def check_run_id(run_id: str) -> str:
@@ -206,7 +216,7 @@ class RunStore:
         return config
 
     def runs_frame(self) -> pd.DataFrame:
-        columns = ["run_id", "test", "model", "created", "ok", "invalid", "error"]
+        columns = ["run_id", "test", "model", "language", "created", "ok", "invalid", "error"]
         if self._empty():
             return pd.DataFrame(columns=columns)
         with self._lock:
@@ -223,6 +233,8 @@ class RunStore:
                     "run_id": run_id,
                     "test": cfg.get("test"),
                     "model": cfg.get("model"),
+                    # the prompts' language, marked while its translation is unreviewed (run_config)
+                    "language": _language(cfg),
                     "created": pd.Timestamp(created, unit="s").floor("s"),
                     "ok": int(ok or 0),
                     "invalid": int(invalid or 0),

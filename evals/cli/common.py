@@ -57,6 +57,7 @@ FailOnErrorOpt = Annotated[
 JudgeOpt = Annotated[str | None, _flag("judge")]
 JudgeBaseUrlOpt = Annotated[str | None, _flag("judge_base_url")]
 PromptsOpt = Annotated[str, _flag("prompts")]
+LanguageOpt = Annotated[str, _flag("language")]
 ReasoningMaxTokensOpt = Annotated[int, _flag("reasoning_max_tokens")]
 BatchOpt = Annotated[bool, _flag("batch")]
 BatchOfflineOpt = Annotated[bool, _flag("batch_offline")]
@@ -87,6 +88,7 @@ RUN_OPTIONS = {
     "no_cache": NoCacheOpt,
     "data": DataOpt,
     "prompts": PromptsOpt,
+    "language": LanguageOpt,  # the prompts' language (prompts/registry.py)
     "reasoning_max_tokens": ReasoningMaxTokensOpt,
     "batch": BatchOpt,
     "batch_offline": BatchOfflineOpt,
@@ -102,7 +104,8 @@ SHARED = _shared(
 MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under test and its judge
 SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
 RUN = (
-    "concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts", *COST,
+    "concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts", "language",
+    *COST,
     "batch", "batch_offline",  # the provider's batch API, in rounds (evals/batch_mode.py)
     "timeout", "progress_every",  # a call's timeout; progress lines in a log
 )  # fmt: skip

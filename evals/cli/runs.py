@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from nationbias.evals.cli.common import cli_errors, console
+from nationbias.prompts.registry import UNREVIEWED_NOTE
 from nationbias.stores.errors import InputError
 
 runs_app = typer.Typer(help="List and export runs from the run store.", no_args_is_help=True)
@@ -28,6 +29,9 @@ def runs_list() -> None:
     for row in frame.astype(str).itertuples(index=False):
         table.add_row(*row)
     console.print(table)
+    unreviewed = sorted({str(v).rstrip("*") for v in frame["language"] if str(v).endswith("*")})
+    if unreviewed:
+        console.print(f"*: the {', '.join(unreviewed)} prompts are {UNREVIEWED_NOTE} (--language)")
 
 
 @runs_app.command("export")

@@ -119,7 +119,7 @@ def register(app: typer.Typer) -> None:
         from nationbias.stores.runstore import RunStore
 
         cells = grid_cells(parse_grid(list(ctx.args)))
-        check_prompts(options["prompts"])
+        check_prompts(options["prompts"], language=options["language"])
         make_client(model, base_url=options["base_url"], no_cache=options["no_cache"])
         prefix = options["run_id"] or new_run_id("ablate", model)
         offer_resume_id(prefix)
@@ -157,7 +157,7 @@ def register(app: typer.Typer) -> None:
         from nationbias.evals.cli.outcome import offer_resume_id
         from nationbias.graphs.model.budget import check_budget
 
-        check_prompts(options["prompts"])
+        check_prompts(options["prompts"], language=options["language"])
         check_budget(options["reasoning_max_tokens"])
         base_url, no_cache = options["base_url"], options["no_cache"]
         for spec in model:

@@ -10,6 +10,7 @@ import pandas as pd
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.cost import cost_table
 from nationbias.evals.results import tables_for
+from nationbias.prompts.registry import UNREVIEWED_NOTE
 from nationbias.stores.domain import EMBEDDED_NOTICE
 
 if TYPE_CHECKING:
@@ -65,6 +66,12 @@ def _runs_section(ctx: Context) -> None:
     )
     if shared:
         ctx.page.note(shared)
+    if unreviewed := sorted({str(n) for n in meta.get("language", []) if UNREVIEWED_NOTE in str(n)}):
+        ctx.page.note(  # --language: the translated prompts (prompts/registry.py)
+            f"Prompts asked in {', '.join(unreviewed)}: the translation is {UNREVIEWED_NOTE}; the "
+            "record's own text was quoted in English. Its line-by-line English back-translation lies beside "
+            "each template (prompts/templates/…/<lang>/<name>.vN.back-en.txt)."
+        )
     ctx.page.table(  # evals/report/cost.py: tokens the answers took, their price, what the run paid
         cost_table(ctx.runs), table_id="run-cost", caption="Tokens and cost per run (cached calls: free)"
     )

@@ -40,6 +40,10 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
                 "model": config.get("model"),
                 "embedded": is_embedded(config),
                 "prompt_set": config.get("prompt_set") or "structured",
+                # the prompts' language ("fr (French, not yet reviewed by a native speaker)") and the
+                # record text's ("en (quoted)" in another language than English)
+                "language": config.get("language_note") or config.get("language") or "en",
+                "text_language": config.get("text_language") or "en",
                 "reasoning_budget": _reasoning(config),
                 "prompt_versions": ", ".join(f"{k}={v}" for k, v in sorted(dict(versions).items()))
                 if isinstance(versions, dict)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from nationbias.graphs.model.budget import DEFAULT_REASONING_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.prompts.registry import DEFAULT_SET
+from nationbias.stores.domain import DEFAULT_LANGUAGE
 from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:
@@ -85,6 +86,13 @@ class RunOptions:
         default=DEFAULT_SET,
         metadata=_help(
             "Prompt set: structured (JSON answers, default) or paper (Appendix F word for word, free text)."
+        ),
+    )
+    language: str = field(
+        default=DEFAULT_LANGUAGE,
+        metadata=_help(
+            "The language the prompts ask in (the UN's six): ar, zh, en, fr, ru or es. The record's own "
+            "text stays English, quoted; the translations are not yet reviewed by a native speaker."
         ),
     )
     reasoning_max_tokens: int = field(

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.runner import package_version
-from nationbias.prompts import PromptSet
+from nationbias.prompts import PromptSet, language_note
 from nationbias.prompts import prompt_set as default_prompt_set
+from nationbias.prompts.registry import QUOTED_TEXT
 from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import DEFAULT_LANGUAGE
 
 if TYPE_CHECKING:
     from nationbias.graphs.study.sampling import SampleOptions
@@ -41,6 +43,10 @@ def run_config(
         "params": {k: v for k, v in client.params.as_dict().items() if k != "timeout"},
         "timeout_s": client.params.timeout,  # --timeout: not an answer's setting, so not compared on resume
         "prompt_set": chosen.name,
+        # --language: the instructions' language; the record's own text stays the English draft, quoted
+        "language": chosen.language,
+        "text_language": DEFAULT_LANGUAGE if chosen.language == DEFAULT_LANGUAGE else QUOTED_TEXT,
+        "language_note": language_note(chosen.language),
         "budget": {
             "reasoning_max_tokens": client.reasoning_max_tokens,
             "reasoning_by_name": client.spec.is_reasoning,

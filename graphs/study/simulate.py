@@ -30,7 +30,7 @@ from nationbias.retrievers.recency import age_summary
 from nationbias.stores.augment import augmented_for
 from nationbias.stores.checkpoints import InlineSqliteSaver
 from nationbias.stores.corpus import Corpus
-from nationbias.stores.domain import DEBIAS, VOTE
+from nationbias.stores.domain import DEBIAS, DEFAULT_LANGUAGE, VOTE
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import RunStore, SampleRow
@@ -223,7 +223,12 @@ async def run_debias_study(
                 }
                 state = await graph.ainvoke(start, config, durability=durability)
             return await debias_row_judged(
-                task, state, records[task.item], free_text=prompts.free_text, judge=judge
+                task,
+                state,
+                records[task.item],
+                free_text=prompts.free_text,
+                judge=judge,
+                language=prompts.language,
             )
 
         return await run_tasks(
@@ -242,7 +247,13 @@ async def run_debias_study(
 
 
 async def debias_row_judged(
-    task: Task, state: dict[str, Any], record: Record, *, free_text: bool, judge: ModelClient | None
+    task: Task,
+    state: dict[str, Any],
+    record: Record,
+    *,
+    free_text: bool,
+    judge: ModelClient | None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> SampleRow:
     """The sample row, after the judge has read a free-text final vote the rules could not."""
     final = state.get("final") or {}
@@ -254,7 +265,7 @@ async def debias_row_judged(
     )
     if not rules.needs_judge:
         return debias_row(task, state, record, free_text=free_text)
-    result, judged = await judge_vote(judge, final["answer"], repeat=task.repeat)
+    result, judged = await judge_vote(judge, final["answer"], repeat=task.repeat, language=language)
     return debias_row(task, state, record, free_text=free_text, judge=result, judged=judged)
 
 
