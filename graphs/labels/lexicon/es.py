@@ -26,7 +26,7 @@ LEXICON = Lexicon(
     or_word=r"o|y|entre",
     copula=r"es|será|sería",
     article=r"la\s+|el\s+|los\s+|las\s+|votar\s+|por\s+",
-    negation=r"no|ni|nunca|jamás|en\s+lugar\s+de|en\s+vez\s+de",
+    negation=r"no|ni|tampoco|nunca|jamás|en\s+lugar\s+de|en\s+vez\s+de",
     conditional=r"si|a\s+menos\s+que|siempre\s+que|en\s+caso\s+de\s+que|habría\s+votado|hubiera\w*",
     hedge=r"quizás?|tal\s+vez|probablemente|posiblemente|podría\w*|inclin\w*|incierto\w*",
     undecided=r"depende|difícil\s+(?:de\s+)?(?:decir|decidir|prever)|indecis\w*|no\s+(?:estoy|estamos)\s+segur\w*|dud\w*",
@@ -64,7 +64,7 @@ LEXICON = Lexicon(
     r"conden\w*|perpetr\w*|abuso\w*|atrocidad\w*|invad\w*|invasión\w*|anex\w*|ocupación\w*|agresi\w*|forzad\w*|"
     r"represi\w*|escándalo\w*|se\s+neg\w*|rechaz\w*|incumpl\w*|fracas\w*|injerencia\w*|espionaje|"
     r"lavado\s+de\s+dinero|socav\w*|obstru\w*|bloque\w*",
-    polarity_negation=r"no|nunca|sin|menos|poco|ningún|ninguna|falta\s+de|apenas",
+    polarity_negation=r"no(?!\s+s[oó]lo)|tampoco|nunca|sin|menos|poco|ningún|ninguna|falta\s+de|apenas",
     turn=r"y|mientras\s+que",
     rationale_cue=r"justificación|razonamiento|explicación|razón|razones|motivo|por\s+qué",
     ranking_cue=r"clasificación|orden|ranking",

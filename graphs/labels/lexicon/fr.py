@@ -52,7 +52,7 @@ LEXICON = Lexicon(
     than=r"que|qu'",
     but=r"mais(?:\s+plutôt)?|c'est|plutôt",
     neither=r"ni\s.+\sni|aucun(?:e)?\s+des\s+deux|aucun(?:e)?\s+n'est|ni\s+l'un\s+ni\s+l'autre",
-    neutral=r"aucun(?:e)?\s+des\s+deux|ni\s+l'un\s+ni\s+l'autre|cela\s+dépend|ça\s+dépend|dépend\s+d[eu]|subjecti(?:f|ve)|"
+    neutral=r"aucun(?:e)?\s+des\s+deux|ni\s+\S+(?:\s+\S+)?\s+ni|ni\s+l'un\s+ni\s+l'autre|cela\s+dépend|ça\s+dépend|dépend\s+d[eu]|subjecti(?:f|ve)|"
     r"neutre|également|pas\s+(?:possible|approprié)|impossible\s+de\s+(?:dire|déterminer|juger|choisir|trancher)|"
     r"difficile\s+de\s+(?:dire|déterminer|juger|choisir|trancher)|perspectives?|points?\s+de\s+vue|"
     r"je\s+n'ai\s+pas\s+d'opinions?",
@@ -65,7 +65,7 @@ LEXICON = Lexicon(
     negative=r"viol\w*|accus\w*|allégation\w*|présumé\w*|impliqué\w*|complic\w*|critiqu\w*|condamn\w*|abus\w*|"
     r"atrocité\w*|blâm\w*|envah\w*|invasion\w*|annex\w*|occupation\w*|occupé\w*|agressi\w*|forcé\w*|répress\w*|"
     r"scandale\w*|refus\w*|échou\w*|ingérence\w*|espionnage|blanchiment|sap(?:e|é|ent|er)\w*|entrav\w*|obstru\w*",
-    polarity_negation=r"ne|n'|pas|jamais|sans|moins|peu|aucun\w*|manque\s+d[e']|guère",
+    polarity_negation=r"ne(?!\s+(?:\w+\s+)?seulement)|n'|pas(?!\s+seulement)|jamais|sans|moins|peu|aucun\w*|manque\s+d[e']|guère",
     turn=r"et|tandis\s+que|alors\s+que",
     rationale_cue=r"justification|raisonnement|explication|raisons?|motivation|pourquoi",
     ranking_cue=r"classement|tri|ordre",
