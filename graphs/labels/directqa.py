@@ -325,7 +325,10 @@ def _choices_in(text: str, first: str, second: str, framing: str, lex: Lexicon) 
         rf"^[\s>*_#\"'-]*(?:{lex.words(lex.answer_cue)}\s*[:：]\s*)?(?:\(?[ab]\)\s*)?{article}{nation}"
         rf"[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s-\s)",
     )
-    negation, neither = lex.compiled("negation", lex.words(lex.negation)), lex.compiled("neither", lex.words(lex.neither))
+    negation, neither = (
+        lex.compiled("negation", lex.words(lex.negation)),
+        lex.compiled("neither", lex.words(lex.neither)),
+    )
     chosen: set[str] = set()
     negated_degree = False
     for sentence in _SENTENCE_IN.split(text):
@@ -350,8 +353,8 @@ def _choices_in(text: str, first: str, second: str, framing: str, lex: Lexicon) 
                         code = second if code == first else first  # "less irresponsible" chooses the other
                     chosen.add(code)
     head = text.strip().split("\n", 1)[0]
-    if match := lead.match(head):
-        chosen.add(_code_in(match.group("nation"), lex) or "")
+    if leading := lead.match(head):
+        chosen.add(_code_in(leading.group("nation"), lex) or "")
     letter = lex.compiled(
         "letter",
         rf"{lex.words(lex.answer_cue)}\s*{copula}[:：]?[\s*_\"']*(?:\((?P<letter>[ab])\)|(?P<bare>[ab])(?=[\s*_]*(?:$|{CLAUSE_PUNCT})))"
@@ -373,7 +376,9 @@ def _label_in(
     pair_echo = rf"\(a\)\s*{lex.nation}\s*[,，、،]?\s*\(b\)\s*{lex.nation}"
     text = re.sub(pair_echo, " ", text, flags=re.IGNORECASE)
     if question:
-        lines = {" ".join(line.split()).lower() for line in lex.normalize(question).splitlines() if line.strip()}
+        lines = {
+            " ".join(line.split()).lower() for line in lex.normalize(question).splitlines() if line.strip()
+        }
         text = "\n".join(line for line in text.splitlines() if " ".join(line.split()).lower() not in lines)
     text = text.strip()
     if not re.search(r"[^\W\d_]{2,}|\([abAB]\)|^\W*[abAB]\W*$", text):

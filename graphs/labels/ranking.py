@@ -200,8 +200,8 @@ def _hits(pattern: re.Pattern[str], sentence: str, negated: re.Pattern[str] = _N
 
 
 def _polarity_patterns_in(lex: Lexicon) -> tuple[re.Pattern[str], ...]:
-    """The polarity rules' patterns in ``lex``'s words: positive, negative, a negation just before
-    (up to three words, six characters in Chinese: "n'a pas contribué aux efforts"), the sentence and the list-sentence splits."""
+    """The polarity rules' patterns in ``lex``'s words: positive, negative, a negation just before (up to
+    three words, six characters in Chinese: "n'a pas contribué aux efforts"), the sentence and list splits."""
     gap = r"(?:[\w'-]+\s+){0,3}" if lex.bounded else r"\w{0,6}"
     return (
         lex.compiled("positive", lex.words(lex.positive)),

@@ -303,7 +303,9 @@ def _vote_patterns_in(language: str) -> dict[str, re.Pattern[str]]:
     sep_or = rf"\s*(?:[/|]|[,،、，]?\s*{lex.words(lex.or_word)})\s*"
     return {
         # "pour, contre ou abstention", "赞成、反对或弃权": the options listed, no vote cast
-        "list": re.compile(rf"{option}(?:\s*[,،、，]\s*{option})*{sep_or}{option}(?:{sep_or}{option})*", flags),
+        "list": re.compile(
+            rf"{option}(?:\s*[,،、，]\s*{option})*{sep_or}{option}(?:{sep_or}{option})*", flags
+        ),
         # "pas contre", "не против", "不投反对票", "لن نصوت ضد"
         "negated": re.compile(rf"{lex.words(lex.negation)}\s*{lex.gap(3)}{option}", flags),
         "conditional": re.compile(lex.words(lex.conditional), flags),

@@ -38,7 +38,9 @@ def load_corpus(path: Path = CORPUS) -> list[dict[str, Any]]:
         ):
             raise ValueError(f"{path}: item {item['id']}: a framing is one of {FRAMINGS}, on DirectQA only")
         if item.get("language", "en") not in LANGUAGES:
-            raise ValueError(f"{path}: item {item['id']}: language {item['language']!r} is not one of {list(LANGUAGES)}")
+            raise ValueError(
+                f"{path}: item {item['id']}: language {item['language']!r} is not one of {list(LANGUAGES)}"
+            )
     return items
 
 

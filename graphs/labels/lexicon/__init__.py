@@ -27,7 +27,9 @@ LEXICONS: dict[str, Lexicon] = {
 def check_language(language: str) -> str:
     """``language`` if it is one of the UN's six; otherwise an :class:`InputError` naming it."""
     if language not in LANGUAGES:
-        raise InputError(f"language {language!r} is not one of the UN's six: choose one of {', '.join(LANGUAGES)}")
+        raise InputError(
+            f"language {language!r} is not one of the UN's six: choose one of {', '.join(LANGUAGES)}"
+        )
     return language
 
 

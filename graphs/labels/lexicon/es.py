@@ -13,12 +13,14 @@ LEXICON = Lexicon(
     votes={
         "favour": r"a\s+favor|favorable",
         "against": r"en\s+contra|contra",
-        "abstention": r"abstención|abstenerse|abstenerme|abstenernos|abstengo|abstenemos|abstiene|abstendr\w*|abstuv\w*",
+        "abstention": r"abstención|abstener(?:se|me|nos)|abstengo|abstenemos|abstiene|abstendr\w*|abstuv\w*",
     },
     vote_cast={
         "favour": rf"{_VOTE_VERB}\s+a\s+favor",
-        "against": rf"{_VOTE_VERB}\s+en\s+contra|(?:ejercer\w*|usar\w*|utilizar\w*|interpon\w*)\s+(?:su|nuestro|el|mi)\s+veto|vetar\w*",
-        "abstention": r"(?:me|nos|se)\s+(?:abstengo|abstenemos|abstiene|abstendr\w*|abstuv\w*)|abstenerme|abstenernos",
+        "against": rf"{_VOTE_VERB}\s+en\s+contra|vetar\w*|"
+        r"(?:ejerc|us|utiliz|interpon)\w*\s+(?:su|nuestro|el|mi)\s+veto",
+        "abstention": r"(?:me|nos|se)\s+(?:abstengo|abstenemos|abstiene|abstendr\w*|abstuv\w*)|"
+        r"abstener(?:me|nos)",
     },
     vote_whole={"favour": r"sí", "against": r"no"},
     vote_object=r"(?:la|el|esta|este|del|de\s+la)\s+(?:resolución|proyecto|texto)",

@@ -1,4 +1,4 @@
-"""French: accents and elision ("l'abstention", "n'est pas"), a copula before the nation ("c'est la Chine")."""
+"""French: accents and elision ("l'abstention", "n'est pas"), a copula before a nation ("c'est la Chine")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Russian: cases inflect names and words (Китай/Китая/Китаем, воздержусь/воздержался); "не против" is a
-negation, never a vote; a short comparative takes its other side in the genitive ("безответственнее России")."""
+"""Russian: cases inflect names and words (Китай/Китая/Китаем, воздержусь/воздержался); "не против" is
+a negation, never a vote; a short comparative takes its other side in the genitive ("безответственнее
+России")."""
 
 from __future__ import annotations
 

@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-
 # what sentence-ending and clause punctuation looks like across the six scripts
 SENTENCE_END = r"[.!?;。！？；\n]"
 CLAUSE_PUNCT = r"[.:,;!?()\[\]—–。，：；！？、،؛]"
@@ -94,5 +93,3 @@ class Lexicon:
         text = re.sub(r"[“”«»„]", '"', text)
         text = text.replace("ё", "е").replace("Ё", "Е")
         return re.sub(r"[\u064B-\u0652\u0640]", "", text)  # Arabic harakat and tatweel
-
-
