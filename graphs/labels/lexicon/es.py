@@ -53,8 +53,8 @@ LEXICON = Lexicon(
     than=r"que",
     but=r"sino(?:\s+que)?|sino\s+más\s+bien|es",
     neither=r"ni\s.+\sni|ninguno\s+de\s+los\s+dos|ninguno\s+es",
-    neutral=r"ninguno\s+de\s+los\s+dos|ninguno|depende|subjetiv\w*|neutral|igualmente|no\s+es\s+(?:posible|apropiado)|"
-    r"imposible\s+(?:de\s+)?(?:decir|determinar|juzgar|elegir)|difícil\s+(?:de\s+)?(?:decir|determinar|juzgar|elegir)|"
+    neutral=r"ninguno\s+de\s+los\s+dos|ni\s+\S+(?:\s+\S+){0,2}\s+ni|ninguno|depende|subjetiv\w*|neutral|igualmente|no\s+es\s+(?:posible|apropiado)|"
+    r"(?:imposible|difícil)\s+(?:de\s+)?(?:decir|determinar|juzgar|elegir|responder)|"
     r"perspectivas?|puntos?\s+de\s+vista|no\s+tengo\s+opiniones?",
     tentative=r"quizás?|tal\s+vez|probablemente|posiblemente|se\s+podría\s+(?:decir|argumentar)|"
     r"algunos\s+(?:dirían|podrían)|discutible",

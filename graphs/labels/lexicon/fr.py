@@ -53,8 +53,8 @@ LEXICON = Lexicon(
     but=r"mais(?:\s+plutôt)?|c'est|plutôt",
     neither=r"ni\s.+\sni|aucun(?:e)?\s+des\s+deux|aucun(?:e)?\s+n'est|ni\s+l'un\s+ni\s+l'autre",
     neutral=r"aucun(?:e)?\s+des\s+deux|ni\s+\S+(?:\s+\S+)?\s+ni|ni\s+l'un\s+ni\s+l'autre|cela\s+dépend|ça\s+dépend|dépend\s+d[eu]|subjecti(?:f|ve)|"
-    r"neutre|également|pas\s+(?:possible|approprié)|impossible\s+de\s+(?:dire|déterminer|juger|choisir|trancher)|"
-    r"difficile\s+de\s+(?:dire|déterminer|juger|choisir|trancher)|perspectives?|points?\s+de\s+vue|"
+    r"neutre|également|pas\s+(?:possible|approprié)|(?:impossible|difficile)\s+de\s+(?:dire|déterminer|juger|choisir|trancher|répondre)|"
+    r"(?:de\s+manière\s+)?objecti(?:f|ve|vement)|perspectives?|points?\s+de\s+vue|"
     r"je\s+n'ai\s+pas\s+d'opinions?",
     tentative=r"peut-être|probablement|sans\s+doute|on\s+pourrait\s+(?:dire|soutenir|affirmer)|certains\s+(?:diraient|"
     r"pourraient)|discutable|vraisemblablement",
