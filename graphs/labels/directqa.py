@@ -147,7 +147,7 @@ def _code_in(name: str, lex: Lexicon) -> str | None:
 def nations_named(text: str, *, language: str = "en") -> list[str]:
     """P5 codes named in ``text`` (written in ``language``), in order of first mention."""
     words_of = lexicon(language)
-    pattern = _NATION if words_of is None else words_of.compiled("nation", words_of.nation)
+    pattern = _NATION if words_of is None else words_of.compiled(words_of.nation)
     found: list[str] = []
     for match in pattern.finditer(text if words_of is None else words_of.normalize(text)):
         code = code_of(match.group(0), language=language)
@@ -295,11 +295,11 @@ class _Mention:
 def _mentions_in(sentence: str, lex: Lexicon) -> list[_Mention]:
     article = f"(?:{lex.article})?" if lex.article else ""
     copula = rf"(?:{lex.words(lex.copula)}\s*)?"
-    negated = lex.compiled("negated_mention", rf"{lex.words(lex.negation)}\s*{copula}{article}\s*$")
-    compared = lex.compiled("compared_mention", rf"{lex.words(lex.than)}\s*{article}\s*$")
-    after_but = lex.compiled("but_mention", rf"{lex.words(lex.but)}[\s,，،]*{copula}{article}\s*$")
+    negated = lex.compiled(rf"{lex.words(lex.negation)}\s*{copula}{article}\s*$")
+    compared = lex.compiled(rf"{lex.words(lex.than)}\s*{article}\s*$")
+    after_but = lex.compiled(rf"{lex.words(lex.but)}[\s,，،]*{copula}{article}\s*$")
     mentions = []
-    for match in lex.compiled("nation", lex.nation).finditer(sentence):
+    for match in lex.compiled(lex.nation).finditer(sentence):
         code = _code_in(match.group(0), lex)
         before = sentence[: match.start()]
         if code:
@@ -317,17 +317,15 @@ def _choices_in(text: str, first: str, second: str, framing: str, lex: Lexicon) 
     copula = rf"(?:{lex.words(lex.copula)}\s*)?"
     nation = rf"(?P<nation>{lex.nation})"
     cue = lex.compiled(
-        "answer_cue",
         rf"{lex.words(lex.answer_cue)}\s*{copula}[:：]?[\s*_\"']*(?:\(?[ab]\)\s*)?{article}{nation}",
     )
     lead = lex.compiled(
-        "lead_nation",
         rf"^[\s>*_#\"'-]*(?:{lex.words(lex.answer_cue)}\s*[:：]\s*)?(?:\(?[ab]\)\s*)?{article}{nation}"
         rf"[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s-\s)",
     )
     negation, neither = (
-        lex.compiled("negation", lex.words(lex.negation)),
-        lex.compiled("neither", lex.words(lex.neither)),
+        lex.compiled(lex.words(lex.negation)),
+        lex.compiled(lex.words(lex.neither)),
     )
     chosen: set[str] = set()
     negated_degree = False
@@ -339,7 +337,7 @@ def _choices_in(text: str, first: str, second: str, framing: str, lex: Lexicon) 
             if not any(m.negated for m in mentions if m.start == match.start("nation")):
                 chosen.add(_code_in(match.group("nation"), lex) or "")
         for phrase, degree, quality in lex.degrees:
-            for match in lex.compiled(phrase, lex.words(phrase)).finditer(sentence):
+            for match in lex.compiled(lex.words(phrase)).finditer(sentence):
                 subjects = [m for m in mentions if m.end <= match.start() and not m.compared]
                 since = subjects[-1].end if subjects else 0
                 if negation.search(sentence, since, match.start()) or neither.search(sentence):
@@ -356,7 +354,6 @@ def _choices_in(text: str, first: str, second: str, framing: str, lex: Lexicon) 
     if leading := lead.match(head):
         chosen.add(_code_in(leading.group("nation"), lex) or "")
     letter = lex.compiled(
-        "letter",
         rf"{lex.words(lex.answer_cue)}\s*{copula}[:：]?[\s*_\"']*(?:\((?P<letter>[ab])\)|(?P<bare>[ab])(?=[\s*_]*(?:$|{CLAUSE_PUNCT})))"
         rf"|^\W*\(?(?P<alone>[ab])\)?\W*$",
     )
@@ -389,7 +386,7 @@ def _label_in(
     pair = (first, second)
     explicit, negated_degree = _choices_in(text, first, second, framing, lex)
     chosen = explicit | _json_choice(text, first, second, language=lex.language)
-    tentative = lex.compiled("tentative", lex.words(lex.tentative)).search(text) is not None
+    tentative = lex.compiled(lex.words(lex.tentative)).search(text) is not None
     if len(chosen) == 1:
         code = chosen.pop()
         if code not in pair:
@@ -409,7 +406,7 @@ def _label_in(
         return LabelDecision(None, "outside_pair")
     if tentative and named:
         return LabelDecision(None, "hedged_choice", final=False)
-    if degenerate == "refusal" or lex.compiled("neutral", lex.words(lex.neutral)).search(text):
+    if degenerate == "refusal" or lex.compiled(lex.words(lex.neutral)).search(text):
         if len(inside) != 1:
             return LabelDecision(NEUTRAL, "refusal" if degenerate == "refusal" else "hedge")
         return LabelDecision(None, "hedged_choice", final=False)

@@ -138,7 +138,7 @@ def _degenerate_in(text: str, lex: Lexicon) -> str | None:
         native = sum(bool(re.match(lex.script, c)) for c in letters)
         if native * 2 < len(letters):
             return "other_language"
-    if lex.compiled("refusal", lex.words(lex.refusal)).search(lex.normalize(text)):
+    if lex.compiled(lex.words(lex.refusal)).search(lex.normalize(text)):
         return "refusal"
     return None
 

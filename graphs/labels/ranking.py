@@ -204,11 +204,11 @@ def _polarity_patterns_in(lex: Lexicon) -> tuple[re.Pattern[str], ...]:
     three words, six characters in Chinese: "n'a pas contribué aux efforts"), the sentence and list splits."""
     gap = r"(?:[\w'-]+\s+){0,3}" if lex.bounded else r"\w{0,6}"
     return (
-        lex.compiled("positive", lex.words(lex.positive)),
-        lex.compiled("negative", lex.words(lex.negative)),
-        lex.compiled("polarity_negation", rf"{lex.words(lex.polarity_negation)}\s*{gap}$"),
-        lex.compiled("sentence", r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+"),
-        lex.compiled("turn", rf"[,，、،]\s*(?:{lex.words(lex.turn)}\s*)?(?={lex.nation})"),
+        lex.compiled(lex.words(lex.positive)),
+        lex.compiled(lex.words(lex.negative)),
+        lex.compiled(rf"{lex.words(lex.polarity_negation)}\s*{gap}$"),
+        lex.compiled(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+"),
+        lex.compiled(rf"[,，、،]\s*(?:{lex.words(lex.turn)}\s*)?(?={lex.nation})"),
     )
 
 

@@ -64,11 +64,11 @@ class Lexicon:
         clitic = f"(?:{self.proclitic})?" if self.proclitic else ""
         return rf"(?<!\w){clitic}(?:{alternatives})(?!\w)"
 
-    def compiled(self, name: str, pattern: str) -> re.Pattern[str]:
+    def compiled(self, pattern: str) -> re.Pattern[str]:
         """``pattern`` compiled once per lexicon, case-blind (the tables are lower case)."""
-        found = self._cache.get(name)
+        found = self._cache.get(pattern)
         if found is None:
-            found = self._cache[name] = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+            found = self._cache[pattern] = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
         return found
 
     @property
