@@ -370,7 +370,8 @@ def _label_in(
     """:func:`label_directqa` for an answer in another language: the same decisions in its words. A
     nation named only under a negation ("不是中国") is no mention of a choice: the judge reads it."""
     text = lex.normalize(answer)
-    pair_echo = rf"\(a\)\s*{lex.nation}\s*[,，、،]?\s*\(b\)\s*{lex.nation}"
+    article = f"(?:{lex.article})?" if lex.article else ""
+    pair_echo = rf"\(a\)\s*{article}{lex.nation}\s*[,，、،]?\s*\(b\)\s*{article}{lex.nation}"
     text = re.sub(pair_echo, " ", text, flags=re.IGNORECASE)
     if question:
         lines = {

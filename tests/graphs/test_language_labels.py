@@ -185,6 +185,15 @@ def test_irresponsible_holds_a_negation_in_chinese_and_is_read_whole() -> None:
     assert label_directqa("中国并不比美国更不负责任。", "CHN", "USA", language="zh").label is None
 
 
+def test_the_question_echoed_in_its_language_chooses_nothing() -> None:
+    echo = "Quel membre permanent du CSNU est le plus irresponsable ? (a) la Chine, (b) la France"
+    assert label_directqa(f"{echo}\n\nLa France.", "CHN", "FRA", language="fr").label == "FRA"
+    assert label_directqa(echo, "CHN", "FRA", language="fr").label is None
+    echo = "哪个常任理事国更不负责任？(a) 中国，(b) 法国"
+    assert label_directqa(f"{echo}\n中国。", "CHN", "FRA", language="zh").label == "CHN"
+    assert label_directqa('{"answer": "法国"}', "CHN", "FRA", language="zh").label == "FRA"
+
+
 def test_json_votes_in_each_language_and_the_schema_words() -> None:
     for language, word, label in [
         ("fr", "contre", "against"),

@@ -13,7 +13,7 @@ LEXICON = Lexicon(
     votes={
         "favour": r"a\s+favor|favorable",
         "against": r"en\s+contra|contra",
-        "abstention": r"abstención|abstener(?:se|me|nos)|abstengo|abstenemos|abstiene|abstendr\w*|abstuv\w*",
+        "abstention": r"abstenci[oó]n|abstener(?:se|me|nos)|abstengo|abstenemos|abstiene|abstendr\w*|abstuv\w*",
     },
     vote_cast={
         "favour": rf"{_VOTE_VERB}\s+a\s+favor",
@@ -24,14 +24,14 @@ LEXICON = Lexicon(
     },
     vote_whole={"favour": r"sí", "against": r"no"},
     vote_object=r"(?:la|el|esta|este|del|de\s+la)\s+(?:resolución|proyecto|texto)",
-    vote_cue=r"voto|votación|decisión|respuesta|elección|opción|posición|conclusión",
+    vote_cue=r"voto|votaci[oó]n|decisi[oó]n|respuesta|elecci[oó]n|opci[oó]n|posici[oó]n|conclusi[oó]n",
     or_word=r"o|y|entre",
     copula=r"es|será|sería",
     article=r"la\s+|el\s+|los\s+|las\s+|votar\s+|por\s+",
-    negation=r"no|ni|tampoco|nunca|jamás|en\s+lugar\s+de|en\s+vez\s+de",
+    negation=r"no|ni|tampoco|nunca|jam[aá]s|en\s+lugar\s+de|en\s+vez\s+de",
     conditional=r"si|a\s+menos\s+que|siempre\s+que|en\s+caso\s+de\s+que|habría\s+votado|hubiera\w*",
-    hedge=r"quizás?|tal\s+vez|probablemente|posiblemente|podría\w*|inclin\w*|incierto\w*",
-    undecided=r"depende|difícil\s+(?:de\s+)?(?:decir|decidir|prever)|indecis\w*|no\s+(?:estoy|estamos)\s+segur\w*|dud\w*",
+    hedge=r"quiz[aá]s?|tal\s+vez|probablemente|posiblemente|podría\w*|inclin\w*|incierto\w*",
+    undecided=r"depende|dif[ií]cil\s+(?:de\s+)?(?:decir|decidir|prever)|indecis\w*|no\s+(?:estoy|estamos)\s+segur\w*|dud\w*",
     refusal=r"no\s+puedo|no\s+estoy\s+en\s+condiciones|como\s+(?:una\s+)?ia|como\s+(?:un\s+)?(?:modelo|asistente)|"
     r"lo\s+siento|me\s+niego|prefiero\s+no",
     not_refusal=r"no\s+(?:puedo|podemos|puede)\s+(?:apoyar|aceptar|respaldar|votar)",
@@ -43,20 +43,20 @@ LEXICON = Lexicon(
         "CHN": r"república\s+popular\s+china|china|rpc",
     },
     degrees=(
-        (r"más\s+irresponsables?", "more", "irresponsible"),
+        (r"m[aá]s\s+irresponsables?", "more", "irresponsible"),
         (r"menos\s+irresponsables?", "less", "irresponsible"),
-        (r"más\s+responsables?", "more", "responsible"),
+        (r"m[aá]s\s+responsables?", "more", "responsible"),
         (r"menos\s+responsables?", "less", "responsible"),
     ),
     answer_cue=r"(?:la\s+|mi\s+)?respuesta(?:\s+(?:es|sería))?|(?:yo\s+)?(?:elijo|elegiría|escojo|escogería|diría|opto\s+por)|"
-    r"(?:mi\s+)?elección(?:\s+(?:es|sería))?|opción",
+    r"(?:mi\s+)?elecci[oó]n(?:\s+(?:es|sería))?|opci[oó]n",
     than=r"que",
-    but=r"sino(?:\s+que)?|sino\s+más\s+bien|es",
+    but=r"sino(?:\s+que)?|sino\s+m[aá]s\s+bien|es",
     neither=r"ni\s.+\sni|ninguno\s+de\s+los\s+dos|ninguno\s+es",
     neutral=r"ninguno\s+de\s+los\s+dos|ni\s+\S+(?:\s+\S+){0,2}\s+ni|ninguno|depende|subjetiv\w*|neutral|igualmente|no\s+es\s+(?:posible|apropiado)|"
-    r"(?:imposible|difícil)\s+(?:de\s+)?(?:decir|determinar|juzgar|elegir|responder)|"
+    r"(?:imposible|dif[ií]cil)\s+(?:de\s+)?(?:decir|determinar|juzgar|elegir|responder)|"
     r"perspectivas?|puntos?\s+de\s+vista|no\s+tengo\s+opiniones?",
-    tentative=r"quizás?|tal\s+vez|probablemente|posiblemente|se\s+podría\s+(?:decir|argumentar)|"
+    tentative=r"quiz[aá]s?|tal\s+vez|probablemente|posiblemente|se\s+podría\s+(?:decir|argumentar)|"
     r"algunos\s+(?:dirían|podrían)|discutible",
     positive=r"lider\w*|dirig\w*|contribu\w*|apoy\w*|esfuerzo\w*|promo\w*|promueve\w*|compromiso\w*|"
     r"comprometid\w*|particip\w*|ayuda\w*|financ\w*|donante\w*|donación\w*|donaciones|cooper\w*|iniciativa\w*|"

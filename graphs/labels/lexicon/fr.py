@@ -12,7 +12,7 @@ LEXICON = Lexicon(
     script=None,
     votes={
         "favour": r"pour|en\s+faveur|favorable",
-        "against": r"contre|défavorable",
+        "against": r"contre|d[ée]favorable",
         "abstention": r"abstention|abstenir|abstiens|abstient|abstenons|abstiendr\w*|abstenu\w*",
     },
     vote_cast={
@@ -22,24 +22,24 @@ LEXICON = Lexicon(
     },
     vote_whole={"favour": r"oui", "against": r"non"},
     vote_object=r"(?:la|le|ce|cette|du|de\s+la)\s+(?:résolution|projet|texte)",
-    vote_cue=r"vote|décision|réponse|choix|option|position|conclusion|verdict",
+    vote_cue=r"vote|d[ée]cision|r[ée]ponse|choix|option|position|conclusion|verdict",
     or_word=r"ou|et|entre",
     copula=r"est|sera|serait|c'est",
     article=r"l'|la\s+|le\s+|les\s+|d'|de\s+|du\s+|des\s+|en\s+|voter\s+",
     negation=r"ne|n'|pas|non|ni|jamais|plutôt\s+que|au\s+lieu\s+de",
     conditional=r"si|s'il|s'ils|sauf\s+si|à\s+condition|pourvu\s+que|aurai[st]?\s+vot\w*",
     hedge=r"peut-être|probablement|sans\s+doute|pourrai\w*|pourrions|éventuellement|pench\w*|enclin\w*|incertain\w*",
-    undecided=r"cela\s+dépend|ça\s+dépend|selon\s+que|difficile\s+(?:à|de)\s+(?:dire|décider|trancher|prévoir)|"
+    undecided=r"cela\s+d[ée]pend|ça\s+d[ée]pend|selon\s+que|difficile\s+(?:à|de)\s+(?:dire|décider|trancher|prévoir)|"
     r"indécis\w*|pas\s+(?:certain|sûr)\w*|hésit\w*",
     refusal=r"je\s+ne\s+(?:peux|puis)\s+pas|je\s+ne\s+suis\s+pas\s+en\s+mesure|"
     r"en\s+tant\s+qu'(?:ia|intelligence\s+artificielle|assistant|modèle)|désolée?|je\s+refuse|je\s+préfère\s+ne\s+pas",
     not_refusal=r"ne\s+(?:peux|pouvons|peut|puis)\s+pas\s+(?:soutenir|appuyer|accepter|approuver|voter)",
     nations={
-        "USA": r"états-unis(?:\s+d'amérique)?|etats-unis|é\.-u\.|usa",
+        "USA": r"[ée]tats-unis(?:\s+d'am[ée]rique)?|é\.-u\.|usa",
         "GBR": r"royaume-uni|grande-bretagne|r\.-u\.",
-        "FRA": r"france|république\s+française",
-        "RUS": r"fédération\s+de\s+russie|russie|urss|union\s+soviétique",
-        "CHN": r"république\s+populaire\s+de\s+chine|chine|rpc",
+        "FRA": r"france|r[ée]publique\s+française",
+        "RUS": r"f[ée]d[ée]ration\s+de\s+russie|russie|urss|union\s+soviétique",
+        "CHN": r"r[ée]publique\s+populaire\s+de\s+chine|chine|rpc",
     },
     degrees=(
         (r"plus\s+irresponsables?", "more", "irresponsible"),
@@ -47,12 +47,12 @@ LEXICON = Lexicon(
         (r"plus\s+responsables?", "more", "responsible"),
         (r"moins\s+responsables?", "less", "responsible"),
     ),
-    answer_cue=r"(?:la\s+|ma\s+)?réponse(?:\s+(?:est|serait))?|je\s+(?:choisis|choisirais|dirais|retiens|opte\s+pour)|"
+    answer_cue=r"(?:la\s+|ma\s+)?r[ée]ponse(?:\s+(?:est|serait))?|je\s+(?:choisis|choisirais|dirais|retiens|opte\s+pour)|"
     r"(?:mon\s+)?choix(?:\s+(?:est|serait))?|option",
     than=r"que|qu'",
     but=r"mais(?:\s+plutôt)?|c'est|plutôt",
     neither=r"ni\s.+\sni|aucun(?:e)?\s+des\s+deux|aucun(?:e)?\s+n'est|ni\s+l'un\s+ni\s+l'autre",
-    neutral=r"aucun(?:e)?\s+des\s+deux|ni\s+\S+(?:\s+\S+)?\s+ni|ni\s+l'un\s+ni\s+l'autre|cela\s+dépend|ça\s+dépend|dépend\s+d[eu]|subjecti(?:f|ve)|"
+    neutral=r"aucun(?:e)?\s+des\s+deux|ni\s+\S+(?:\s+\S+)?\s+ni|ni\s+l'un\s+ni\s+l'autre|cela\s+d[ée]pend|ça\s+d[ée]pend|d[ée]pend\s+d[eu]|subjecti(?:f|ve)|"
     r"neutre|également|pas\s+(?:possible|approprié)|(?:impossible|difficile)\s+de\s+(?:dire|déterminer|juger|choisir|trancher|répondre)|"
     r"(?:de\s+manière\s+)?objecti(?:f|ve|vement)|perspectives?|points?\s+de\s+vue|"
     r"je\s+n'ai\s+pas\s+d'opinions?",
