@@ -13,7 +13,7 @@ LEXICON = Lexicon(
     votes={
         "favour": r"a\s+favor|favorable",
         "against": r"en\s+contra|contra",
-        "abstention": r"abstenci[oó]n|abstener(?:se|me|nos)|abstengo|abstenemos|abstiene|abstendr\w*|abstuv\w*",
+        "abstention": r"abstenci[oó]n|abstener(?:se|me|nos)|absten(?:go|emos)|abstiene|abstendr\w*|abstuv\w*",
     },
     vote_cast={
         "favour": rf"{_VOTE_VERB}\s+a\s+favor",
