@@ -298,6 +298,12 @@ def _vote_patterns_in(language: str) -> dict[str, re.Pattern[str]]:
     opt = rf"(?P<option>{option})"
     # an option word that is a vote: at a clause's end, or before "the draft" ("contre le projet")
     end = rf"(?=[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s[-–—]\s|\s*{lex.vote_object}))"
+    # a lead word may be a preposition ("Pour ce projet, le Royaume-Uni…"): before "the draft" it needs the
+    # sentence to end there ("Contre le projet.", "За проект резолюции.")
+    lead_end = (
+        rf"(?=[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s[-–—]\s)"
+        rf"|\s*{lex.vote_object}(?:\s*[^\s{CLAUSE_PUNCT[1:-1]}]+){{0,2}}?[\s*_\"']*(?:$|[.:;!。：；！]))"
+    )
     article = f"(?:{lex.article})?" if lex.article else ""
     copula = rf"\s*{lex.words(lex.copula)}\s*"
     sep_or = rf"\s*(?:[/|]|[,،、，]?\s*{lex.words(lex.or_word)})\s*"
@@ -316,7 +322,7 @@ def _vote_patterns_in(language: str) -> dict[str, re.Pattern[str]]:
             flags,
         ),
         # "Contre. Le texte…", "За: проект…", "反对。该决议…", "ضد، لأن…"
-        "lead": re.compile(rf"^[\s>*_#\"'-]*{opt}{end}", flags),
+        "lead": re.compile(rf"^[\s>*_#\"'-]*{opt}{lead_end}", flags),
         "alone": re.compile(rf"^[\s>*_#\"':-]*{opt}[\s*_\"']*[.!。！]?[\s*_\"']*$", flags),
         "hedge": re.compile(lex.words(lex.hedge), flags),
         "undecided": re.compile(lex.words(lex.undecided), flags),

@@ -221,6 +221,10 @@ def test_an_option_word_as_a_preposition_is_no_vote() -> None:
     assert label_vote_text("Nous luttons contre le terrorisme pour la paix.", language="fr").label is None
     assert label_vote_text("Мы за мир и против терроризма во всём мире в целом.", language="ru").label is None
     assert label_vote_text("Contre. Le texte est partial.", language="fr").label == "against"
+    assert label_vote_text("Pour ce projet, le Royaume-Uni a des réserves.", language="fr").label is None
+    assert label_vote_text("Contre le projet de résolution.", language="fr").label == "against"
+    assert label_vote_text("За проект резолюции.", language="ru").label == "favour"
+    assert label_vote_text("За последние годы ситуация изменилась.", language="ru").label is None
 
 
 def test_an_answer_in_another_script_is_other_language() -> None:
