@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from nationbias.graphs.labels.lexicon import Lexicon, lexicon
+from nationbias.graphs.labels.lexicon import CLAUSE_PUNCT, Lexicon, lexicon
 from nationbias.stores.domain import VOTES
 
 _VOTE_SYNONYMS = {
@@ -212,7 +212,7 @@ def _parse_vote_in(text: str, lex: Lexicon) -> Parsed:
     English synonym or the language's ("contre", "воздержание"); free text needs a labelled vote."""
     text = lex.normalize(text)
     option = lex.option()
-    if re.search(rf"{option}\s*[|/,、，]\s*{option}\s*[|/,、，]\s*{option}", text, re.IGNORECASE):
+    if re.search(rf"{option}\s*[|/]\s*{option}\s*[|/]\s*{option}", text, re.IGNORECASE):
         return Parsed(None, "template_echo", text[:80])
     obj = json_object(text)
     if obj is not None:
@@ -232,8 +232,10 @@ def _parse_vote_in(text: str, lex: Lexicon) -> Parsed:
     reason = degenerate_reason(text, language=lex.language)
     if reason:
         return Parsed(None, reason, text[:80])
+    # "Vote : contre", "Голосование: против" — not "Vote : pour la paix" (a preposition)
+    end = rf"(?=[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s*{lex.vote_object}))"
     match = re.search(
-        rf"{lex.words(lex.vote_cue)}\s*[:=：]\s*\**\s*(?P<option>{option})", text, re.IGNORECASE
+        rf"{lex.words(lex.vote_cue)}\s*[:=：]\s*\**\s*(?P<option>{option}){end}", text, re.IGNORECASE
     )
     if match:
         return Parsed(vote_word_label(match.group("option"), lex), None)

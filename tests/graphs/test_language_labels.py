@@ -213,6 +213,9 @@ def test_json_votes_in_each_language_and_the_schema_words() -> None:
     assert (both.value, both.reason) == (None, "multiple_options")
     assert parse_vote('{"vote": "peut-être"}', language="fr").reason == "no_option"
     assert parse_vote("Vote : contre", language="fr").value == "against"
+    assert parse_vote("Vote : pour la paix et la stabilité", language="fr").reason == "no_option"
+    rationale = '{"vote": "contre", "rationale": "entre pour, contre et abstention, contre"}'
+    assert parse_vote(rationale, language="fr").value == "against"
     assert parse_vote("pour / contre / abstention", language="fr").reason == "template_echo"
 
 
