@@ -45,7 +45,7 @@ class Lexicon:
     than: str  # the comparison's other side ("que", "чем", "比", "من")
     but: str  # "not X but Y"
     neither: str  # "ni l'un ni l'autre": a degree phrase in its sentence is negated
-    neutral: str  # a hedge: no choice ("cela dépend", "neutre")
+    neutral: str  # a hedge: no choice ("cela dépend", "neutre"); "both" alone is not one, as in English
     tentative: str  # a lean, not a choice ("peut-être")
     # --- Association
     positive: str
