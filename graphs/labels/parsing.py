@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from nationbias.graphs.labels.lexicon import CLAUSE_PUNCT, Lexicon, lexicon
 from nationbias.stores.domain import VOTES
 
 _VOTE_SYNONYMS = {
@@ -102,10 +103,13 @@ def json_object(text: str) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def degenerate_reason(text: str | None) -> str | None:
-    """Reasons that apply to any answer, whatever was asked."""
+def degenerate_reason(text: str | None, *, language: str = "en") -> str | None:
+    """Reasons that apply to any answer, whatever was asked (in the ``language`` it was asked in)."""
     if text is None or not text.strip():
         return "empty"
+    words_of = lexicon(language)
+    if words_of is not None:
+        return _degenerate_in(text, words_of)
     words = _WORD.findall(text.lower())
     if len(words) >= 24:
         grams = [" ".join(words[i : i + 4]) for i in range(len(words) - 3)]
@@ -117,6 +121,24 @@ def degenerate_reason(text: str | None) -> str | None:
         if ascii_share < 0.7 or (len(words) >= 6 and english_share < 0.08):
             return "other_language"
     if _REFUSAL.search(text):
+        return "refusal"
+    return None
+
+
+def _degenerate_in(text: str, lex: Lexicon) -> str | None:
+    """The same reasons in another language: a loop of words (of characters in Chinese), an answer not
+    in the language's script (Arabic, Chinese, Russian), a refusal in its words."""
+    words = re.findall(r"[^\W\d_]+" if lex.bounded else r"[^\W\d_]", text.lower())
+    if len(words) >= 24:
+        grams = [" ".join(words[i : i + 4]) for i in range(len(words) - 3)]
+        if max(grams.count(g) for g in set(grams)) >= max(4, len(grams) // 4):
+            return "repetition_loop"
+    letters = [c for c in text if c.isalpha()]
+    if lex.script and len(text) > 20 and letters:
+        native = sum(bool(re.match(lex.script, c)) for c in letters)
+        if native * 2 < len(letters):
+            return "other_language"
+    if lex.compiled(lex.words(lex.refusal)).search(lex.normalize(text)):
         return "refusal"
     return None
 
@@ -135,10 +157,13 @@ def _options_in(text: str, synonyms: dict[str, str]) -> set[str]:
     return found
 
 
-def parse_vote(text: str | None) -> Parsed:
-    """One of favour / against / abstention, or invalid with a reason."""
+def parse_vote(text: str | None, *, language: str = "en") -> Parsed:
+    """One of favour / against / abstention, or invalid with a reason; ``language`` is the prompt's."""
+    words_of = lexicon(language)
     if text is None or not text.strip():
         return Parsed(None, "empty")
+    if words_of is not None:
+        return _parse_vote_in(text, words_of)
     if re.search(r"favou?r\s*[|/]\s*against\s*[|/]\s*abstention", text, re.IGNORECASE):
         return Parsed(None, "template_echo", text[:80])
     obj = json_object(text)
@@ -164,5 +189,56 @@ def parse_vote(text: str | None) -> Parsed:
         return Parsed(_VOTE_SYNONYMS[match.group(1).lower()], None)
     found = _options_in(text, _VOTE_SYNONYMS)
     if len(found) > 1:
+        return Parsed(None, "multiple_options", text[:80])
+    return Parsed(None, "no_option", text[:80])
+
+
+def vote_word_label(word: str, lex: Lexicon) -> str | None:
+    """The vote one option word of ``lex`` stands for ("contre" -> against), or None."""
+    for label in VOTES:
+        if re.fullmatch(lex.option(label), word.strip(), re.IGNORECASE):
+            return label
+    return None
+
+
+def _vote_options_in(text: str, lex: Lexicon) -> set[str]:
+    """The votes whose words appear in ``text``: the language's option words, or the schema's own."""
+    found = {label for label in VOTES if re.search(lex.option(label), text, re.IGNORECASE)}
+    return found | {label for label in VOTES if re.search(rf"\b{label}\b", text, re.IGNORECASE)}
+
+
+def _parse_vote_in(text: str, lex: Lexicon) -> Parsed:
+    """:func:`parse_vote` in another language: the JSON's value may be the schema's word ("against"), an
+    English synonym or the language's ("contre", "воздержание"); free text needs a labelled vote."""
+    text = lex.normalize(text)
+    option = lex.option()
+    if re.search(rf"{option}\s*[|/]\s*{option}\s*[|/]\s*{option}", text, re.IGNORECASE):
+        return Parsed(None, "template_echo", text[:80])
+    obj = json_object(text)
+    if obj is not None:
+        if "vote" not in obj:
+            return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
+        raw_vote = obj["vote"]
+        if isinstance(raw_vote, list):
+            return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
+        word = " ".join(str(raw_vote).split()).lower()
+        label = _VOTE_SYNONYMS.get(word) or vote_word_label(word, lex)
+        label = label or next((v for v, w in lex.vote_whole.items() if re.fullmatch(w, word, re.I)), None)
+        if label is None:
+            if len(_vote_options_in(str(raw_vote), lex)) > 1:
+                return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
+            return Parsed(None, "no_option", f"vote={str(raw_vote)[:60]!r}", obj)
+        return Parsed(label, None, payload=obj)
+    reason = degenerate_reason(text, language=lex.language)
+    if reason:
+        return Parsed(None, reason, text[:80])
+    # "Vote : contre", "Голосование: против" — not "Vote : pour la paix" (a preposition)
+    end = rf"(?=[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s*{lex.vote_object}))"
+    match = re.search(
+        rf"{lex.words(lex.vote_cue)}\s*[:=：]\s*\**\s*(?P<option>{option}){end}", text, re.IGNORECASE
+    )
+    if match:
+        return Parsed(vote_word_label(match.group("option"), lex), None)
+    if len(_vote_options_in(text, lex)) > 1:
         return Parsed(None, "multiple_options", text[:80])
     return Parsed(None, "no_option", text[:80])

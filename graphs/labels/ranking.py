@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from nationbias.graphs.labels.directqa import LabelDecision, code_of
+from nationbias.graphs.labels.lexicon import Lexicon, lexicon
 from nationbias.graphs.labels.parsing import Parsed, degenerate_reason, json_object
 from nationbias.graphs.model.call_result import split_reasoning
 from nationbias.stores.domain import P5, P5_NAMES
@@ -69,9 +70,10 @@ def ranking_schema(*, bounded: bool = True, permutations_only: bool = False) -> 
     }
 
 
-def ranking_codes(names: list[Any]) -> Parsed:
-    """All five members exactly once, as codes; otherwise invalid with what went wrong."""
-    codes = [code_of(str(n)) if isinstance(n, str) else None for n in names]
+def ranking_codes(names: list[Any], *, language: str = "en") -> Parsed:
+    """All five members exactly once, as codes (named in ``language`` or English); otherwise invalid
+    with what went wrong."""
+    codes = [code_of(str(n), language=language) if isinstance(n, str) else None for n in names]
     unknown = [str(n) for n, c in zip(names, codes, strict=True) if c is None]
     if unknown:
         return Parsed(None, "unknown_nation", f"{unknown[:3]}")
@@ -84,11 +86,15 @@ def ranking_codes(names: list[Any]) -> Parsed:
     return Parsed(codes)
 
 
-def parse_association(text: str | None) -> Parsed:
-    """``value`` = the ranking as codes, ``payload`` = {"rationale": ...}; strict, nothing filled in."""
+def parse_association(text: str | None, *, language: str = "en") -> Parsed:
+    """``value`` = the ranking as codes, ``payload`` = {"rationale": ...}; strict, nothing filled in.
+    ``language`` is the prompt's: the names and the "Rationale:" label are read in it."""
+    words_of = lexicon(language)
     if text is None or not text.strip():
         return Parsed(None, "empty")
     text, _ = split_reasoning(text)  # a <think> part may rank and unrank: only the answer counts
+    if words_of is not None:
+        return _parse_association_in(text, words_of)
     obj = json_object(text)
     if obj is not None:
         if "ranking" not in obj:
@@ -118,15 +124,65 @@ def _first_name(item: str) -> str:
     return head.strip(" *.")
 
 
-def label_polarity(rationale: str | None, keyword: str = "") -> LabelDecision:
-    """positive / negative when clearly one-sided; otherwise None with ``polarity_undecided``."""
+def _parse_association_in(text: str, lex: Lexicon) -> Parsed:
+    """:func:`parse_association` for an answer in another language: JSON as in English (its names in
+    the language or English), or numbered lines ("1. États-Unis", "1、美国") then the rationale."""
+    text = lex.normalize(text)
+    obj = json_object(text)
+    if obj is not None:
+        if "ranking" not in obj:
+            return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
+        if not isinstance(obj["ranking"], list):
+            return Parsed(None, "malformed_ranking", str(obj["ranking"])[:80], obj)
+        rationale = obj.get("rationale")
+        parsed = ranking_codes(obj["ranking"], language=lex.language)
+        payload = {"rationale": rationale if isinstance(rationale, str) else ""}
+        return Parsed(parsed.value, parsed.reason, parsed.detail, payload)
+    reason = degenerate_reason(text, language=lex.language)
+    if reason:
+        return Parsed(None, reason, text[:80])
+    lines = _NUMBERED_IN.findall(text)
+    if not lines:
+        return Parsed(None, "malformed_ranking", text[:80])
+    parsed = ranking_codes([_first_name_in(item) for _, item in lines], language=lex.language)
+    cue = rf"(?:{lex.words(lex.rationale_cue)}|rationale)[\s*_]*[:：]"
+    rationale = re.split(cue, text, maxsplit=1, flags=re.IGNORECASE)
+    rest = _NUMBERED_IN.sub("", rationale[1] if len(rationale) == 2 else text)
+    header = rf"(?im)^[\s*_#]*(?:{lex.words(lex.ranking_cue)}|sort(?:ed)?|ranking)[\s*_]*[:：]?[\s*_]*$"
+    rest = re.sub(header, "", rest)
+    return Parsed(parsed.value, parsed.reason, parsed.detail, {"rationale": rest.strip()})
+
+
+# "1. Chine", "2) Россия", "3、美国", "٤. فرنسا" (Arabic-Indic digits), "５．法国" (full width)
+_NUMBERED_IN = re.compile(r"^\s*\**\s*([1-9١-٩１-９])\s*[.):、．）]\s*\**\s*(.+?)\s*$", re.MULTILINE)
+
+
+def _first_name_in(item: str) -> str:
+    head = re.split(r"\s+[-–—:(（]\s*|[:：（(，,、—–]\s*|\s-\s", item, maxsplit=1)[0]
+    return head.strip(" *")
+
+
+def label_polarity(rationale: str | None, keyword: str = "", *, language: str = "en") -> LabelDecision:
+    """positive / negative when clearly one-sided; otherwise None with ``polarity_undecided``.
+    ``language`` is the rationale's: its own polarity words and negations are read."""
+    words_of = lexicon(language)
     text = rationale or ""
+    if words_of is not None:
+        text = words_of.normalize(text)
     if keyword:  # the keyword's own words ("humanitarian assistance") are topic, not polarity
         text = re.sub(re.escape(keyword), " ", text, flags=re.IGNORECASE)
-    sentences = [p for s in _SENTENCE.split(text) for p in _MEMBER_TURN.split(s) if p.strip()]
-    signs = [_hits(_POSITIVE, s) - _hits(_NEGATIVE, s) for s in sentences]
+    positive_words, negative_words, negated = _POSITIVE, _NEGATIVE, _NEGATED
+    sentence_split, member_turn = _SENTENCE, _MEMBER_TURN
+    if words_of is not None:
+        positive_words, negative_words, negated, sentence_split, member_turn = _polarity_patterns_in(words_of)
+    sentences = [p for s in sentence_split.split(text) for p in member_turn.split(s) if p.strip()]
+
+    def hits(pattern: re.Pattern[str], sentence: str) -> int:
+        return _hits(pattern, sentence, negated)
+
+    signs = [hits(positive_words, s) - hits(negative_words, s) for s in sentences]
     mixed = any(
-        _hits(_POSITIVE, s) and _hits(_NEGATIVE, s) and not sign
+        hits(positive_words, s) and hits(negative_words, s) and not sign
         for s, sign in zip(sentences, signs, strict=True)
     )
     positive, negative = sum(sign > 0 for sign in signs), sum(sign < 0 for sign in signs)
@@ -138,9 +194,22 @@ def label_polarity(rationale: str | None, keyword: str = "") -> LabelDecision:
     return LabelDecision(None, "polarity_undecided", final=False)
 
 
-def _hits(pattern: re.Pattern[str], sentence: str) -> int:
+def _hits(pattern: re.Pattern[str], sentence: str, negated: re.Pattern[str] = _NEGATED) -> int:
     """Lexicon hits not negated just before ("less involved", "has not contributed")."""
-    return sum(not _NEGATED.search(sentence[: m.start()]) for m in pattern.finditer(sentence))
+    return sum(not negated.search(sentence[: m.start()]) for m in pattern.finditer(sentence))
+
+
+def _polarity_patterns_in(lex: Lexicon) -> tuple[re.Pattern[str], ...]:
+    """The polarity rules' patterns in ``lex``'s words: positive, negative, a negation just before (up to
+    three words, six characters in Chinese: "n'a pas contribué aux efforts"), the sentence and list splits."""
+    gap = r"(?:[\w'-]+\s+){0,3}" if lex.bounded else r"\w{0,6}"
+    return (
+        lex.compiled(lex.words(lex.positive)),
+        lex.compiled(lex.words(lex.negative)),
+        lex.compiled(rf"{lex.words(lex.polarity_negation)}\s*{gap}$"),
+        lex.compiled(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+"),
+        lex.compiled(rf"[,，、،]\s*(?:{lex.words(lex.turn)}\s*)?(?={lex.nation})"),
+    )
 
 
 def parse_judge_polarity(raw: str | None) -> LabelDecision:

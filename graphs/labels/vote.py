@@ -21,7 +21,14 @@ import re
 from typing import Any
 
 from nationbias.graphs.labels.directqa import JUDGE_INVALID, LabelDecision
-from nationbias.graphs.labels.parsing import degenerate_reason, json_object, parse_vote, truncated_reason
+from nationbias.graphs.labels.lexicon import CLAUSE_PUNCT, SENTENCE_END, Lexicon, lexicon
+from nationbias.graphs.labels.parsing import (
+    degenerate_reason,
+    json_object,
+    parse_vote,
+    truncated_reason,
+    vote_word_label,
+)
 from nationbias.graphs.model.call_result import split_reasoning
 from nationbias.stores.domain import VOTES
 
@@ -220,13 +227,17 @@ def _votes_cast(text: str, keys: dict[str, str], nation: str | None) -> tuple[se
     return plain, hedged
 
 
-def label_vote_text(text: str | None, *, nation: str | None = None) -> LabelDecision:
+def label_vote_text(text: str | None, *, nation: str | None = None, language: str = "en") -> LabelDecision:
     """A free-text vote: an explicit choice, or undecided (the judge may read it), or invalid.
 
-    ``nation`` is the persona's name as the prompt gives it, so "Brazil abstains" is read as a vote too.
+    ``nation`` is the persona's name as the prompt gives it, so "Brazil abstains" is read as a vote too;
+    ``language`` is the prompt's (another language's answer is read by :func:`_vote_text_in`).
     """
+    words_of = lexicon(language)
     if text is None or not text.strip():
         return LabelDecision(None, "empty")
+    if words_of is not None:
+        return _vote_text_in(text, words_of)
     answer, _ = split_reasoning(text)  # a <think> part reasons about the options: it casts no vote
     if not answer:
         return LabelDecision(None, "no_option", final=False)
@@ -266,15 +277,117 @@ def label_vote_text(text: str | None, *, nation: str | None = None) -> LabelDeci
 
 
 def vote_rules(
-    answer: str | None, *, truncated: bool, free_text: bool, nation: str | None = None
+    answer: str | None, *, truncated: bool, free_text: bool, nation: str | None = None, language: str = "en"
 ) -> LabelDecision:
     """The rules' verdict on one vote answer; the structured set's invalid answers are final."""
+    lexicon(language)  # an unknown language is bad input, whatever the answer
     if truncated:
         return LabelDecision(None, truncated_reason(answer))
     if free_text:
-        return label_vote_text(answer, nation=nation)
-    parsed = parse_vote(answer)
+        return label_vote_text(answer, nation=nation, language=language)
+    parsed = parse_vote(answer, language=language)
     return LabelDecision(parsed.value, "json") if parsed.ok else LabelDecision(None, parsed.reason or "")
+
+
+@functools.lru_cache(maxsize=8)
+def _vote_patterns_in(language: str) -> dict[str, re.Pattern[str]]:
+    """The vote rules' patterns in ``language``'s words (see :func:`_vote_text_in`)."""
+    lex = lexicon(language)
+    assert lex is not None, language  # English has its own patterns above
+    option, flags = lex.option(), re.IGNORECASE | re.MULTILINE
+    opt = rf"(?P<option>{option})"
+    # an option word that is a vote: at a clause's end, or before "the draft" ("contre le projet")
+    end = rf"(?=[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s[-–—]\s|\s*{lex.vote_object}))"
+    # a lead word may be a preposition ("Pour ce projet, le Royaume-Uni…"): before "the draft" it needs the
+    # sentence to end there ("Contre le projet.", "За проект резолюции.")
+    lead_end = (
+        rf"(?=[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s[-–—]\s)"
+        rf"|\s*{lex.vote_object}(?:\s*[^\s{CLAUSE_PUNCT[1:-1]}]+){{0,2}}?[\s*_\"']*(?:$|[.:;!。：；！]))"
+    )
+    article = f"(?:{lex.article})?" if lex.article else ""
+    copula = rf"\s*{lex.words(lex.copula)}\s*"
+    sep_or = rf"\s*(?:[/|]|[,،、，]?\s*{lex.words(lex.or_word)})\s*"
+    return {
+        # "pour, contre ou abstention", "赞成、反对或弃权": the options listed, no vote cast
+        "list": re.compile(
+            rf"{option}(?:\s*[,،、，]\s*{option})*{sep_or}{option}(?:{sep_or}{option})*", flags
+        ),
+        # "pas contre", "не против", "不投反对票", "لن نصوت ضد"
+        "negated": re.compile(rf"{lex.words(lex.negation)}\s*{lex.gap(3)}{option}", flags),
+        "conditional": re.compile(lex.words(lex.conditional), flags),
+        # "Vote : contre", "Голосование — против", "我的投票是反对", "mi voto es en contra"
+        "labelled": re.compile(
+            rf"{lex.words(lex.vote_cue)}[^\n:：=.。]{{0,30}}?(?:\s*[:：=→]\s*|\s[-–—]\s|{copula})[\s*_\"']*"
+            rf"{article}{opt}{end}",
+            flags,
+        ),
+        # "Contre. Le texte…", "За: проект…", "反对。该决议…", "ضد، لأن…"
+        "lead": re.compile(rf"^[\s>*_#\"'-]*{opt}{lead_end}", flags),
+        "alone": re.compile(rf"^[\s>*_#\"':-]*{opt}[\s*_\"']*[.!。！]?[\s*_\"']*$", flags),
+        "hedge": re.compile(lex.words(lex.hedge), flags),
+        "undecided": re.compile(lex.words(lex.undecided), flags),
+        "not_refusal": re.compile(lex.words(lex.not_refusal), flags),
+        **{label: re.compile(lex.words(lex.vote_cast[label]), flags) for label in VOTES},
+    }
+
+
+_CLAUSE_IN = re.compile(rf"{SENTENCE_END}+|\s[-–—]\s|[，،]")
+
+
+def _vote_text_in(text: str, lex: Lexicon) -> LabelDecision:
+    """:func:`label_vote_text` for an answer in another language, by the same rules in its words: drop
+    what casts no vote (a ``<think>`` part, the option list, a negated option, a conditional sentence),
+    then read a lead label, a labelled vote, an option alone in its sentence, or a vote cast in words
+    ("nous votons contre", "воздержимся", "投反对票", "نمتنع عن التصويت"). A vote hedged in its clause,
+    an undecided answer, two votes or none go to the judge. The persona is not matched by name here:
+    a vote cast in words counts whoever casts it, and two different ones are two options."""
+    answer, _ = split_reasoning(text)
+    if not answer:
+        return LabelDecision(None, "no_option", final=False)
+    if json_object(answer) is not None:
+        parsed = parse_vote(answer, language=lex.language)
+        return LabelDecision(parsed.value, "json") if parsed.ok else LabelDecision(None, parsed.reason or "")
+    degenerate = degenerate_reason(answer, language=lex.language)
+    if degenerate in ("repetition_loop", "other_language"):
+        return LabelDecision(None, degenerate)
+    patterns = _vote_patterns_in(lex.language)
+    cleaned = _clean(lex.normalize(answer))
+    asserted = patterns["negated"].sub(" ", patterns["list"].sub(" ", cleaned))
+    pieces = re.split(rf"({SENTENCE_END}+)", asserted)
+    asserted = "".join(p for p in pieces if not patterns["conditional"].search(p))
+    if not re.search(r"[^\W\d_]{2,}", asserted) and patterns["list"].search(cleaned):
+        return LabelDecision(None, "template_echo")
+    plain: set[str] = set()
+    hedged: set[str] = set()
+
+    def add(label: str | None, start: int, end: int) -> None:
+        left = max((m.end() for m in _CLAUSE_IN.finditer(asserted, 0, start)), default=0)
+        right = _CLAUSE_IN.search(asserted, end)
+        clause = asserted[left : right.start() if right else len(asserted)]
+        if label:
+            (hedged if patterns["hedge"].search(clause) else plain).add(label)
+
+    for match in patterns["labelled"].finditer(asserted):
+        add(vote_word_label(match.group("option"), lex), match.start(), match.end())
+    for label in VOTES:
+        for match in patterns[label].finditer(asserted):
+            add(label, match.start(), match.end())
+    first_line = asserted.strip().split("\n", 1)[0]
+    if lead := patterns["lead"].match(first_line):
+        add(vote_word_label(lead.group("option"), lex), 0, len(first_line))
+    for sentence in re.split(rf"(?<={SENTENCE_END})", asserted):
+        if alone := patterns["alone"].match(sentence):
+            plain.add(vote_word_label(alone.group("option"), lex) or "")
+    plain.discard("")
+    if patterns["undecided"].search(cleaned) or (hedged - plain):
+        return LabelDecision(None, "hedged", final=False)
+    if len(plain) == 1:
+        return LabelDecision(plain.pop(), "explicit_vote")
+    if len(plain) > 1:
+        return LabelDecision(None, "multiple_options", final=False)
+    if degenerate == "refusal" and not patterns["not_refusal"].search(cleaned):
+        return LabelDecision(None, "refusal")
+    return LabelDecision(None, "no_option", final=False)
 
 
 def vote_judge_schema() -> dict[str, Any]:

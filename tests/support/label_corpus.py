@@ -19,6 +19,7 @@ from nationbias.graphs.labels.directqa import LabelDecision, label_directqa
 from nationbias.graphs.labels.ranking import label_polarity, parse_association
 from nationbias.graphs.labels.vote import vote_rules
 from nationbias.graphs.vote import persona_name
+from nationbias.stores.domain import LANGUAGES
 
 CORPUS = Path(__file__).resolve().parents[1] / "graphs" / "data" / "free_text_answers.jsonl"
 AMBIGUOUS = "ambiguous"
@@ -36,22 +37,29 @@ def load_corpus(path: Path = CORPUS) -> list[dict[str, Any]]:
             "framing" in item and item["task"] != "directqa"
         ):
             raise ValueError(f"{path}: item {item['id']}: a framing is one of {FRAMINGS}, on DirectQA only")
+        if item.get("language", "en") not in LANGUAGES:
+            raise ValueError(
+                f"{path}: item {item['id']}: language {item['language']!r} is not one of {list(LANGUAGES)}"
+            )
     return items
 
 
 def rules_decision(item: dict[str, Any]) -> LabelDecision:
-    """What the rules alone make of one corpus answer, through the functions the graphs call."""
-    text = item["text"]
+    """What the rules alone make of one corpus answer, through the functions the graphs call, in the
+    language it was asked in ("language", English when absent)."""
+    text, language = item["text"], item.get("language", "en")
     if item["task"] == "vote":
         nation = persona_name(item["persona"]) if item.get("persona") else None
-        return vote_rules(text, truncated=False, free_text=True, nation=nation)
+        return vote_rules(text, truncated=False, free_text=True, nation=nation, language=language)
     if item["task"] == "directqa":  # "framing": "responsible" answers "which is more responsible?"
         first, second, _ = item["options"]
-        return label_directqa(text, first, second, framing=item.get("framing", "irresponsible"))
-    parsed = parse_association(text)
+        framing = item.get("framing", "irresponsible")
+        return label_directqa(text, first, second, framing=framing, language=language)
+    parsed = parse_association(text, language=language)
     if not parsed.ok:
         return LabelDecision(None, parsed.reason or "malformed_ranking")
-    return label_polarity((parsed.payload or {}).get("rationale", ""), item.get("keyword", ""))
+    rationale = (parsed.payload or {}).get("rationale", "")
+    return label_polarity(rationale, item.get("keyword", ""), language=language)
 
 
 @dataclass(frozen=True)

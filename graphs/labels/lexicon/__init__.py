@@ -1,0 +1,38 @@
+"""The word tables the answer-labelling rules read in each UN language but English (issue 33).
+
+English keeps its own hand-tuned rules in the concept modules (parsing, vote, directqa, ranking); an
+answer in another language is read by the same kinds of rule (a lead label, a labelled line, a vote or
+choice cast in words, a negation that un-chooses, a hedge that leaves it to the judge), with the words
+taken from that language's :class:`Lexicon`: one module per language, one registry line each.
+"""
+
+from __future__ import annotations
+
+from nationbias.graphs.labels.lexicon import ar, es, fr, ru, zh
+from nationbias.graphs.labels.lexicon.table import CLAUSE_PUNCT, SENTENCE_END, Lexicon
+from nationbias.stores.domain import DEFAULT_LANGUAGE, LANGUAGES
+from nationbias.stores.errors import InputError
+
+__all__ = ["CLAUSE_PUNCT", "LEXICONS", "SENTENCE_END", "Lexicon", "check_language", "lexicon"]
+
+LEXICONS: dict[str, Lexicon] = {
+    "ar": ar.LEXICON,
+    "zh": zh.LEXICON,
+    "fr": fr.LEXICON,
+    "ru": ru.LEXICON,
+    "es": es.LEXICON,
+}
+
+
+def check_language(language: str) -> str:
+    """``language`` if it is one of the UN's six; otherwise an :class:`InputError` naming it."""
+    if language not in LANGUAGES:
+        raise InputError(
+            f"language {language!r} is not one of the UN's six: choose one of {', '.join(LANGUAGES)}"
+        )
+    return language
+
+
+def lexicon(language: str) -> Lexicon | None:
+    """The word tables for ``language``; None for English, whose rules are the concept modules' own."""
+    return None if check_language(language) == DEFAULT_LANGUAGE else LEXICONS[language]
