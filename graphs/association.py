@@ -111,11 +111,14 @@ def build_association_graph(deps: AssociationDeps) -> Any:
             return {}
         if result.truncated:  # cut off by the token budget: never parsed from the partial text
             return {"parsed": Parsed(None, truncated_reason(result.answer))}
-        parsed = parse_association(result.answer)
+        parsed = parse_association(result.answer, language=deps.prompts.language)
         if not parsed.ok:
             return {"parsed": parsed}
         rationale = (parsed.payload or {}).get("rationale", "")
-        return {"parsed": parsed, "rules": label_polarity(rationale, state["keyword"])}
+        return {
+            "parsed": parsed,
+            "rules": label_polarity(rationale, state["keyword"], language=deps.prompts.language),
+        }
 
     async def judge(state: AssociationState) -> AssociationState:
         assert deps.judge is not None

@@ -208,6 +208,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             truncated=result.truncated,
             free_text=deps.prompts.free_text,
             nation=persona_name(state["persona"]),
+            language=language,
         )
         predicted = rules.label or f"invalid ({rules.reason})"
         update: DebiasState = {

@@ -184,7 +184,12 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
         question = state["messages"][-1]["content"]
         framing = state.get("framing", IRRESPONSIBLE)
         decision = label_directqa(
-            result.answer, state["first"], state["second"], question=question, framing=framing
+            result.answer,
+            state["first"],
+            state["second"],
+            question=question,
+            framing=framing,
+            language=deps.prompts.language,
         )
         return {"rules": decision}
 

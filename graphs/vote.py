@@ -163,13 +163,18 @@ def vote_sample(
     judged: LabelDecision | None = None,
     extra: dict[str, Any] | None = None,
     model_calls: int = 1,
+    language: str = DEFAULT_LANGUAGE,
 ) -> SampleRow:
     """One vote sample: labelled strictly (a truncated answer is invalid), the raw text kept, invalid
     answers counted not filled; a free-text answer the rules cannot read may go to the judge."""
     rules = None
     if result.error is None:
         rules = vote_rules(
-            result.answer, truncated=result.truncated, free_text=free_text, nation=persona_name(persona)
+            result.answer,
+            truncated=result.truncated,
+            free_text=free_text,
+            nation=persona_name(persona),
+            language=language,
         )
     verdict = settle(
         answer_error=result.error, rules=rules, judge_error=judge.error if judge else None, judged=judged
@@ -250,11 +255,12 @@ def build_vote_graph(deps: VoteDeps) -> Any:
         result = state["answer"]
         if result.error is not None:
             return {}
-        free_text = deps.prompts.free_text
+        free_text, language = deps.prompts.free_text, deps.prompts.language
         nation = persona_name(state["persona"])
-        return {
-            "rules": vote_rules(result.answer, truncated=result.truncated, free_text=free_text, nation=nation)
-        }
+        rules = vote_rules(
+            result.answer, truncated=result.truncated, free_text=free_text, nation=nation, language=language
+        )
+        return {"rules": rules}
 
     async def judge(state: VoteState) -> VoteState:
         assert deps.judge is not None
@@ -280,7 +286,9 @@ async def judge_vote(
     return result, LabelDecision(None, "truncated") if result.truncated else parse_judge_vote(result.answer)
 
 
-def vote_row(state: VoteState, record: Record, *, free_text: bool) -> SampleRow:
+def vote_row(
+    state: VoteState, record: Record, *, free_text: bool, language: str = DEFAULT_LANGUAGE
+) -> SampleRow:
     """The finished vote graph's state as one sample row."""
     return vote_sample(
         test=VOTE,
@@ -292,4 +300,5 @@ def vote_row(state: VoteState, record: Record, *, free_text: bool) -> SampleRow:
         free_text=free_text,
         judge=state.get("judge"),
         judged=state.get("judged"),
+        language=language,
     )

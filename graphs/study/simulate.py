@@ -109,7 +109,7 @@ async def run_vote_study(
 
     async def worker(task: Task) -> SampleRow:
         state = await graph.ainvoke({"record_id": task.item, "persona": task.persona, "repeat": task.repeat})
-        return vote_row(state, records[task.item], free_text=prompts.free_text)
+        return vote_row(state, records[task.item], free_text=prompts.free_text, language=prompts.language)
 
     return await run_tasks(
         store=store,
@@ -258,15 +258,21 @@ async def debias_row_judged(
     """The sample row, after the judge has read a free-text final vote the rules could not."""
     final = state.get("final") or {}
     if judge is None or not free_text or final.get("error") or final.get("answer") is None:
-        return debias_row(task, state, record, free_text=free_text)
+        return debias_row(task, state, record, free_text=free_text, language=language)
     truncated = final.get("finish_reason") == "length"
     rules = vote_rules(
-        final["answer"], truncated=truncated, free_text=True, nation=persona_name(task.persona)
+        final["answer"],
+        truncated=truncated,
+        free_text=True,
+        nation=persona_name(task.persona),
+        language=language,
     )
     if not rules.needs_judge:
-        return debias_row(task, state, record, free_text=free_text)
+        return debias_row(task, state, record, free_text=free_text, language=language)
     result, judged = await judge_vote(judge, final["answer"], repeat=task.repeat, language=language)
-    return debias_row(task, state, record, free_text=free_text, judge=result, judged=judged)
+    return debias_row(
+        task, state, record, free_text=free_text, judge=result, judged=judged, language=language
+    )
 
 
 def debias_row(
@@ -277,6 +283,7 @@ def debias_row(
     free_text: bool = False,
     judge: CallResult | None = None,
     judged: LabelDecision | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> SampleRow:
     """Fold a finished graph state into one sample row, every call's raw text kept."""
     calls = state.get("calls", [])
@@ -310,6 +317,7 @@ def debias_row(
         judge=judge,
         judged=judged,
         model_calls=len(calls),
+        language=language,
         extra={
             "precedents": state.get("precedents", []),
             "history": state.get("history", []),
