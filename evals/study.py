@@ -9,7 +9,7 @@ name, whatever the body). Every run's inputs are checked before the first one st
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ from nationbias.evals.inputs import check_prompts, new_run_id
 from nationbias.graphs.study.options import RunOptions, body_personas
 from nationbias.graphs.study.sampling import SampleOptions, check_body
 from nationbias.prompts import PromptSet
-from nationbias.prompts.registry import for_body
+from nationbias.prompts.registry import check_language, for_body
 from nationbias.stores.bundled import using_data
 from nationbias.stores.domain import ASSOCIATION, DEBIAS, DIRECTQA, KEYWORD_THRESHOLD, slug
 
@@ -69,6 +69,16 @@ class StudyPlan(RunOptions):
     limits: Mapping[str, int | None] | None = None
     debias_limit: int | None = None
     cells: list[Cell] = field(default_factory=paper_cells)
+    languages: Sequence[str] = ()  # more languages to ask every test in (the ablation stays in ``language``)
+
+    def other_languages(self) -> list[str]:
+        """The grid's languages besides the run's own, each once, checked."""
+        others = []
+        for code in self.languages:
+            check_language(code)
+            if code != self.language and code not in others:
+                others.append(code)
+        return others
 
     def test_limits(self) -> dict[str, int | None]:
         """Each test to run with its limit; a test named in ``limits`` that does not run on the body fails."""
@@ -206,6 +216,12 @@ def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
         )
         for test, limit in plan.test_limits().items()
     ]
+    for language in plan.other_languages():  # the same tests asked again (``<prefix>-<language>-<test>``)
+        tests += [
+            Planned(t.test, t.options.updated(language=language, run_id=f"{prefix}-{language}-{t.test}"))
+            for t in tests
+            if t.options.language == plan.language
+        ]
     cells = plan.updated(judge=judge_for(DEBIAS, plan.judge, chosen), limit=plan.ablation_limit())
     return tests + cell_runs(plan.cells, prefix, RunOptions(**cells.values()))
 

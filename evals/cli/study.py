@@ -140,7 +140,7 @@ def register(app: typer.Typer) -> None:
     @cli_errors
     @shared_options(
         "model", "judge", "base_url", "limit", "repeats", "seed", "personas", "body", "years", *RUN,
-        "reasoning_max_tokens",
+        "languages", "reasoning_max_tokens",
     )  # fmt: skip
     def study(
         model: Annotated[
@@ -150,6 +150,14 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--judge", help="Judge model for undecided labels.")
         ] = None,
         retry_errors: Annotated[bool, typer.Option("--retry-errors")] = False,
+        languages: Annotated[
+            str | None,
+            typer.Option(
+                "--languages",
+                help="Ask every test again in these languages too (en,zh,ru): the report shows each "
+                "language's effect against --language (default en), with a paired interval.",
+            ),
+        ] = None,
         **options: Any,
     ) -> None:
         """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report; with
@@ -157,6 +165,9 @@ def register(app: typer.Typer) -> None:
         from nationbias.evals.cli.outcome import offer_resume_id
         from nationbias.graphs.model.budget import check_budget
 
+        grid = tuple(code.strip() for code in (languages or "").split(",") if code.strip())
+        for code in grid:
+            check_prompts(options["prompts"], language=code)
         check_prompts(options["prompts"], language=options["language"])
         check_budget(options["reasoning_max_tokens"])
         base_url, no_cache = options["base_url"], options["no_cache"]
@@ -165,7 +176,9 @@ def register(app: typer.Typer) -> None:
         if judge:
             make_client(judge, base_url=base_url, no_cache=no_cache)
         # every test the registry places in a study, each with --limit (the ablation too)
-        plan = StudyPlan(**given(study, locals() | options, drop=("model", "run_id")))
+        plan = StudyPlan(
+            **given(study, locals() | options, drop=("model", "run_id", "languages")), languages=grid
+        )
         console.print(describe(plan), highlight=False, soft_wrap=True)
         hooks = cli_hooks()
         ids: list[str] = []

@@ -46,6 +46,9 @@ def write_sections(ctx: Context) -> None:
     from nationbias.evals.report.significance import significance_section
 
     significance_section(ctx)  # every run's per-nation claims, corrected over each family and the report
+    from nationbias.evals.report.languages import language_section
+
+    language_section(ctx)  # the tests asked in another UN language against English
     _agreement(ctx)
     _quality(ctx)
     from nationbias.evals.report.first_screen import first_screen

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from nationbias.graphs.labels.lexicon import ar, es, fr, ru, zh
 from nationbias.graphs.labels.lexicon.table import CLAUSE_PUNCT, SENTENCE_END, Lexicon
-from nationbias.stores.domain import DEFAULT_LANGUAGE, LANGUAGES
-from nationbias.stores.errors import InputError
+from nationbias.prompts.registry import check_language
+from nationbias.stores.domain import DEFAULT_LANGUAGE
 
 __all__ = ["CLAUSE_PUNCT", "LEXICONS", "SENTENCE_END", "Lexicon", "check_language", "lexicon"]
 
@@ -24,15 +24,7 @@ LEXICONS: dict[str, Lexicon] = {
 }
 
 
-def check_language(language: str) -> str:
-    """``language`` if it is one of the UN's six; otherwise an :class:`InputError` naming it."""
-    if language not in LANGUAGES:
-        raise InputError(
-            f"language {language!r} is not one of the UN's six: choose one of {', '.join(LANGUAGES)}"
-        )
-    return language
-
-
 def lexicon(language: str) -> Lexicon | None:
     """The word tables for ``language``; None for English, whose rules are the concept modules' own."""
-    return None if check_language(language) == DEFAULT_LANGUAGE else LEXICONS[language]
+    key = check_language(language)  # the prompts' check: one list of languages, one message
+    return None if key == DEFAULT_LANGUAGE else LEXICONS[key]

@@ -1,0 +1,86 @@
+"""The report's section on the language of the question (issue 33, part 2): for each model and test asked
+in English and in another UN language, the headline number's difference to English with a paired
+interval, and which nation each language treats best and worst."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from nationbias.evals.report.context import Context, Run, ci_text
+from nationbias.evals.tables.languages import language_effects, language_favours
+from nationbias.prompts.registry import UNREVIEWED_NOTE, language_note
+from nationbias.stores.domain import DEFAULT_LANGUAGE
+
+
+def run_language(run: Run) -> str:
+    """The language a run asked in (a run from before languages asked in English)."""
+    return str(run.config.get("language") or DEFAULT_LANGUAGE)
+
+
+def effects_of(ctx: Context) -> pd.DataFrame:
+    """Every (model, test) asked in English and another language: each other language against the first
+    English run of the same model and test."""
+    parts = []
+    for run in ctx.runs:
+        language = run_language(run)
+        if language == DEFAULT_LANGUAGE:
+            continue
+        english = [
+            r
+            for r in ctx.runs
+            if r.model == run.model and r.test == run.test and run_language(r) == DEFAULT_LANGUAGE
+        ]
+        if not english:
+            continue
+        table = language_effects(
+            run.test,
+            english[0].samples,
+            run.samples,
+            language=language,
+            n_resamples=ctx.n_resamples,
+            seed=ctx.seed,
+        )
+        parts.append(table.assign(model=run.model, run=run.run_id, english_run=english[0].run_id))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def language_section(ctx: Context) -> None:
+    """The effects table, the favours table and what the translations are (unreviewed, text quoted)."""
+    effects = effects_of(ctx)
+    if effects.empty:
+        return
+    notes = sorted({language_note(code) for code in effects["language"]})
+    ctx.page.note(
+        "Each test asked again in another of the UN's official languages, on the same items: the headline"
+        " number in that language minus the English one (weighted F1 per persona; irres_score of the paper's"
+        " general question and ATS per nation), with a 95 % paired bootstrap interval (the items both runs"
+        f" asked, resampled jointly). Languages: {'; '.join(notes)}. The instructions are translated, the"
+        f" record's own text is quoted in English; translations {UNREVIEWED_NOTE} may carry their own"
+        " wording effects."
+    )
+    shown = effects[["subject", "model", "test", "language", "metric", "n_items"]].copy()
+    shown["english"] = effects["english"].map(lambda v: f"{v:.3f}")
+    shown["in the language"] = effects["value"].map(lambda v: f"{v:.3f}")
+    shown["delta [95% CI]"] = [
+        ci_text(d, lo, hi)
+        for d, lo, hi in zip(effects["delta"], effects["low"], effects["high"], strict=True)
+    ]
+    shown = shown.set_index("subject")
+    ctx.page.table(
+        effects,
+        shown=shown,
+        table_id="language-effects",
+        caption="The language effect: each language's number minus English's, on the items both asked",
+        csvs={"language-effects": effects},
+    )
+    favours = language_favours(effects)
+    if len(favours):
+        ctx.page.table(
+            favours,
+            shown=favours.set_index("language"),
+            table_id="language-favours",
+            caption="Which nation each language treats best and worst against English (a lower irres_score,"
+            " a higher ATS); clear: an interval excludes 0",
+            csvs={"language-favours": favours},
+        )
+    ctx.page.close("languages", "The language of the question")
