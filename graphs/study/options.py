@@ -151,9 +151,11 @@ class RunOptions:
         return {name: getattr(self, name) for name in RunOptions.names()}
 
     def updated(self, **changes: Any) -> Self:
-        """A copy with ``changes``; a name that is no run option fails, naming it."""
-        if unknown := sorted(set(changes) - set(RunOptions.names())):
-            raise InputError(f"no run option {unknown}: the run options are {list(RunOptions.names())}")
+        """A copy with ``changes``; a name that is no option of this object (a run option, or a field of a
+        subclass such as a study plan's ``languages``) fails, naming it."""
+        own = [f.name for f in fields(self)]
+        if unknown := sorted(set(changes) - set(own)):
+            raise InputError(f"no run option {unknown}: the run options are {own}")
         return replace(self, **changes)
 
     @classmethod

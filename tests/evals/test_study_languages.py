@@ -9,17 +9,15 @@ from typer.testing import CliRunner
 
 import nationbias
 from nationbias.evals.cli.main import app
-from nationbias.evals.study import StudyPlan
 from nationbias.stores.runstore import RunStore
 from tests.evals.test_report_browser import CHROMIUM_ARGS, _chromium_or_skip
 
 
 def test_the_library_runs_each_test_in_each_language() -> None:
-    plan = StudyPlan(
-        languages=("zh", "en", "zh"), limits={"directqa": 1, "vote": 1}, limit=1, repeats=1, cells=[],
-        show_progress=False,
+    ids = nationbias.study(
+        model="fake:hash", languages=("zh", "en", "zh"), limits={"directqa": 1, "vote": 1}, limit=1,
+        repeats=1, cells=[], run_prefix="lib", show_progress=False,
     )  # fmt: skip
-    ids = nationbias.study(model="fake:hash", plan=plan, run_prefix="lib")
     assert ids == ["lib-directqa", "lib-vote", "lib-zh-directqa", "lib-zh-vote"]
     store = RunStore()
     assert [store.get_run(i)["language"] for i in ids] == ["en", "en", "zh", "zh"]
