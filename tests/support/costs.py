@@ -270,8 +270,9 @@ class CostGuard:
         )
 
 
-# session fixtures that start a process: every test that uses one runs in the same xdist worker
-SHARED_SESSION_FIXTURES = ("llama_server",)
+# session fixtures that start a process or make a whole study: every test that uses one runs in the
+# same xdist worker
+SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report")
 
 
 def shared_group(item: pytest.Item) -> str | None:
