@@ -1,4 +1,5 @@
-"""The whole study through the CLI against a real HTTP model server, then its report in real Chromium.
+"""The whole study through the CLI against a real HTTP model server, then its report in real Chromium
+(the study is made once for the report tests: tests/evals/conftest.py).
 
 The page is loaded from disk in headless Chromium (Debian's package, installed by .ci/run); the test
 asks the browser what it rendered and does not parse the HTML.
@@ -6,81 +7,14 @@ asks the browser what it rendered and does not parse the HTML.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
-import shutil
 from pathlib import Path
-from typing import Any
 
-import pytest
-from typer.testing import CliRunner
-
-from nationbias.evals.cli.main import app
-from tests.support.fake_answers import default_content
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-PAIR = re.compile(r"\(a\)\s*(?P<a>[A-Za-z ]+?),?\s*\(b\)\s*(?P<b>[A-Za-z ]+?)\s*$", re.MULTILINE)
+from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 
 
-def directqa_aware(body: dict[str, Any]) -> str:
-    """Pick (a), (b) or decline for DirectQA questions; schema-shaped answers for everything else."""
-    text = body["messages"][-1]["content"]
-    match = PAIR.search(text)
-    if "more irresponsible" in text and match and not body.get("response_format"):
-        digest = int(hashlib.sha256(text.encode()).hexdigest(), 16)
-        choice = [match["a"], match["b"], None][digest % 3]
-        return (
-            f"The best answer is {choice}."
-            if choice
-            else "Both have faced criticism; it depends on the criteria."
-        )
-    return default_content(body)
-
-
-def _chromium_or_skip() -> str:
-    if CHROMIUM:
-        return CHROMIUM
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed: .ci/run installs Debian's chromium package")
-    pytest.skip("chromium not installed (apt-get install chromium)")
-
-
-def test_study_report_renders_every_table_and_image(fault_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    browser_path = _chromium_or_skip()
-    server = fault_server(responder=directqa_aware)
-    result = CliRunner().invoke(
-        app,
-        [
-            "study",
-            "--model",
-            "openai-compatible:fault-model",
-            "--judge",
-            "openai-compatible:fault-model",
-            "--base-url",
-            server.base_url,
-            "--limit",
-            "3",
-            "--repeats",
-            "2",
-            "--concurrency",
-            "8",
-            "--run-id",
-            "browser",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    report = Path(result.output.strip().splitlines()[-1])
-    assert report.name == "index.html" and report.is_file()
+def test_study_report_renders_every_table_and_image(browser_study_report: Path) -> None:
+    browser_path = chromium_or_skip()
+    report = browser_study_report
     pngs = {p.name for p in report.parent.glob("*.png")}
     csvs = {p.name for p in report.parent.glob("*.csv")}
     assert pngs and csvs

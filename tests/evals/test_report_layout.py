@@ -8,12 +8,9 @@ import re
 from pathlib import Path
 
 import pandas as pd
-from typer.testing import CliRunner
 
-from nationbias.evals.cli.main import app
-from tests.evals.test_report_browser import CHROMIUM_ARGS, _chromium_or_skip, directqa_aware
+from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 
-RUN_ID = "layout-check-with-a-rather-long-run-identifier"
 FIGURE = re.compile(r"^[+-]?\d\.\d{2,3}\s*\[[+-]?\d\.\d{2,3}, [+-]?\d\.\d{2,3}\]$")
 SHAPES = """() => {
   const box = e => e.getBoundingClientRect();
@@ -37,15 +34,9 @@ SHAPES = """() => {
 }"""
 
 
-def test_report_fits_1400px_and_reads_like_the_paper(fault_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    browser_path = _chromium_or_skip()
-    server = fault_server(responder=directqa_aware)
-    model = "openai-compatible:fault-model"
-    args = ["study", "--model", model, "--judge", model, "--base-url", server.base_url]
-    args += ["--limit", "2", "--repeats", "2", "--concurrency", "8", "--run-id", RUN_ID]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    report = Path(result.output.strip().splitlines()[-1])
+def test_report_fits_1400px_and_reads_like_the_paper(browser_study_report: Path) -> None:
+    browser_path = chromium_or_skip()
+    report = browser_study_report  # run id: tests/support/browser.py's STUDY_RUN_ID, a long one
 
     from playwright.sync_api import sync_playwright
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
 from nationbias.stores.runstore import RunStore
-from tests.evals.test_report_browser import CHROMIUM_ARGS, _chromium_or_skip
+from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 from tests.support.fake_answers import default_content, schema_of
 
 MODEL = "openai-compatible:fault-model"
@@ -62,7 +62,7 @@ def column(page: Any, n: int) -> list[str]:
 
 
 def test_filter_open_and_compare_with_the_store(fault_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    browser_path = _chromium_or_skip()
+    browser_path = chromium_or_skip()
     report = run_study(fault_server(responder=answers).base_url)
     store = RunStore()
     frame = pd.concat([store.samples_frame("plain"), store.samples_frame("deb")], ignore_index=True)

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from benchmarks.sample_browser import assembly_frame, measure
-from tests.evals.test_report_browser import _chromium_or_skip
+from tests.support.browser import chromium_or_skip
 
 
 @pytest.mark.timeout(600)
 def test_a_hundred_thousand_samples_load_filter_and_open(tmp_path: Path) -> None:
     frame = assembly_frame()
     assert len(frame) == 100_000
-    figures = measure(tmp_path, chromium=_chromium_or_skip(), frame=frame)
+    figures = measure(tmp_path, chromium=chromium_or_skip(), frame=frame)
     print(f"\nsample browser, 100,000 samples: {figures}")  # the figures benchmarks/RESULTS.md quotes
     assert figures["count"] == 100_000
     assert not figures["errors"], figures["errors"]

@@ -178,5 +178,11 @@ def test_sigkilled_debias_without_cache_resumes_each_sample_at_its_last_node(
     assert not [r["sample_id"] for r in got if r["status"] == "error"]
     for mine_row, their_row in zip(map(_comparable, got), map(_comparable, want), strict=True):
         assert mine_row == their_row
+    # Per kill, at most the calls on the wire (one per sample in flight, CONCURRENCY in all; a request
+    # already in the socket's buffer still reaches the server after the kill) plus the nodes of the
+    # event-loop turn whose group commit the kill caught (stores/sqlite.py: at most one node per sample
+    # in flight). Without the per-node checkpoints every sample in flight would ask all its earlier
+    # calls again (up to seven for debias with k=1).
     extra_asks = sum(final.values()) - 2 * sum(reference.values())
-    assert 0 <= extra_asks <= kills * CONCURRENCY, f"{extra_asks} calls asked again after {kills} kills"
+    bound = kills * 2 * CONCURRENCY
+    assert 0 <= extra_asks <= bound, f"{extra_asks} calls asked again after {kills} kills (bound {bound})"

@@ -270,17 +270,34 @@ class CostGuard:
         )
 
 
-# session fixtures that start a process: every test that uses one runs in the same xdist worker
-SHARED_SESSION_FIXTURES = ("llama_server",)
+# session fixtures that start a process or make a whole study: every test that uses one runs in the
+# same xdist worker
+SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report")
+
+
+# tests that write a module into the checkout for a moment (the editable install's probe) and tests that
+# read every module of it (a scan of the source, grimp's import graph): one worker, so no scan meets a
+# probe that is gone before it is read
+CHECKOUT_SOURCE = re.compile(r"\brglob\(\"\*\.py\"\)|\bgrimp\.build_graph\(|\bprobe\.write_text\(")
+CHECKOUT_GROUP = "checkout-source"
+
+
+@functools.cache
+def _touches_checkout_source(roots: tuple[Any, ...]) -> bool:
+    return bool(CHECKOUT_SOURCE.search(reachable_source(roots)))
 
 
 def shared_group(item: pytest.Item) -> str | None:
-    """The xdist group of ``item``: a shared server's name, else its module when it uses a module- or
-    class-scoped fixture (an index, a report, a fitted baseline built once for the module)."""
+    """The xdist group of ``item``: a shared server's name, else the checkout's source when it writes or
+    scans it, else its module when it uses a module- or class-scoped fixture (an index, a report, a fitted
+    baseline built once for the module)."""
     names = set(getattr(item, "fixturenames", ()))
     for fixture in SHARED_SESSION_FIXTURES:
         if fixture in names:
             return fixture
+    function = getattr(item, "function", None)
+    if function is not None and _touches_checkout_source((function, *_fixture_functions(item))):
+        return CHECKOUT_GROUP
     info = getattr(item, "_fixtureinfo", None)
     defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
     if any(
