@@ -16,7 +16,7 @@ import nationbias
 from nationbias.evals.cli.main import app
 from nationbias.stores.domain import P5
 from nationbias.stores.runstore import RunStore
-from tests.evals.test_report_browser import CHROMIUM_ARGS, _chromium_or_skip
+from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 
 ARGS = ["--model", "local:smollm2", "--limit", "1", "--repeats", "1", "--framing", "both"]
 
@@ -59,7 +59,7 @@ def test_both_framings_on_the_embedded_model_from_the_cli_and_the_library(tmp_pa
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=_chromium_or_skip(), args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=chromium_or_skip(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         page.goto((out / "index.html").as_uri())
         framing = page.locator('table[id^="framing-fe"]')

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from nationbias.evals.cli.main import app
 from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 
 
@@ -77,7 +80,7 @@ def test_study_report_renders_every_table_and_image(browser_study_report: Path) 
 def test_an_assembly_study_report_shows_its_states_groups_and_baselines(fault_server) -> None:  # type: ignore[no-untyped-def]
     """`study --body unga` with the default personas (a seeded sample of 20 states): the Assembly's
     sections, the state and group figures and the Assembly baselines render; no Council-only table."""
-    browser_path = _chromium_or_skip()
+    browser_path = chromium_or_skip()
     server = fault_server()
     result = CliRunner().invoke(
         app,

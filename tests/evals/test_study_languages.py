@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 import nationbias
 from nationbias.evals.cli.main import app
 from nationbias.stores.runstore import RunStore
-from tests.evals.test_report_browser import CHROMIUM_ARGS, _chromium_or_skip
+from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 
 
 def test_the_library_runs_each_test_in_each_language() -> None:
@@ -34,7 +34,7 @@ def test_the_cli_grid_and_its_report_section_in_chromium(tmp_path: Path) -> None
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=_chromium_or_skip(), args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=chromium_or_skip(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         page.goto(report.as_uri())
         effects = page.locator('table[id="language-effects"]')
