@@ -76,6 +76,6 @@ def test_both_framings_on_the_embedded_model_from_the_cli_and_the_library(tmp_pa
     assert rows == 1 + len(P5) and height > 0, (rows, height)
     assert len(cells) == len(P5)
     assert "--framing both" in section and "which is more responsible?" in section
-    assert {name for name, _ in significance} == {"significance", "significance-summary"}
+    assert "significance-summary" in {name for name, _ in significance}  # the survivors' table: if any
     assert all(count > 1 for _, count in significance), significance  # the adjusted p-values, drawn
     assert banner >= 1  # the embedded demo model's answers are labelled as such on the page
