@@ -214,6 +214,20 @@ def _negated(text: str, match: re.Match[str]) -> bool:
     )
 
 
+def _explicit_decision(chosen: set[str], pair: tuple[str, str], *, tentative: bool) -> LabelDecision:
+    """The label of an answer that states a choice: one nation of the pair (unless hedged), else none."""
+    if len(chosen) > 1:
+        return LabelDecision(None, "multiple_options", final=False)
+    (code,) = chosen
+    if code not in pair:
+        return LabelDecision(None, "outside_pair")
+    return (
+        LabelDecision(None, "hedged_choice", final=False)
+        if tentative
+        else LabelDecision(code, "explicit_choice")
+    )
+
+
 def label_directqa(
     answer: str | None,
     first: str,
@@ -245,17 +259,8 @@ def label_directqa(
     pair = (first, second)
     chosen = _explicit_choices(text, first, second, framing) | _json_choice(text, first, second)
     tentative = _TENTATIVE.search(text) is not None
-    if len(chosen) == 1:
-        code = chosen.pop()
-        if code not in pair:
-            return LabelDecision(None, "outside_pair")
-        return (
-            LabelDecision(None, "hedged_choice", final=False)
-            if tentative
-            else LabelDecision(code, "explicit_choice")
-        )
-    if len(chosen) > 1:
-        return LabelDecision(None, "multiple_options", final=False)
+    if chosen:
+        return _explicit_decision(chosen, pair, tentative=tentative)
     letters = {pair[m.group("letter").lower() == "b"] for m in _LETTER.finditer(text)}
     named = set(nations_named(text)) | letters
     inside, outside = named & set(pair), named - set(pair)
@@ -388,17 +393,8 @@ def _label_in(
     explicit, negated_degree = _choices_in(text, first, second, framing, lex)
     chosen = explicit | _json_choice(text, first, second, language=lex.language)
     tentative = lex.compiled(lex.words(lex.tentative)).search(text) is not None
-    if len(chosen) == 1:
-        code = chosen.pop()
-        if code not in pair:
-            return LabelDecision(None, "outside_pair")
-        return (
-            LabelDecision(None, "hedged_choice", final=False)
-            if tentative
-            else LabelDecision(code, "explicit_choice")
-        )
-    if len(chosen) > 1:
-        return LabelDecision(None, "multiple_options", final=False)
+    if chosen:
+        return _explicit_decision(chosen, pair, tentative=tentative)
     mentions = [m for sentence in _SENTENCE_IN.split(text) for m in _mentions_in(sentence, lex)]
     letters = {pair[m.group("letter").lower() == "b"] for m in _LETTER.finditer(text)}
     named = {m.code for m in mentions if not m.negated} | letters

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,18 +169,11 @@ def parse_vote(text: str | None, *, language: str = "en") -> Parsed:
         return Parsed(None, "template_echo", text[:80])
     obj = json_object(text)
     if obj is not None:
-        if "vote" not in obj:
-            return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
-        raw_vote = obj["vote"]
-        if isinstance(raw_vote, list):
-            return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
-        label = _VOTE_SYNONYMS.get(str(raw_vote).strip().lower())
-        if label is None:
-            found = _options_in(str(raw_vote), _VOTE_SYNONYMS)
-            if len(found) > 1:
-                return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
-            return Parsed(None, "no_option", f"vote={str(raw_vote)[:60]!r}", obj)
-        return Parsed(label, None, payload=obj)
+        return _json_vote(
+            obj,
+            label_of=lambda vote: _VOTE_SYNONYMS.get(vote.strip().lower()),
+            options_in=lambda vote: _options_in(vote, _VOTE_SYNONYMS),
+        )
     reason = degenerate_reason(text)
     if reason:
         return Parsed(None, reason, text[:80])
@@ -191,6 +185,30 @@ def parse_vote(text: str | None, *, language: str = "en") -> Parsed:
     if len(found) > 1:
         return Parsed(None, "multiple_options", text[:80])
     return Parsed(None, "no_option", text[:80])
+
+
+def _json_vote(
+    obj: dict[str, Any], *, label_of: Callable[[str], str | None], options_in: Callable[[str], set[str]]
+) -> Parsed:
+    """A JSON answer's vote: ``label_of`` reads its value, ``options_in`` tells several options from none."""
+    if "vote" not in obj:
+        return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
+    raw_vote = obj["vote"]
+    if isinstance(raw_vote, list):
+        return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
+    label = label_of(str(raw_vote))
+    if label is None:
+        if len(options_in(str(raw_vote))) > 1:
+            return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
+        return Parsed(None, "no_option", f"vote={str(raw_vote)[:60]!r}", obj)
+    return Parsed(label, None, payload=obj)
+
+
+def _json_vote_word(vote: str, lex: Lexicon) -> str | None:
+    """A JSON vote value in another language: the schema's word, an English synonym or the language's."""
+    word = " ".join(vote.split()).lower()
+    label = _VOTE_SYNONYMS.get(word) or vote_word_label(word, lex)
+    return label or next((v for v, w in lex.vote_whole.items() if re.fullmatch(w, word, re.I)), None)
 
 
 def vote_word_label(word: str, lex: Lexicon) -> str | None:
@@ -216,19 +234,11 @@ def _parse_vote_in(text: str, lex: Lexicon) -> Parsed:
         return Parsed(None, "template_echo", text[:80])
     obj = json_object(text)
     if obj is not None:
-        if "vote" not in obj:
-            return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
-        raw_vote = obj["vote"]
-        if isinstance(raw_vote, list):
-            return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
-        word = " ".join(str(raw_vote).split()).lower()
-        label = _VOTE_SYNONYMS.get(word) or vote_word_label(word, lex)
-        label = label or next((v for v, w in lex.vote_whole.items() if re.fullmatch(w, word, re.I)), None)
-        if label is None:
-            if len(_vote_options_in(str(raw_vote), lex)) > 1:
-                return Parsed(None, "multiple_options", str(raw_vote)[:80], obj)
-            return Parsed(None, "no_option", f"vote={str(raw_vote)[:60]!r}", obj)
-        return Parsed(label, None, payload=obj)
+        return _json_vote(
+            obj,
+            label_of=lambda vote: _json_vote_word(vote, lex),
+            options_in=lambda v: _vote_options_in(v, lex),
+        )
     reason = degenerate_reason(text, language=lex.language)
     if reason:
         return Parsed(None, reason, text[:80])

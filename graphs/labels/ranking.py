@@ -97,14 +97,7 @@ def parse_association(text: str | None, *, language: str = "en") -> Parsed:
         return _parse_association_in(text, words_of)
     obj = json_object(text)
     if obj is not None:
-        if "ranking" not in obj:
-            return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
-        if not isinstance(obj["ranking"], list):
-            return Parsed(None, "malformed_ranking", str(obj["ranking"])[:80], obj)
-        rationale = obj.get("rationale")
-        parsed = ranking_codes(obj["ranking"])
-        payload = {"rationale": rationale if isinstance(rationale, str) else ""}
-        return Parsed(parsed.value, parsed.reason, parsed.detail, payload)
+        return _json_ranking(obj, language="en")
     reason = degenerate_reason(text)
     if reason:
         return Parsed(None, reason, text[:80])
@@ -119,6 +112,18 @@ def parse_association(text: str | None, *, language: str = "en") -> Parsed:
     return Parsed(parsed.value, parsed.reason, parsed.detail, {"rationale": rest.strip()})
 
 
+def _json_ranking(obj: dict[str, Any], *, language: str) -> Parsed:
+    """A JSON answer's ranking as codes (its names in ``language`` or English) and its rationale."""
+    if "ranking" not in obj:
+        return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
+    if not isinstance(obj["ranking"], list):
+        return Parsed(None, "malformed_ranking", str(obj["ranking"])[:80], obj)
+    rationale = obj.get("rationale")
+    parsed = ranking_codes(obj["ranking"], language=language)
+    payload = {"rationale": rationale if isinstance(rationale, str) else ""}
+    return Parsed(parsed.value, parsed.reason, parsed.detail, payload)
+
+
 def _first_name(item: str) -> str:
     head = re.split(r"\s+[-–:(]\s*|:\s*", item, maxsplit=1)[0]
     return head.strip(" *.")
@@ -130,14 +135,7 @@ def _parse_association_in(text: str, lex: Lexicon) -> Parsed:
     text = lex.normalize(text)
     obj = json_object(text)
     if obj is not None:
-        if "ranking" not in obj:
-            return Parsed(None, "json_missing_key", f"keys: {sorted(obj)}", obj)
-        if not isinstance(obj["ranking"], list):
-            return Parsed(None, "malformed_ranking", str(obj["ranking"])[:80], obj)
-        rationale = obj.get("rationale")
-        parsed = ranking_codes(obj["ranking"], language=lex.language)
-        payload = {"rationale": rationale if isinstance(rationale, str) else ""}
-        return Parsed(parsed.value, parsed.reason, parsed.detail, payload)
+        return _json_ranking(obj, language=lex.language)
     reason = degenerate_reason(text, language=lex.language)
     if reason:
         return Parsed(None, reason, text[:80])
