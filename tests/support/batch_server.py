@@ -4,7 +4,7 @@
 run online against it and one in batch mode get identical answers. ``/v1/files`` takes uploads
 (multipart, purpose=batch) and serves content; ``/v1/batches`` creates, reads and lists batches.
 A batch completes ``delay_s`` after it is created; a ``fail_once`` fraction of its custom ids
-(chosen by hash) fail the first time they are submitted (in the error file, status 500). Every
+(chosen by a hash of the prompt) fail the first time they are submitted (in the error file, status 500). Every
 custom id ever submitted is counted, so a test can check that none was sent twice.
 """
 
@@ -52,8 +52,11 @@ def completion(body: dict[str, Any]) -> dict[str, Any]:
     return _completion(body, prompt_key(body.get("messages")), default_content(body), FaultConfig())
 
 
-def _fails(custom_id: str, fraction: float) -> bool:
-    return int(hashlib.sha256(custom_id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < fraction
+def _fails(body: dict[str, Any], fraction: float) -> bool:
+    """Chosen by the prompt, not the custom id: an id is a cache key that holds the server's
+    (random) port, so choosing by it made which lines fail, and whether any did, vary by run."""
+    prompt = json.dumps(body.get("messages"), sort_keys=True).encode()
+    return int(hashlib.sha256(prompt).hexdigest()[:8], 16) / 0xFFFFFFFF < fraction
 
 
 def _multipart(headers: dict[str, str], raw: bytes) -> dict[str, bytes]:
@@ -157,7 +160,9 @@ class BatchApp:
             for request in batch["_requests"]:
                 cid = request["custom_id"]
                 line = {"id": self._new_id("req"), "custom_id": cid, "error": None}
-                if self.state.submitted[cid] <= self.config.fail_times and _fails(cid, self.config.fail_once):
+                if self.state.submitted[cid] <= self.config.fail_times and _fails(
+                    request["body"], self.config.fail_once
+                ):
                     body = wire.error("the server had an error", "server_error")
                     errors.append({**line, "response": {"status_code": 500, "request_id": "r", "body": body}})
                 else:
