@@ -82,6 +82,25 @@ OUTCOME_PATTERNS: dict[str, tuple[str, ...]] = {
 
 _COMPILED = [(label, re.compile(p, re.IGNORECASE)) for label, ps in OUTCOME_PATTERNS.items() for p in ps]
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“‘'(\[A-Z0-9])")
+# A full stop that ends an abbreviation, not a sentence: "by Aug. 31, 2019", "Mr. Feltman", "U.N.
+# Security Council", "Koffi A. Afande". Splitting there left fragments ("31, 2019 the provision…")
+# that read as sentences of their own. Joining too much is the safe side: a sentence with an
+# outcome marker is removed whole, with whatever it was joined to.
+_ABBREVIATION = re.compile(
+    r"(?:^|[\s(“\"])(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Mrs?|Ms|Dr|Prof|Amb|Gen|Lt|Col"
+    r"|Sen|Rep|St|Nos?|Art|paras?|vs|e\.g|i\.e|U\.N|U\.S|U\.K|[A-Z])\.$"
+)
+
+
+def _split_line(line: str) -> list[str]:
+    """One line's sentences (stripped, none empty), not cut after an abbreviation."""
+    sentences: list[str] = []
+    for piece in _SENTENCE_END.split(line):
+        if sentences and _ABBREVIATION.search(sentences[-1]):
+            sentences[-1] = f"{sentences[-1]} {piece.strip()}".strip()
+        elif piece.strip():
+            sentences.append(piece.strip())
+    return sentences
 
 
 @dataclass(frozen=True)
@@ -93,7 +112,7 @@ class OutcomeHit:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a text; a line break always ends one (press releases put headlines alone)."""
-    return [s.strip() for line in text.splitlines() for s in _SENTENCE_END.split(line) if s.strip()]
+    return [s for line in text.splitlines() for s in _split_line(line)]
 
 
 def _own_number(record: Record | None) -> re.Pattern[str] | None:
@@ -128,7 +147,7 @@ def strip_outcome_sentences(text: str, *, record: Record | None = None) -> tuple
     flagged = {hit.sentence for hit in find_outcome_language(text, record=record)}
     lines, removed = [], 0
     for line in text.splitlines():
-        kept = [s.strip() for s in _SENTENCE_END.split(line) if s.strip()]
+        kept = _split_line(line)
         removed += sum(1 for s in kept if s in flagged)
         kept = [s for s in kept if s not in flagged]
         if kept:
@@ -241,9 +260,7 @@ def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[
     press = record is None or record.body != "unga"  # an Assembly description is a title, not press
     for line in unwrap(raw).splitlines():
         kept = []
-        for sentence in (s.strip() for s in _SENTENCE_END.split(line)):
-            if not sentence:
-                continue
+        for sentence in _split_line(line):
             rewritten, reasons = neutralise_sentence(sentence, first=first, press=press)
             if not rewritten:  # a headline, or the text's own adoption: dropped whole
                 changes.append(ContextChange(sentence, None, reasons))

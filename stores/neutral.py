@@ -202,12 +202,23 @@ _PAST = re.compile(
     r"has|had)|\s*,[^,]{1,120},)*)"
     rf"(?P<mid>(?:\s+{_ADVERB})*)\s+(?P<verb>{_WORD})\b(?!\s+by\b)"
 )
+_PAST_AT_START = re.compile(_PAST.pattern.replace(r"(?P<intro>(?:.{0,300}?,\s+)?)", "(?P<intro>)", 1))
 _NOT_PAST = frozenset({"be", "have", "do"})
 
 
 def _past(sentence: str) -> str:
-    match = _PAST.match(sentence)
-    if not match or not match["verb"].endswith(("ed", "ook", "ade", "ew", "ave", "ent", "ut", "et")):
+    # The sentence's own subject first: "The Security Council extended the mandate of X, the body
+    # mandated to …" is about what the Council did, not the body (the optional intro, tried
+    # first, took the last clause and left "extended" as it was).
+    for pattern in (_PAST_AT_START, _PAST):
+        match = pattern.match(sentence)
+        if match is not None and (rewritten := _past_from(sentence, match)) != sentence:
+            return rewritten
+    return sentence
+
+
+def _past_from(sentence: str, match: re.Match[str]) -> str:
+    if not match["verb"].endswith(("ed", "ook", "ade", "ew", "ave", "ent", "ut", "et")):
         return sentence
     verb = base_form(match["verb"], past_only=False)
     if verb is None or verb in _NOT_PAST or verb == match["verb"].lower():
@@ -236,7 +247,10 @@ def _tidy(sentence: str) -> str:
 
 
 _WEEKDAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
-_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.)"
+)
 # When the press says the Council acted: a draft's description has no date of its own.
 _WHEN = (
     rf"(?:today|yesterday|tonight|earlier today|last (?:week|month)|this (?:morning|afternoon|evening|week)|"
@@ -259,7 +273,7 @@ _PRESS_FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (
             r"^(?:[A-Z][A-Za-z.]*(?: [A-Z][A-Za-z.]*)*(?: \[[A-Z]+\])?,\s+)?"
             rf"(?:{_MONTH} \d{{1,2}}|\d{{1,2}} {_MONTH}(?: \d{{4}})?)"
-            r"\s*\([A-Za-z][\w ]*\)\s*(?::|[—–-]{1,2})?\s*",
+            r"\s*\([A-Za-z][\w /]*\)\s*(?::|[—–-]{1,2})?\s*",  # (Xinhua), (ANI/Xinhua)
             "",
             "dateline",
         ),

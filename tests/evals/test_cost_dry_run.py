@@ -8,6 +8,7 @@ the real run, every call is answered by the cache and costs nothing.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from contextlib import closing
@@ -76,13 +77,30 @@ def test_the_dry_run_counts_the_calls_the_real_run_sends(
 
     real = runner.invoke(app, command)
     assert real.exit_code == 0, real.output
-    assert server.count() == calls  # exactly the calls the dry run counted
-    assert cached(isolated_home) == calls  # and the ones it counted as free were asked once: cached
+    sent = server.count()
+    # exactly the calls the dry run counted; where debias cells share a reflection, within the shared
+    # ones (docs/cost.md: whether two rehearsals answered alike only the real answers say)
+    assert abs(sent - calls) <= shared_reflections(isolated_home)
+    if test not in ("study", "ablate"):
+        assert sent == calls
+    assert cached(isolated_home) == sent  # and the ones it counted as free were asked once: cached
 
     again = runner.invoke(app, [*command[:-2], "--run-id", f"cost-{test}-again", "--dry-run", *PRICED])
     assert again.exit_code == 0, again.output
     assert totals(again.stdout) == (0, calls + free, 0.0)  # every call answered by the cache: free
-    assert server.count() == calls
+    assert server.count() == sent
+
+
+def shared_reflections(home: Path) -> int:
+    """Reflections on one precedent for one sample asked in more than one debias cell of the command."""
+    with closing(sqlite3.connect(home / "runs.sqlite")) as conn:
+        rows = conn.execute("SELECT run_id, item, persona, repeat, extra FROM samples").fetchall()
+    cells: dict[tuple[str, str, int, str], set[str]] = {}
+    for run_id, item, persona, repeat, extra in rows:
+        for call in json.loads(extra or "{}").get("calls", []):
+            if call.get("node") == "reflect":
+                cells.setdefault((item, persona, repeat, call["precedent"]), set()).add(run_id)
+    return sum(len(runs) - 1 for runs in cells.values())
 
 
 def test_a_resumed_run_s_dry_run_counts_only_what_is_left(

@@ -134,3 +134,21 @@ def test_reflection_prompt_quotes_like_the_vote_prompts(corpus: Corpus) -> None:
         calls = _calls(corpus, "S/2017/172", ["S/2016/1026"], prompts=prompts, persona="RUS")
         rehearsal, reflection = (_text(c) for c in calls[:2])
         assert quote in rehearsal and quote in reflection, prompts
+
+
+def test_no_rehearsal_prompt_in_the_record_reads_like_an_adopted_texts_press(corpus: Corpus) -> None:
+    """Every text a debias run may rehearse (the whole pool), as ask_vote builds its prompt: press
+    datelines such as "UNITED NATIONS, Aug. 29 (Xinhua) --" or "New York [US], November 4
+    (ANI/Xinhua):" once hid "The Council renewed …" from the rewrite into the draft's voice."""
+    from nationbias.graphs.vote import vote_messages
+
+    pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
+    assert len(pool) > 600
+    found = []
+    for record in pool:
+        messages = vote_messages(
+            record, "USA", template="rehearsal_vote", date=str(record.date), history="", previous_votes=""
+        )
+        context = "\n".join(m["content"] for m in messages).split("- context of", 1)[1]
+        found += [(record.id, p) for p in PRESS_VOICE if re.search(p, context)]
+    assert found == []

@@ -107,3 +107,36 @@ def test_the_fallback_drops_a_line_that_names_the_items_own_resolution() -> None
         topic="Settlements",
     )
     assert fallback_text(record) == "Topic: Settlements"
+
+
+def test_an_abbreviation_does_not_end_a_sentence() -> None:
+    text = (
+        "It extends until Aug. 31, 2019 the mandate. Mr. Feltman spoke. "
+        "The U.N. Security Council met at 3 p.m. "
+        "Then Koffi A. Afande (Togo) spoke, e.g. on aid. Talks resume."
+    )
+    assert split_sentences(text) == [
+        "It extends until Aug. 31, 2019 the mandate.",
+        "Mr. Feltman spoke.",
+        "The U.N. Security Council met at 3 p.m.",
+        "Then Koffi A. Afande (Togo) spoke, e.g. on aid.",
+        "Talks resume.",
+    ]
+    # joined through an abbreviation, an outcome sentence still goes whole, never a fragment of it
+    assert strip_outcome_sentences("Aid flows. It was vetoed on Sept. 5 by one member. Talks resume.") == (
+        "Aid flows. Talks resume.",
+        1,
+    )
+
+
+def test_no_prompt_text_begins_with_a_date_fragment(corpus) -> None:  # type: ignore[no-untyped-def]
+    """S/2018/785 read "…until Sept." and "30, 2019 the mandate…" as two sentences."""
+    from nationbias.stores.leak import context_for_prompt
+
+    fragments = [
+        (record.id, sentence)
+        for record in corpus.records  # the drafts and every precedent a debias prompt may quote
+        for sentence in split_sentences(context_for_prompt(record).text)
+        if sentence[:1].isdigit() and sentence.split()[0].rstrip(",").isdigit() and "," in sentence[:6]
+    ]
+    assert fragments == []

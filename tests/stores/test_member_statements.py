@@ -41,7 +41,11 @@ def test_follow_on_sentences_stay_with_their_speaker(corpus: Corpus) -> None:
     record = corpus.get("S/2016/493") if any(r.id == "S/2016/493" for r in corpus.records) else None
     assert record is not None and record.press_excerpt is not None
     [russia] = [s for s in statements_for(record, "RUS") if s.source == "press_excerpt"]
-    assert russia.text.startswith("Iliichev (Russian Federation) said") and "He recalled" in russia.text
+    # the whole sentence, not cut after the initial in "Petr V. Iliichev"
+    assert russia.text.startswith(
+        "Speaking after the resolution’s adoption, Petr V. Iliichev (Russian Federation) said"
+    )
+    assert "He recalled" in russia.text
 
 
 def test_coverage_over_the_drafts(corpus: Corpus) -> None:

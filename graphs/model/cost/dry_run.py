@@ -8,11 +8,14 @@ other call is counted and priced, and answered with a placeholder of the schema'
 leaving; an identical call later in the run is then free, as the cache would make it. Nothing is
 sent and nothing is written to the real stores (the command runs under stores/scratch.py).
 
-What is exact and what is not: the number of calls and, with the model's tokenizer
+What is exact and what is not: the number of calls (but see below) and, with the model's tokenizer
 (graphs/model/cost/tokens.py), the prompt tokens of every prompt that depends only on the data. A prompt built
 from an earlier placeholder answer (the debiased vote's history of rehearsals and reflections) is
 as long as that answer makes it: an estimate. Completion tokens are always an estimate: the mean of
 this model's cached answers when there are enough of them, else half of each call's budget.
+The one call count that depends on answers: a reflection's prompt holds the rehearsal's label, not its
+history, so when several debias cells (``study``, ``ablate``) reflect on the same precedent, the real
+run asks once where the rehearsals answered alike and twice where not; placeholders cannot know which.
 """
 
 from __future__ import annotations
