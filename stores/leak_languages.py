@@ -1,7 +1,8 @@
 """The leak guard for a record's text translated into another UN language (``--translate-with``).
 
 A translator sees only the English text the guard already cleaned
-(:func:`nationbias.stores.leak.context_for_prompt`), but a model may add what it knows ("the draft was vetoed by …") or turn a neutral clause into an outcome.
+(:func:`nationbias.stores.leak.context_for_prompt`), but a model may add what it knows ("the draft was
+vetoed by …") or turn a neutral clause into an outcome.
 :data:`OUTCOME_MARKERS` are each language's words for a tally, a veto, votes cast, an abstention, a text
 adopted, rejected or not adopted and the counterfactual ("would have been"); :func:`strip_translated_outcomes`
 removes every translated sentence that carries one of them, or one of the English markers (a translator may
