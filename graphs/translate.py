@@ -3,7 +3,8 @@
 The drafts exist in English only. By default a run in another language quotes them in English; with a
 translator named, the text a model reads (the leak-guarded text of
 :func:`nationbias.stores.text_budget.prompt_text`, so the translator never sees an outcome sentence
-either, and a precedent's summary and action items) is translated once per (text, language, translator, template) before the run starts, by the named model at
+either, and a precedent's summary and action items) is translated once per (text, language, translator,
+template) before the run starts, by the named model at
 temperature 0 with the versioned ``translate`` template, and kept in ``translations.sqlite``
 (stores/translations.py). Each translation then goes through the language's leak guard
 (stores/leak_languages.py): a sentence with an outcome marker is removed whole and counted.
