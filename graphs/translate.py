@@ -33,7 +33,13 @@ from nationbias.stores.records import Record
 from nationbias.stores.text_budget import prompt_text
 from nationbias.stores.translations import Translation, TranslationStore
 
-TRANSLATION_MAX_TOKENS = 2048  # a 3,000-character text in Chinese or Arabic, with room
+TRANSLATION_MAX_TOKENS = 4096  # the most a translation may take (a 3,000-character text in Arabic)
+
+
+def translation_budget(text: str) -> int:
+    """Tokens a translation of ``text`` may take: about one per source character, which a faithful
+    translation into any of the six languages stays under, and which cuts a model that loops early."""
+    return min(TRANSLATION_MAX_TOKENS, len(text) + 64)
 TRANSLATE_CONCURRENCY = 4
 
 
@@ -144,7 +150,7 @@ async def translate_texts(
             result = await translator.call(
                 translation_messages(text, language=language, prompt=prompt),
                 repeat=0,
-                max_tokens=TRANSLATION_MAX_TOKENS,
+                max_tokens=translation_budget(text),
             )
         counts["asked"] += 1
         answer = (result.answer or "").strip()
