@@ -141,9 +141,21 @@ def test_a_second_run_reuses_the_stored_translations_and_a_resume_keeps_the_tran
     server = fault_server(responder=script)
     assert CliRunner().invoke(app, _args(server.base_url, "fr", "one")).exit_code == 0
     first = len(script.sent("translator"))
-    again = CliRunner().invoke(app, _args(server.base_url, "fr", "two"))
-    assert again.exit_code == 0, again.output
+    again = run(  # the library, against the same server: the store answers
+        "vote",
+        model="openai-compatible:voter",
+        base_url=server.base_url,
+        translate_with="openai-compatible:translator",
+        language="fr",
+        limit=2,
+        repeats=1,
+        personas="USA",
+        run_id="two",
+        show_progress=False,
+    )
+    assert again.ok == 2
     assert len(script.sent("translator")) == first  # nothing asked again
+    assert all(FAITHFUL["fr"] in p and INJECTED["fr"] not in p for p in script.sent("voter"))
     config = RunStore().get_run("two")
     assert config["translation"]["asked"] == 0 and config["translation"]["from_store"] == first
     quoted = [a for a in _args(server.base_url, "fr", "two") if a not in ("--translate-with",)]
@@ -231,19 +243,43 @@ def test_the_library_guard_clears_the_tests_outcome_words_from_translated_text(l
 
 
 @pytest.mark.timeout(900)
-def test_the_embedded_model_translates_a_vote_prompt(
+def test_the_embedded_model_as_translator_is_asked_and_its_looping_answer_is_refused(
     isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("NATIONBIAS_LLAMA_THREADS", "1")
+    """local:smollm2 really translates the first draft's text (at temperature 0, deterministic): the small
+    model repeats one French phrase until its token budget (about one token per source character) runs
+    out. A cut-off translation is a failed one: the run does not start, nothing is stored, and the
+    message says so; never the English text in its place."""
+    monkeypatch.setenv("NATIONBIAS_LLAMA_THREADS", "2")
     args = ["run", "vote", "-m", "fake:hash", "--limit", "1", "--repeats", "1", "--personas", "USA"]
     out = CliRunner().invoke(
         app, [*args, "--language", "fr", "--translate-with", "local:smollm2", "--run-id", "emb"]
     )
+    assert out.exit_code == 2, out.output
+    assert "--translate-with local:smollm2: 1 of 1 texts not translated into fr" in out.output
+    assert "cut off" in out.output
+    assert TranslationStore().count() == 0
+    with pytest.raises(RunNotFoundError):
+        RunStore().get_run("emb")
+
+
+def test_ablate_and_study_translate_the_runs_in_another_language(isolated_home: Path) -> None:
+    """`ablate` passes the translator to its cells; `study --languages en,fr` to its French runs only (the
+    English ones quote nothing), and a study with English alone refuses it."""
+    base = ["--model", "fake:hash", "--limit", "1", "--repeats", "1", "--translate-with", "fake:hash"]
+    out = CliRunner().invoke(
+        app, ["ablate", *base, "--language", "ru", "--run-id", "ab", "--k", "1", "--reflexion", "off"]
+    )
     assert out.exit_code == 0, out.output
-    config = RunStore().get_run("emb")
-    assert config["text_language"] == "fr (translated by local:smollm2)"
-    assert config["translation"]["asked"] == 1
-    prompt = RunStore().samples_frame("emb")["messages"].iloc[0][-1]["content"]
-    assert "traduit de l'anglais par un modèle" in prompt
-    assert words_in(prompt, "fr") == [] and markers_in(prompt) == []
-    assert TranslationStore().count() == 1
+    store = RunStore()
+    config = store.get_run("ab-debias-k1-norf-keyword")
+    assert config["text_language"] == "ru (translated by fake:hash)"
+    refused = CliRunner().invoke(app, ["study", *base, "--run-id", "st-en"])
+    assert refused.exit_code == 2 and "--translate-with" in refused.output and "--language" in refused.output
+    out = CliRunner().invoke(
+        app, ["study", *base, "--languages", "en,fr", "--personas", "USA", "--run-id", "st"]
+    )
+    assert out.exit_code == 0, out.output
+    assert store.get_run("st-vote")["text_language"] == "en"
+    assert store.get_run("st-fr-vote")["text_language"] == "fr (translated by fake:hash)"
+    assert store.get_run("st-fr-directqa")["text_language"] == "en (quoted)"  # no record text to translate
