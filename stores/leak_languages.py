@@ -26,7 +26,7 @@ OUTCOME_MARKERS: dict[str, dict[str, tuple[str, ...]]] = {
     "fr": {
         "tally": (rf"\b{_N}\s+voix\b", r"\bpar \d+ voix\b", rf"\b{_N}\s*[-–—]\s*{_N}\s*[-–—]\s*{_N}\b"),
         "veto": (r"\bveto\b", r"\bvéto\b", r"\bopposé son veto\b"),
-        "voted": (r"\bvot(?:é|ée|és|ées|èrent|a|ait|aient)\b", r"\bmis(?:e|es)? aux voix\b", r"\bscrutin\b"),
+        "voted": (r"\bvot(?:é|ée|és|ées|èrent|a|ait|aient)\b", r"\bmis(?:e|es)? aux voix\b"),
         "abstained": (r"\babstenu(?:e|s|es)?\b", r"\babstentions?\b", r"\bs'abst(?:ient|iennent|int)\b"),
         "adopted": (r"\badopt(?:é|ée|és|ées)\b", r"\bapprouv(?:é|ée|és|ées)\b", r"\bunanimit(?:é|e)\b"),
         "failed": (
@@ -74,8 +74,8 @@ OUTCOME_MARKERS: dict[str, dict[str, tuple[str, ...]]] = {
         "veto": (r"否决",),
         "voted": (r"投票", r"表决", r"投了"),
         "abstained": (r"弃权",),
-        "adopted": (r"通过", r"一致", r"批准"),
-        "failed": (r"未能", r"未获", r"拒绝", r"失败"),
+        "adopted": (r"通过", r"一致(?:通过|同意|赞成)", r"(?:获|被|已)批准"),
+        "failed": (r"未能", r"未获", r"(?:被|遭)拒绝", r"(?:表决|草案|决议)[^。]{0,6}失败"),
         "counterfactual": (r"本应", r"本来会", r"本将"),
     },
     "ar": {
@@ -83,7 +83,7 @@ OUTCOME_MARKERS: dict[str, dict[str, tuple[str, ...]]] = {
         "veto": (r"فيتو", r"النقض"),
         "voted": (r"صوّ?ت(?:ت|وا)?\b", r"التصويت", r"تصويت"),
         "abstained": (r"امتن?ع", r"الامتناع"),
-        "adopted": (r"اعتُ?مد", r"اعتماد", r"بالإجماع", r"أُ?قر"),
+        "adopted": (r"اعتُ?مد", r"اعتماد", r"بالإجماع"),
         "failed": (r"رُ?فض", r"فشل", r"لم يُ?عتمد", r"أخفق"),
         "counterfactual": (r"لكان", r"لو (?:اعتُ?مد|أُ?قر)"),
     },

@@ -21,12 +21,12 @@ from nationbias.evals.api import run
 from nationbias.evals.cli.main import app
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS
-from nationbias.prompts.registry import TRANSLATED_CLAUSES, translation_prompt
+from nationbias.prompts.registry import TRANSLATED_CLAUSES, PromptError, prompt_set, translation_prompt
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.leak_languages import strip_translated_outcomes
 from nationbias.stores.runstore import RunNotFoundError, RunStore
 from nationbias.stores.text_budget import prompt_text
-from nationbias.stores.translations import TranslationStore
+from nationbias.stores.translations import Translation, TranslationStore
 from tests.graphs.test_prompts_languages import words_in
 from tests.graphs.test_prompts_leak_free import markers_in
 from tests.support.fixtures import FaultServerFactory
@@ -283,3 +283,35 @@ def test_ablate_and_study_translate_the_runs_in_another_language(isolated_home: 
     assert store.get_run("st-vote")["text_language"] == "en"
     assert store.get_run("st-fr-vote")["text_language"] == "fr (translated by fake:hash)"
     assert store.get_run("st-fr-directqa")["text_language"] == "en (quoted)"  # no record text to translate
+
+
+def test_every_vote_template_in_translate_mode_says_the_text_was_translated() -> None:
+    for language, clauses in TRANSLATED_CLAUSES.items():
+        for name in ("structured", "paper", "paper-symbols", "assembly"):
+            quoted = prompt_set(name, language=language)
+            translated = quoted.with_translated_text()
+            for template in ("persona_vote", "rehearsal_vote", "final_vote"):
+                before, after = quoted.get(template), translated.get(template)
+                text = after.system + after.user
+                assert not any(q in text for q, _ in clauses), (language, name, template)
+                assert any(t in text for _, t in clauses), (language, name, template)
+                assert after.sha256 != before.sha256 and after.ref != before.ref
+    with pytest.raises(PromptError, match="other than en"):
+        prompt_set("structured").with_translated_text()
+
+
+def test_the_store_keeps_a_translation_per_translator_and_template_and_never_an_empty_one(
+    isolated_home: Path,
+) -> None:
+    store = TranslationStore()
+    kept = Translation(
+        "The draft would demand.", "fr", "fake:a", "translate@v1:x", "sha-x", "Il exigerait.", "Il exigerait."
+    )
+    store.put(kept)
+    key = {"language": "fr", "translator": "fake:a", "template_sha256": "sha-x"}
+    assert store.get("The draft would demand.", **key) == kept
+    assert store.get("The draft would demand.", **{**key, "translator": "fake:b"}) is None
+    assert store.get("The draft would demand.", **{**key, "template_sha256": "sha-y"}) is None
+    with pytest.raises(ValueError, match="never stored"):
+        store.put(Translation("Other.", "fr", "fake:a", "translate@v1:x", "sha-x", "  ", ""))
+    assert store.count() == 1
