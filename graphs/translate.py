@@ -40,6 +40,8 @@ def translation_budget(text: str) -> int:
     """Tokens a translation of ``text`` may take: about one per source character, which a faithful
     translation into any of the six languages stays under, and which cuts a model that loops early."""
     return min(TRANSLATION_MAX_TOKENS, len(text) + 64)
+
+
 TRANSLATE_CONCURRENCY = 4
 
 
