@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from nationbias.evals.api import run
+from nationbias.evals.api import report, run
 from nationbias.evals.cli.main import app
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS
@@ -209,6 +209,9 @@ def test_the_library_translates_the_debias_prompts_and_the_precedents_summaries(
         text = call["messages"][-1]["content"]
         assert re.search(r"fake answer \d+", text)  # the fake translator's words
         assert "由模型从英文译出" in text and "以其原文英文引用" not in text
+    page = report(["lib-debias"], out=isolated_home / "report").read_text(encoding="utf-8")
+    assert "zh (translated by fake:hash)" in page  # the run table names the mode…
+    assert "translated into zh by fake:hash" in page  # …and the note under it says who and how
     history = [h for extra in frame["extra"] for h in extra["history"]]
     assert history and all(re.fullmatch(r"fake answer \d+", h["summary"]) for h in history if h["summary"])
 
@@ -283,6 +286,8 @@ def test_ablate_and_study_translate_the_runs_in_another_language(isolated_home: 
     assert store.get_run("st-vote")["text_language"] == "en"
     assert store.get_run("st-fr-vote")["text_language"] == "fr (translated by fake:hash)"
     assert store.get_run("st-fr-directqa")["text_language"] == "en (quoted)"  # no record text to translate
+    page = report(["st-vote", "st-fr-vote"], out=isolated_home / "report").read_text(encoding="utf-8")
+    assert "own text is translated by fake:hash into fr" in page  # the language section
 
 
 def test_every_vote_template_in_translate_mode_says_the_text_was_translated() -> None:
