@@ -105,13 +105,13 @@ def test_the_wire_prompt_shows_the_translation_without_the_outcome_the_translato
     assert all(not markers_in(a.split("\n\n", 1)[1]) for a in asked)
     votes = script.sent("voter")
     assert len(votes) == 2
-    clause = TRANSLATED_CLAUSES[language][0][1]
+    clauses = [translated for _, translated in TRANSLATED_CLAUSES[language]]
     for prompt in votes:
         assert FAITHFUL[language] in prompt  # the translation is shown…
         assert not any(text in prompt for text in english)  # …never the English text as well
         assert INJECTED[language] not in prompt
         assert words_in(prompt, language) == [] and markers_in(prompt) == [], prompt
-        assert clause in prompt.replace("traduite", "traduit").replace("traducida", "traducido")
+        assert any(clause in prompt for clause in clauses)  # the prompt says the text was translated
     config = RunStore().get_run("tr")
     assert config["text_language"] == f"{language} (translated by openai-compatible:translator)"
     assert config["prompt_versions"]["translate"] == translation_prompt().ref
