@@ -21,7 +21,7 @@ from nationbias.evals.batch_mode import check_batch, run_test
 from nationbias.evals.bias_tests import RunContext, RunRequest, get_test
 from nationbias.evals.bias_tests.base import test_bodies
 from nationbias.evals.errors import UsageError
-from nationbias.evals.inputs import check_model, check_prompts, make_client, new_run_id
+from nationbias.evals.inputs import check_model, check_prompts, check_translate, make_client, new_run_id
 from nationbias.graphs.study.options import RunOptions
 from nationbias.stores.bundled import using_data
 
@@ -90,6 +90,12 @@ async def arun(
             )
         check_model(model, base_url=run.base_url)  # a bad spec or key fails first
         chosen = for_body(check_prompts(run.prompts, language=run.language), run.body)
+        translate_url = run.translate_base_url or run.base_url
+        check_translate(run.translate_with, language=chosen.language, base_url=translate_url)
+        # --translate-with: only a test that shows a record's text translates it (the vote and debias)
+        translates = run.translate_with is not None and getattr(bias, "translates", False)
+        if translates:
+            chosen = chosen.with_translated_text()
         check_budget(run.reasoning_max_tokens)
         check_timeout(run.timeout)
         check_every(run.progress_every)
@@ -111,6 +117,12 @@ async def arun(
         judge_client = None
         if run.judge is not None:
             judge_client = make_client(run.judge, base_url=judge_url, no_cache=run.no_cache, **budget)
+        translator = None
+        if translates:
+            assert run.translate_with is not None
+            translator = make_client(
+                run.translate_with, base_url=translate_url, no_cache=run.no_cache, **budget
+            )
         ctx = RunContext(
             request=request,
             run_id=rid,
@@ -119,6 +131,7 @@ async def arun(
             store=store,
             client=client,
             judge=judge_client,
+            translator=translator,
             inputs=inputs,
         )
         with store.lease(rid, notify=_notice), hooks.running():  # a second process refuses here

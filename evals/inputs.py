@@ -6,6 +6,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
+from nationbias.evals.errors import UsageError
 from nationbias.graphs.model.budget import DEFAULT_REASONING_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from nationbias.stores.domain import slug
 
@@ -60,3 +61,16 @@ def check_prompts(name: str, *, language: str | None = None) -> Any:
     from nationbias.prompts import prompt_set
 
     return prompt_set(name, language=language)
+
+
+def check_translate(translate_with: str | None, *, language: str, base_url: Any = None) -> None:
+    """``--translate-with`` names a model that translates the record's text into ``--language``: with
+    English there is nothing to translate into, so the pair is refused, naming both options."""
+    if translate_with is None:
+        return
+    if language == "en":
+        raise UsageError(
+            f"--translate-with {translate_with} translates the record's text into --language, and --language "
+            "is en (the default): choose --language ar, zh, fr, ru or es, or drop --translate-with"
+        )
+    check_model(translate_with, base_url=base_url)

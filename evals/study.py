@@ -17,13 +17,13 @@ from nationbias.evals.api import QUIET, Hooks, arun, sync
 from nationbias.evals.bias_tests import RunRequest, bias_tests, get_test
 from nationbias.evals.bias_tests.base import study_part, test_bodies
 from nationbias.evals.errors import UsageError
-from nationbias.evals.inputs import check_prompts, new_run_id
+from nationbias.evals.inputs import check_prompts, check_translate, new_run_id
 from nationbias.graphs.study.options import RunOptions, body_personas
 from nationbias.graphs.study.sampling import SampleOptions, check_body
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
 from nationbias.stores.bundled import using_data
-from nationbias.stores.domain import ASSOCIATION, DEBIAS, DIRECTQA, KEYWORD_THRESHOLD, slug
+from nationbias.stores.domain import ASSOCIATION, DEBIAS, DEFAULT_LANGUAGE, DIRECTQA, KEYWORD_THRESHOLD, slug
 
 ABLATED = DEBIAS  # the test the ablation's cells configure
 
@@ -208,6 +208,11 @@ def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
     """Every run of a study, in order: each test of the plan (``<prefix>-<test>``), then the cells
     (with the judge when their prompts need one: a free-text final vote the rules cannot read)."""
     plan = plan.updated(personas=body_personas(plan.personas, check_body(plan.body)))
+    translate = plan.translate_with  # --translate-with: for the runs in a language other than English
+    if translate is not None and plan.language == DEFAULT_LANGUAGE:
+        others = [code for code in plan.other_languages() if code != DEFAULT_LANGUAGE]
+        check_translate(translate, language=others[0] if others else DEFAULT_LANGUAGE)  # none: refused
+        plan = plan.updated(translate_with=None)
     chosen = for_body(check_prompts(plan.prompts, language=plan.language), plan.body)
     tests = [
         Planned(
@@ -218,7 +223,14 @@ def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
     ]
     for language in plan.other_languages():  # the same tests asked again (``<prefix>-<language>-<test>``)
         tests += [
-            Planned(t.test, t.options.updated(language=language, run_id=f"{prefix}-{language}-{t.test}"))
+            Planned(
+                t.test,
+                t.options.updated(
+                    language=language,
+                    run_id=f"{prefix}-{language}-{t.test}",
+                    translate_with=translate if language != DEFAULT_LANGUAGE else None,
+                ),
+            )
             for t in tests
             if t.options.language == plan.language
         ]

@@ -137,9 +137,15 @@ def sent_segment(record: Record, *, prompts: PromptSet, context_chars: int = MAX
     """The part of a precedent's rehearsal prompt that is the text's own: from its "context of …"
     line to the end of the text, as :func:`nationbias.graphs.vote.vote_messages` renders it."""
     template = prompts.get("rehearsal_vote")
-    values = {"date": record.date.isoformat(), "history": "", "previous_votes": NO_HISTORY}
     messages = vote_messages(
-        record, "USA", template="rehearsal_vote", context_chars=context_chars, prompts=prompts, **values
+        record,
+        "USA",
+        template="rehearsal_vote",
+        context_chars=context_chars,
+        prompts=prompts,
+        date=record.date.isoformat(),
+        history="",
+        previous_votes=NO_HISTORY,
     )
     content = messages[-1]["content"]
     start = content.rfind("- context of ")

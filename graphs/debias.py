@@ -22,6 +22,7 @@ from nationbias.graphs.labels.parsing import json_object
 from nationbias.graphs.labels.vote import vote_rules
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.translate import TranslatedTexts
 from nationbias.graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import Precedent, Retriever
@@ -104,6 +105,7 @@ class DebiasDeps:
     retriever: Retriever
     options: DebiasOptions
     prompts: PromptSet = field(default_factory=prompt_set)
+    texts: TranslatedTexts | None = None  # --translate-with: the record texts and summaries translated
     _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
     _later: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
@@ -137,6 +139,10 @@ class DebiasDeps:
                 chosen = [p for part in kept.values() for p in part]
                 return sorted(chosen, key=lambda p: (p.record.date, p.record.id))
             depth = min(depth * 4, len(self.pool))
+
+    def shown(self, text: str) -> str:
+        """A record's text or a precedent's summary as a prompt shows it: translated in translate mode."""
+        return text if self.texts is None or not text else self.texts.shown(text)
 
     def later_ids(self, target: Record) -> frozenset[str]:
         """The ids of the items voted on or after ``target``: a statement that names one is dropped."""
@@ -199,6 +205,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             repeat=state["repeat"],
             template="rehearsal_vote",
             prompts=deps.prompts,
+            texts=deps.texts,
             date=precedent["date"],
             history=history_block(state["history"], reflexion=opts.reflexion, language=language),
             previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion, language=language),
@@ -233,8 +240,8 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         messages = deps.prompts.get("reflexion").render(
             nation=persona_name(state["persona"]),
             label=prompt_label(record),
-            summary=(aug.summary if aug else "") or "(no summary)",
-            action_items=(aug.action_items if aug else "") or "(none extracted)",
+            summary=deps.shown(aug.summary if aug else "") or "(no summary)",
+            action_items=deps.shown(aug.action_items if aug else "") or "(none extracted)",
             outcome=_outcome(precedent),
             predicted=state["pending"]["predicted"],
             truth=precedent["truth"],
@@ -266,8 +273,8 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             "symbol": precedent.get("symbol"),
             "date": precedent["date"],
             "outcome": _outcome(precedent),
-            "summary": aug.summary if aug else "",
-            "action_items": aug.action_items if aug else "",
+            "summary": deps.shown(aug.summary if aug else ""),
+            "action_items": deps.shown(aug.action_items if aug else ""),
             "predicted": state["pending"]["predicted"],
             "truth": precedent["truth"],
         }
@@ -290,6 +297,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             repeat=state["repeat"],
             template="final_vote",
             prompts=deps.prompts,
+            texts=deps.texts,
             history=history,
             previous_votes=previous_votes,
         )

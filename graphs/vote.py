@@ -11,6 +11,7 @@ from nationbias.graphs.labels.parsing import VOTE_SCHEMA, json_object
 from nationbias.graphs.labels.vote import parse_judge_vote, vote_judge_schema, vote_rules
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.translate import TranslatedTexts
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.corpus import context_for_prompt, p5_vote
 from nationbias.stores.countries import name_for
@@ -104,6 +105,7 @@ def vote_messages(
     template: str = "persona_vote",
     context_chars: int = MAX_CONTEXT_CHARS,
     prompts: PromptSet | None = None,
+    texts: TranslatedTexts | None = None,
     **values: str,
 ) -> list[dict[str, str]]:
     """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind,
@@ -111,17 +113,19 @@ def vote_messages(
     ``nationbias.stores.text_budget``).
 
     Each set's template takes what it names: the structured set the label and the context's kind,
-    the paper's set the quoted symbol, the ``paper-symbols`` set the draft symbol.
+    the paper's set the quoted symbol, the ``paper-symbols`` set the draft symbol. With ``texts``
+    (``--translate-with``: graphs/translate.py) the context is its translation, prepared before the run.
     """
     text = prompt_text(record, budget=context_chars)
     prompt = (prompts or prompt_set()).get(template)
+    context = text.text if texts is None else texts.shown(text.text)
     offered = {
         "nation": persona_name(persona),
         "label": prompt_label(record),
         "symbol": symbol(record),
         "draft_symbol": draft_symbol(record),
         "context_kind": text.label,
-        "context": text.text,
+        "context": context,
         **values,
     }
     return prompt.render(**{k: v for k, v in offered.items() if k in prompt.fields})
@@ -135,13 +139,20 @@ async def ask_vote(
     repeat: int,
     template: str = "persona_vote",
     prompts: PromptSet | None = None,
+    texts: TranslatedTexts | None = None,
     **values: str,
 ) -> tuple[list[dict[str, str]], CallResult]:
     """Render a vote prompt and ask; every vote in every graph comes here. The structured set asks
     for a schema-constrained vote, a free-text set (the paper's) sends no schema."""
     prompts = prompts or prompt_set()
     messages = vote_messages(
-        record, persona, template=template, context_chars=client.spec.context_chars, prompts=prompts, **values
+        record,
+        persona,
+        template=template,
+        context_chars=client.spec.context_chars,
+        prompts=prompts,
+        texts=texts,
+        **values,
     )
     schema = None if prompts.free_text else VOTE_SCHEMA
     result = await client.call(
@@ -239,6 +250,7 @@ class VoteDeps:
     records: dict[str, Record]
     prompts: PromptSet = field(default_factory=prompt_set)
     judge: ModelClient | None = None  # reads the free-text votes the rules cannot
+    texts: TranslatedTexts | None = None  # --translate-with: the record texts in the prompts' language
 
 
 def build_vote_graph(deps: VoteDeps) -> Any:
@@ -247,7 +259,12 @@ def build_vote_graph(deps: VoteDeps) -> Any:
     async def answer(state: VoteState) -> VoteState:
         record = deps.records[state["record_id"]]
         messages, result = await ask_vote(
-            deps.client, record, state["persona"], repeat=state["repeat"], prompts=deps.prompts
+            deps.client,
+            record,
+            state["persona"],
+            repeat=state["repeat"],
+            prompts=deps.prompts,
+            texts=deps.texts,
         )
         return {"messages": messages, "answer": result}
 

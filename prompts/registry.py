@@ -40,6 +40,38 @@ REVIEWED_LANGUAGES = frozenset({DEFAULT_LANGUAGE})
 UNREVIEWED_NOTE = "not yet reviewed by a native speaker"
 # How a run in another language shows the record's own text (the drafts exist in English only).
 QUOTED_TEXT = "en (quoted)"
+TRANSLATE_FOLDER = (
+    TEMPLATE_DIR / "translate"
+)  # the one template a translator is asked with (--translate-with)
+TextMode = Literal["quoted", "translated"]
+# --translate-with: the words a template in each language says the record's text is in. A set's vote templates
+# say it is "quoted in English, its original language"; with the text translated they say instead that a
+# model translated it from English. Each pair (quoted, translated) is the same clause in two states; the
+# English back-translation of each translated clause is "translated from English by a model".
+TRANSLATED_CLAUSES: dict[str, tuple[tuple[str, str], ...]] = {
+    "fr": (
+        ("cité en anglais, sa langue d'origine", "traduit de l'anglais par un modèle"),
+        ("citée en anglais, sa langue d'origine", "traduite de l'anglais par un modèle"),
+    ),
+    "es": (
+        ("citado en inglés, su idioma original", "traducido del inglés por un modelo"),
+        ("citada en inglés, su idioma original", "traducida del inglés por un modelo"),
+    ),
+    "ru": (
+        ("приведён на английском, языке оригинала", "переведён с английского моделью"),
+        ("приведено на английском, языке оригинала", "переведено с английского моделью"),
+    ),
+    "zh": (("以其原文英文引用", "由模型从英文译出"),),
+    "ar": (("مقتبسًا بالإنجليزية، لغته الأصلية", "مترجمًا من الإنجليزية بواسطة نموذج"),),
+}
+
+
+def text_language(language: str, translator: str | None = None) -> str:
+    """How a run config and the report name the language of the record's own text: ``en``, ``en (quoted)``
+    or ``fr (translated by local:smollm2)``."""
+    if language == DEFAULT_LANGUAGE:
+        return DEFAULT_LANGUAGE
+    return QUOTED_TEXT if translator is None else f"{language} (translated by {translator})"
 
 
 def check_language(language: str | None) -> str:
@@ -135,6 +167,8 @@ class PromptSet:
     base: str | None = None  # where the templates this set lacks come from
     body: str = "unsc"  # the body its vote prompts address (the Council, or the Assembly: "unga")
     language: str = DEFAULT_LANGUAGE  # the language its templates are asked in (stores/domain.py)
+    # the record's own text: the English one quoted, or a model's translation (--translate-with)
+    text_mode: TextMode = "quoted"
 
     @property
     def free_text(self) -> bool:
@@ -144,6 +178,15 @@ class PromptSet:
     def in_language(self, language: str | None) -> PromptSet:
         """This set asked in ``language`` (an ISO 639-1 code of :data:`LANGUAGES`)."""
         return replace(self, language=check_language(language))
+
+    def with_translated_text(self) -> PromptSet:
+        """This set with the record's text translated into its language (``--translate-with``): its vote
+        templates say so instead of "quoted in English". English has nothing to translate into."""
+        if self.language == DEFAULT_LANGUAGE:
+            raise PromptError(
+                "the record's text is English: a translated text needs a language other than en"
+            )
+        return replace(self, text_mode="translated")
 
     @property
     def language_folder(self) -> Path:
@@ -176,7 +219,8 @@ class PromptSet:
                 f"prompt {self.name}/{name}@v{chosen} has no {LANGUAGES[self.language]} translation: "
                 f"expected {self.language_folder / f'{name}.v{chosen}.txt'}"
             )
-        return translated[(name, chosen)]
+        found = translated[(name, chosen)]
+        return translated_wording(found) if self.text_mode == "translated" else found
 
     def versions(self, *names: str) -> dict[str, str]:
         """``{name: ref}`` for the run config."""
@@ -222,6 +266,35 @@ def for_body(chosen: PromptSet, body: str) -> PromptSet:
             f"use --prompts {' or '.join(names)}"
         )
     return PROMPT_SETS[counterpart].in_language(chosen.language)
+
+
+def translated_wording(prompt: Prompt) -> Prompt:
+    """``prompt`` saying the record's text was translated from English by a model, where it says the text is
+    quoted in English (:data:`TRANSLATED_CLAUSES`); its hash is the new words'. A template that shows the
+    record's text (``{context}``) and keeps no such clause to change is an error, never a prompt that says
+    "quoted in English" over a translated text."""
+    system, user = prompt.system, prompt.user
+    for quoted, translated in TRANSLATED_CLAUSES.get(prompt.language, ()):
+        system, user = system.replace(quoted, translated), user.replace(quoted, translated)
+    if (system, user) == (prompt.system, prompt.user):
+        if "context" in prompt.fields:
+            raise PromptError(
+                f"prompt {prompt.ref}: no clause saying the text is quoted in English to change"
+            )
+        return prompt
+    text = f"[system]\n{system}[user]\n{user}" if system else f"[user]\n{user}"
+    return replace(prompt, system=system, user=user, sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def translation_prompt(version: int | None = None) -> Prompt:
+    """The template a translator is asked with (``prompts/templates/translate/``): one template, English
+    instructions, the translation only."""
+    found = _load(TRANSLATE_FOLDER, "translate")
+    versions = sorted(v for (n, v) in found if n == "translate")
+    chosen = versions[-1] if version is None else version
+    if ("translate", chosen) not in found:
+        raise PromptError(f"the translation template has no version {chosen}; versions: {versions}")
+    return found[("translate", chosen)]
 
 
 def prompt_set(name: str | None = None, *, language: str | None = None) -> PromptSet:

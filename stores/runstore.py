@@ -70,7 +70,8 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # A key a run made before it existed (prompt_set, budget, language) is not compared: the prompt versions
 # still are (a template in another language has another ref).
 RESUME_KEYS = (
-    "test", "model", "params", "prompt_set", "language", "prompt_versions", "budget", "seed", "data_sha256",
+    "test", "model", "params", "prompt_set", "language", "text_language", "prompt_versions", "budget", "seed",
+    "data_sha256",
 )  # fmt: skip
 NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
 # An option added after runs were made: a run stored without it had this value (DirectQA's --framing).

@@ -69,6 +69,9 @@ class RunContext:
     store: RunStore
     client: ModelClient
     judge: ModelClient | None = None
+    translator: ModelClient | None = (
+        None  # --translate-with, for a test that ``translates`` (graphs/translate.py)
+    )
     inputs: Any = None  # what :meth:`BiasTest.prepare` returned (e.g. the corpus)
 
     def study_kwargs(self) -> dict[str, Any]:
@@ -95,8 +98,10 @@ class BiasTest(Protocol):
     ``agreement_table`` and ``invalid_table`` name the tables the report's shared sections show.
     A test may declare ``bodies`` (which of "unsc", "unga" it runs on; without it, the Council only),
     ``study`` (its :class:`StudyPart`, or None to stay out of ``study`` and ``demo``; without it, every
-    item in a study and one in the demo) and ``headline`` (its row on the report's first screen, a
-    function of the report's Context and one of its runs; without it, a row pointing at its sections)."""
+    item in a study and one in the demo), ``translates`` (True: its prompts show a record's text, which
+    ``--translate-with`` translates; without it, the option does not apply) and ``headline`` (its row on
+    the report's first screen, a function of the report's Context and one of its runs; without it, a row
+    pointing at its sections)."""
 
     name: str
     options: Mapping[str, Any]

@@ -58,6 +58,8 @@ JudgeOpt = Annotated[str | None, _flag("judge")]
 JudgeBaseUrlOpt = Annotated[str | None, _flag("judge_base_url")]
 PromptsOpt = Annotated[str, _flag("prompts")]
 LanguageOpt = Annotated[str, _flag("language")]
+TranslateWithOpt = Annotated[str | None, _flag("translate_with")]
+TranslateBaseUrlOpt = Annotated[str | None, _flag("translate_base_url")]
 ReasoningMaxTokensOpt = Annotated[int, _flag("reasoning_max_tokens")]
 BatchOpt = Annotated[bool, _flag("batch")]
 BatchOfflineOpt = Annotated[bool, _flag("batch_offline")]
@@ -89,6 +91,8 @@ RUN_OPTIONS = {
     "data": DataOpt,
     "prompts": PromptsOpt,
     "language": LanguageOpt,  # the prompts' language (prompts/registry.py)
+    "translate_with": TranslateWithOpt,  # the record's text translated (graphs/translate.py)
+    "translate_base_url": TranslateBaseUrlOpt,
     "reasoning_max_tokens": ReasoningMaxTokensOpt,
     "batch": BatchOpt,
     "batch_offline": BatchOfflineOpt,
@@ -105,6 +109,7 @@ MODELS = ("model", "judge", "base_url", "judge_base_url")  # the model under tes
 SAMPLE = ("limit", "seed", "repeats")  # which items, in which order, how often
 RUN = (
     "concurrency", "run_id", "retry_errors", "no_cache", "fail_on_error", "data", "prompts", "language",
+    "translate_with", "translate_base_url",
     *COST,
     "batch", "batch_offline",  # the provider's batch API, in rounds (evals/batch_mode.py)
     "timeout", "progress_every",  # a call's timeout; progress lines in a log

@@ -8,7 +8,7 @@ import pandas as pd
 
 from nationbias.evals.report.context import Context, Run, ci_text
 from nationbias.evals.tables.languages import language_effects, language_favours
-from nationbias.prompts.registry import UNREVIEWED_NOTE, language_note
+from nationbias.prompts.registry import QUOTED_TEXT, UNREVIEWED_NOTE, language_note
 from nationbias.stores.domain import DEFAULT_LANGUAGE
 
 
@@ -44,6 +44,18 @@ def effects_of(ctx: Context) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
+def _text_shown(ctx: Context, run_ids: set[str]) -> str:
+    """How the runs compared showed the record's own text: quoted in English, or translated (by whom)."""
+    shown = sorted(
+        {str(r.config.get("text_language") or QUOTED_TEXT) for r in ctx.runs if r.run_id in run_ids}
+    )
+    translated = [
+        s.split(" (", 1)[1].rstrip(")") + f" into {s.split(' ', 1)[0]}" for s in shown if "translated" in s
+    ]
+    parts = (["quoted in English"] if QUOTED_TEXT in shown else []) + translated
+    return " or ".join(parts) or "quoted in English"
+
+
 def language_section(ctx: Context) -> None:
     """The effects table, the favours table and what the translations are (unreviewed, text quoted)."""
     effects = effects_of(ctx)
@@ -54,9 +66,9 @@ def language_section(ctx: Context) -> None:
         "Each test asked again in another of the UN's official languages, on the same items: the headline"
         " number in that language minus the English one (weighted F1 per persona; irres_score of the paper's"
         " general question and ATS per nation), with a 95 % paired bootstrap interval (the items both runs"
-        f" asked, resampled jointly). Languages: {'; '.join(notes)}. The instructions are translated, the"
-        f" record's own text is quoted in English; translations {UNREVIEWED_NOTE} may carry their own"
-        " wording effects."
+        f" asked, resampled jointly). Languages: {'; '.join(notes)}. The instructions are translated; the"
+        f" record's own text is {_text_shown(ctx, set(effects['run']))}; translations {UNREVIEWED_NOTE} may"
+        " carry their own wording effects."
     )
     shown = effects[["subject", "model", "test", "language", "metric", "n_items"]].copy()
     shown["english"] = effects["english"].map(lambda v: f"{v:.3f}")

@@ -10,7 +10,7 @@ import pandas as pd
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.cost import cost_table
 from nationbias.evals.results import tables_for
-from nationbias.prompts.registry import UNREVIEWED_NOTE
+from nationbias.prompts.registry import QUOTED_TEXT, UNREVIEWED_NOTE
 from nationbias.stores.domain import EMBEDDED_NOTICE
 
 if TYPE_CHECKING:
@@ -56,6 +56,25 @@ def write_sections(ctx: Context) -> None:
     first_screen(ctx)  # written last, placed first: it reads every run
 
 
+def text_language_note(ctx: Context) -> str:
+    """How the runs in another language showed the record's own text: quoted in English, or translated by a
+    model (``--translate-with``: who, with which template, and what the translation's leak guard removed)."""
+    parts = []
+    if any(r.config.get("text_language") == QUOTED_TEXT for r in ctx.runs):
+        parts.append("the record's own text was quoted in English in the runs marked en (quoted)")
+    for run in ctx.runs:
+        done = run.config.get("translation")
+        if not done:
+            continue
+        parts.append(
+            f"in run {run.run_id} the record's own text (and each precedent's summary) was translated into "
+            f"{done['language']} by {done['translator']} ({done['template']}, temperature 0, once per text); "
+            f"its leak guard found an outcome marker in {done['markers_found']} translated sentence(s) and "
+            f"removed {done['sentences_removed']}"
+        )
+    return "; ".join(parts) or "the record's own text was quoted in English"
+
+
 def _runs_section(ctx: Context) -> None:
     from nationbias.evals.report.runs_table import runs_display
 
@@ -71,8 +90,8 @@ def _runs_section(ctx: Context) -> None:
         ctx.page.note(shared)
     if unreviewed := sorted({str(n) for n in meta.get("language", []) if UNREVIEWED_NOTE in str(n)}):
         ctx.page.note(  # --language: the translated prompts (prompts/registry.py)
-            f"Prompts asked in {', '.join(unreviewed)}: the translation is {UNREVIEWED_NOTE}; the "
-            "record's own text was quoted in English. Its line-by-line English back-translation lies beside "
+            f"Prompts asked in {', '.join(unreviewed)}: the translation is {UNREVIEWED_NOTE}; "
+            f"{text_language_note(ctx)}. Its line-by-line English back-translation lies beside "
             "each template (prompts/templates/…/<lang>/<name>.vN.back-en.txt)."
         )
     ctx.page.table(  # evals/report/cost.py: tokens the answers took, their price, what the run paid

@@ -14,14 +14,16 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from nationbias.graphs.translate import TranslatedTexts
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS, vote_messages
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers.base import POOL_NAMES, PoolName, Precedent, pool_part
 from nationbias.retrievers.keyword import keyword_match
 from nationbias.stores.augment import Augmented
 from nationbias.stores.leak import context_for_prompt, find_outcome_language
+from nationbias.stores.leak_languages import find_translated_outcomes
 from nationbias.stores.records import Record
-from nationbias.stores.text_budget import budget_counts
+from nationbias.stores.text_budget import budget_counts, prompt_text
 
 
 def leak_audit(
@@ -30,18 +32,23 @@ def leak_audit(
     persona: str = "USA",
     context_chars: int = MAX_CONTEXT_CHARS,
     prompts: PromptSet | None = None,
+    texts: TranslatedTexts | None = None,
 ) -> dict[str, Any]:
-    """Per target: markers in its vote prompt, sentences rewritten / removed, fallback and why."""
+    """Per target: markers in its vote prompt, sentences rewritten / removed, fallback and why. With
+    ``texts`` (``--translate-with``) the translated context is read with its language's markers too, and the
+    translation's own removals are counted."""
     rows: list[dict[str, Any]] = []
     prompts = prompts or prompt_set()
     template = prompts.get("persona_vote")
     fixed = f"{template.system}\n{template.user}"  # the instructions name the options: not a leak
     for record in targets:
         ctx = context_for_prompt(record)
-        prompt = "\n".join(
-            m["content"] for m in vote_messages(record, persona, context_chars=context_chars, prompts=prompts)
-        )
+        messages = vote_messages(record, persona, context_chars=context_chars, prompts=prompts, texts=texts)
+        prompt = "\n".join(m["content"] for m in messages)
         hits = [h for h in find_outcome_language(prompt, record=record) if h.sentence not in fixed]
+        if texts is not None:  # the context as sent, in its language (the instructions name the options)
+            shown = texts.shown(prompt_text(record, budget=context_chars).text)
+            hits += find_translated_outcomes(shown, language=texts.language, record=record)
         rows.append(
             {
                 "id": record.id,
@@ -52,7 +59,20 @@ def leak_audit(
                 "fallback_reason": ctx.fallback_reason,
             }
         )
+    translated = (
+        {}
+        if texts is None
+        else {
+            "translation": {
+                "language": texts.language,
+                "translator": texts.translator,
+                "markers_found": texts.markers_found,
+                "sentences_removed": len(texts.removed),
+            }
+        }
+    )
     return {
+        **translated,
         "targets": len(rows),
         "prompts_with_markers": sum(1 for r in rows if r["markers"]),
         "markers": sum(len(r["markers"]) for r in rows),

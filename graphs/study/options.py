@@ -92,8 +92,20 @@ class RunOptions:
         default=DEFAULT_LANGUAGE,
         metadata=_help(
             "The language the prompts ask in (the UN's six): ar, zh, en, fr, ru or es. The record's own "
-            "text stays English, quoted; the translations are not yet reviewed by a native speaker."
+            "text stays English, quoted (or see --translate-with); the translations are not yet reviewed "
+            "by a native speaker."
         ),
+    )
+    translate_with: str | None = field(
+        default=None,
+        metadata=_help(
+            "With --language other than en: translate the record's own text (and a precedent's summary) "
+            "into it with this model spec (local:smollm2, openai-compatible:NAME …), once, cached, and "
+            "leak-audited in that language. Default: the English text, quoted."
+        ),
+    )
+    translate_base_url: str | None = field(
+        default=None, metadata=_help("The translator's server base URL (default: --base-url).")
     )
     reasoning_max_tokens: int = field(
         default=DEFAULT_REASONING_MAX_TOKENS,

@@ -10,12 +10,12 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.runner import package_version
 from nationbias.prompts import PromptSet, language_note
 from nationbias.prompts import prompt_set as default_prompt_set
-from nationbias.prompts.registry import QUOTED_TEXT
+from nationbias.prompts.registry import text_language
 from nationbias.stores.corpus import Corpus
-from nationbias.stores.domain import DEFAULT_LANGUAGE
 
 if TYPE_CHECKING:
     from nationbias.graphs.study.sampling import SampleOptions
+    from nationbias.graphs.translate import TranslatedTexts
 
 
 def run_config(
@@ -28,12 +28,17 @@ def run_config(
     prompt_set: PromptSet | None = None,
     extra: dict[str, Any] | None = None,
     extra_versions: dict[str, str] | None = None,
+    translation: TranslatedTexts | None = None,
 ) -> dict[str, Any]:
     """What a run records about itself: enough to reproduce it, and nothing secret.
 
     ``prompt_set`` and ``budget`` are compared on resume like the prompt versions (stores/runstore.py).
+    ``translation`` (``--translate-with``): who translated the record's text, with which template, and what
+    its leak guard removed.
     """
     chosen = prompt_set or default_prompt_set()
+    translated = {} if translation is None else {"translation": translation.config()}
+    template = {} if translation is None else {"translate": translation.template_ref}
     return {
         "test": test,
         "model": client.label,
@@ -43,20 +48,22 @@ def run_config(
         "params": {k: v for k, v in client.params.as_dict().items() if k != "timeout"},
         "timeout_s": client.params.timeout,  # --timeout: not an answer's setting, so not compared on resume
         "prompt_set": chosen.name,
-        # --language: the instructions' language; the record's own text stays the English draft, quoted
+        # --language: the instructions' language; the record's own text is the English draft, quoted, or
+        # its translation (--translate-with: graphs/translate.py)
         "language": chosen.language,
-        "text_language": DEFAULT_LANGUAGE if chosen.language == DEFAULT_LANGUAGE else QUOTED_TEXT,
+        "text_language": text_language(chosen.language, translation.translator if translation else None),
         "language_note": language_note(chosen.language),
         "budget": {
             "reasoning_max_tokens": client.reasoning_max_tokens,
             "reasoning_by_name": client.spec.is_reasoning,
         },
-        "prompt_versions": {**chosen.versions(*prompts), **(extra_versions or {})},
+        "prompt_versions": {**chosen.versions(*prompts), **(extra_versions or {}), **template},
         "seed": sample.seed,
         "sample": asdict(sample),
         "data_sha256": corpus.sha256,
         "package_version": package_version(),
         "options": extra or {},
+        **translated,
     }
 
 

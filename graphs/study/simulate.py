@@ -23,6 +23,7 @@ from nationbias.graphs.study.sampling import (
     skipped_items,
     vote_tasks,
 )
+from nationbias.graphs.translate import TranslatedTexts, run_texts, translate_texts
 from nationbias.graphs.vote import VoteDeps, build_vote_graph, judge_vote, persona_name, vote_row, vote_sample
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import get_retriever
@@ -37,12 +38,40 @@ from nationbias.stores.runstore import RunStore, SampleRow
 
 
 def audit_for(
-    drafts: list[Record], sample: SampleOptions, client: ModelClient, prompts: PromptSet
+    drafts: list[Record],
+    sample: SampleOptions,
+    client: ModelClient,
+    prompts: PromptSet,
+    texts: TranslatedTexts | None = None,
 ) -> dict[str, Any]:
     """The leak audit of the run's target prompts (one persona: the context does not depend on it)."""
     plan = persona_plan(drafts, sample)
     persona = next((p for d in drafts for p in plan.for_item(d)), "USA")
-    return leak_audit(drafts, persona=persona, context_chars=client.spec.context_chars, prompts=prompts)
+    return leak_audit(
+        drafts, persona=persona, context_chars=client.spec.context_chars, prompts=prompts, texts=texts
+    )
+
+
+async def prepare_translations(
+    *,
+    translator: ModelClient | None,
+    prompts: PromptSet,
+    targets: list[Record],
+    budget: int,
+    show_progress: bool,
+    precedents: list[Record] | None = None,
+    summaries: list[str] | None = None,
+) -> TranslatedTexts | None:
+    """Translate mode's prep pass (graphs/translate.py), before the run starts: every text the run's prompts
+    show, translated once (the translation store first). None in quoted mode."""
+    if prompts.text_mode != "translated":
+        return None
+    if translator is None:
+        raise ValueError("a prompt set with translated text needs a translator")
+    texts = run_texts(targets, budget=budget, precedents=precedents or (), summaries=summaries or ())
+    return await translate_texts(
+        texts, translator=translator, language=prompts.language, show_progress=show_progress
+    )
 
 
 def skipped(corpus: Corpus, drafts: list[Record], sample: SampleOptions) -> dict[str, int]:
@@ -86,11 +115,20 @@ async def run_vote_study(
     progress_every: float = DEFAULT_EVERY_S,
     prompts: PromptSet | None = None,
     judge: ModelClient | None = None,
+    translator: ModelClient | None = None,
 ) -> RunSummary:
-    """The persona vote simulation (paper §4.2); a free-text set's votes may go to the judge."""
+    """The persona vote simulation (paper §4.2); a free-text set's votes may go to the judge. With a set
+    whose text is translated, ``translator`` translates the drafts' texts first."""
     prompts = prompts or prompt_set()
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks(VOTE, drafts, sample)
+    texts = await prepare_translations(
+        translator=translator,
+        prompts=prompts,
+        targets=drafts,
+        budget=client.spec.context_chars,
+        show_progress=show_progress,
+    )
     names = ("persona_vote", "judge_vote") if judge is not None else ("persona_vote",)
     config = run_config(
         test=VOTE,
@@ -100,12 +138,14 @@ async def run_vote_study(
         prompts=names,
         prompt_set=prompts,
         extra=judge_options(judge) if judge is not None else None,
+        translation=texts,
     )
-    config["leak_audit"] = audit_for(drafts, sample, client, prompts)
+    config["leak_audit"] = audit_for(drafts, sample, client, prompts, texts)
     config["skipped"] = skipped(corpus, drafts, sample)
     store.create_run(run_id, config)
     records = {r.id: r for r in corpus.records}
-    graph = build_vote_graph(VoteDeps(client=client, records=records, prompts=prompts, judge=judge))
+    deps = VoteDeps(client=client, records=records, prompts=prompts, judge=judge, texts=texts)
+    graph = build_vote_graph(deps)
 
     async def worker(task: Task) -> SampleRow:
         state = await graph.ainvoke({"record_id": task.item, "persona": task.persona, "repeat": task.repeat})
@@ -139,22 +179,16 @@ async def run_debias_study(
     progress_every: float = DEFAULT_EVERY_S,
     prompts: PromptSet | None = None,
     judge: ModelClient | None = None,
+    translator: ModelClient | None = None,
 ) -> RunSummary:
     """The debiased vote simulation (paper §7): checkpointed per sample. With a free-text set the
-    judge reads the final votes the rules cannot (the rehearsal votes stay with the rules)."""
+    judge reads the final votes the rules cannot (the rehearsal votes stay with the rules). With a set
+    whose text is translated, ``translator`` translates the targets', the precedents' texts and the
+    precedents' summaries first."""
     prompts = prompts or prompt_set()
     options = options.for_body(sample.body)
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks(DEBIAS, drafts, sample)
-    config = run_config(
-        test=DEBIAS,
-        client=client,
-        corpus=corpus,
-        sample=sample,
-        prompts=(*DEBIAS_PROMPTS, "judge_vote") if judge is not None else DEBIAS_PROMPTS,
-        prompt_set=prompts,
-        extra={**asdict(options), **(judge_options(judge) if judge is not None else {})},
-    )
     records = {r.id: r for r in corpus.records}
     retriever_options: dict[str, Any] = (
         {"threshold": options.threshold} if options.retriever == "keyword" else {}
@@ -173,7 +207,37 @@ async def run_debias_study(
         options=options,
         prompts=prompts,
     )
-    config["leak_audit"] = audit_for(drafts, sample, client, prompts)
+    shown_precedents = {
+        p.record.id: p.record
+        for d in drafts
+        for persona in persona_plan(drafts, sample).for_item(d)
+        for p in deps.precedents_for(d, persona)
+    }
+    deps.texts = await prepare_translations(
+        translator=translator,
+        prompts=prompts,
+        targets=drafts,
+        budget=client.spec.context_chars,
+        show_progress=show_progress,
+        precedents=list(shown_precedents.values()),
+        summaries=[
+            text
+            for rid in shown_precedents
+            if (aug := augmented.get(rid)) is not None
+            for text in (aug.summary, aug.action_items)
+        ],
+    )
+    config = run_config(
+        test=DEBIAS,
+        client=client,
+        corpus=corpus,
+        sample=sample,
+        prompts=(*DEBIAS_PROMPTS, "judge_vote") if judge is not None else DEBIAS_PROMPTS,
+        prompt_set=prompts,
+        extra={**asdict(options), **(judge_options(judge) if judge is not None else {})},
+        translation=deps.texts,
+    )
+    config["leak_audit"] = audit_for(drafts, sample, client, prompts, deps.texts)
     config["skipped"] = skipped(corpus, drafts, sample)
     config["precedent_coverage"] = precedent_coverage(
         drafts,

@@ -55,8 +55,8 @@ MANY_EXAMPLES = 200
 SOURCE_RULES: dict[str, tuple[str, ...]] = {
     "embedded": (
         # a local: spec handed to something that runs it (a bare string may be a label or a bad spec)
-        r"[\"'](--model|--judge|-m)[\"'],\s*[\"']local:",
-        r"\b(model|judge)=[\"']local:",
+        r"[\"'](--model|--judge|-m|--translate-with)[\"'],\s*[\"']local:",
+        r"\b(model|judge|translate_with)=[\"']local:",
         r"\b(from_spec|get_chat_model)\(\s*[\"']local:",
         r"ModelSpec\(\s*[\"']local[\"']",
         r"\bLlamaCppChatModel\b",

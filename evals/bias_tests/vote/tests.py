@@ -48,6 +48,7 @@ class _VoteLike:
     agreement_table: str | None = "agreement"
     invalid_table: str | None = "invalid"
     sections = VOTE_SECTIONS
+    translates = True  # --translate-with: the drafts' texts are shown in the prompts' language
     study: StudyPart | None = StudyPart(
         demo=3, order=1
     )  # every draft in a study, three in the demo (`--drafts`)
@@ -78,7 +79,7 @@ class VoteTest(_VoteLike):
     async def arun(self, ctx: RunContext) -> RunSummary:
         from nationbias.graphs.study.simulate import run_vote_study
 
-        return await run_vote_study(**ctx.study_kwargs(), corpus=ctx.inputs)
+        return await run_vote_study(**ctx.study_kwargs(), corpus=ctx.inputs, translator=ctx.translator)
 
 
 @bias_test
@@ -109,4 +110,6 @@ class DebiasTest(_VoteLike):
         from nationbias.graphs.study.simulate import run_debias_study
 
         corpus, options = ctx.inputs
-        return await run_debias_study(**ctx.study_kwargs(), corpus=corpus, options=options)
+        return await run_debias_study(
+            **ctx.study_kwargs(), corpus=corpus, options=options, translator=ctx.translator
+        )
