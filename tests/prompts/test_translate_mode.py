@@ -320,3 +320,29 @@ def test_the_store_keeps_a_translation_per_translator_and_template_and_never_an_
     with pytest.raises(ValueError, match="never stored"):
         store.put(Translation("Other.", "fr", "fake:a", "translate@v1:x", "sha-x", "  ", ""))
     assert store.count() == 1
+
+
+@pytest.mark.timeout(900)
+def test_the_embedded_model_reads_the_translation_a_server_made(
+    fault_server: FaultServerFactory, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model under test is local:smollm2 (llama.cpp), the translator a local OpenAI-compatible
+    server: the prompt the embedded model was given, as stored with its row, holds the translation
+    without the outcome sentence the translator added, and the run names its text language."""
+    monkeypatch.setenv("NATIONBIAS_LLAMA_THREADS", "2")
+    script = Translator("es")
+    server = fault_server(responder=script)
+    args = ["run", "vote", "-m", "local:smollm2", "--limit", "1", "--repeats", "1", "--personas", "USA"]
+    out = CliRunner().invoke(
+        app,
+        [*args, "--language", "es", "--translate-with", "openai-compatible:translator",
+         "--translate-base-url", server.base_url, "--run-id", "emb-es"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert len(script.sent("translator")) == 1 and script.sent("voter") == []
+    store = RunStore()
+    [messages] = store.samples_frame("emb-es")["messages"]
+    prompt = "\n".join(m["content"] for m in messages)  # decoded by samples_frame
+    assert FAITHFUL["es"] in prompt and INJECTED["es"] not in prompt
+    assert words_in(prompt, "es") == [] and markers_in(prompt) == []
+    assert store.get_run("emb-es")["text_language"] == "es (translated by openai-compatible:translator)"
