@@ -110,7 +110,15 @@ FIXTURE_RULES: dict[str, set[str]] = {
 # the fixture that enforces these rules names them all: it costs nothing itself
 RULE_FIXTURES = frozenset({"cost_guard"})
 NAME_RULES: dict[str, str] = {"embedded": r"on_the_embedded_model"}
-_COMPILED = {mark: [re.compile(p) for p in patterns] for mark, patterns in SOURCE_RULES.items()}
+
+
+def _one_pattern(patterns: Iterable[str]) -> re.Pattern[str]:
+    """A mark's patterns as one alternation (a search per mark, not per pattern: collection runs it
+    over every test's reachable source); a pattern's leading ``(?s)`` keeps to its own branch."""
+    return re.compile("|".join(f"(?s:{p[4:]})" if p.startswith("(?s)") else f"(?:{p})" for p in patterns))
+
+
+_COMPILED = {mark: _one_pattern(patterns) for mark, patterns in SOURCE_RULES.items()}
 
 
 @functools.cache
@@ -177,9 +185,15 @@ class Constant:
 
 
 @functools.cache
+def _reachable_text(roots: tuple[Any, ...]) -> str:
+    """:func:`reachable_source`, once per set of roots (the marks, the groups and the checkout rule)."""
+    return reachable_source(roots)
+
+
+@functools.cache
 def _source_marks(roots: tuple[Any, ...]) -> frozenset[str]:
-    text = reachable_source(roots)
-    return frozenset(mark for mark, patterns in _COMPILED.items() if any(p.search(text) for p in patterns))
+    text = _reachable_text(roots)
+    return frozenset(mark for mark, pattern in _COMPILED.items() if pattern.search(text))
 
 
 def reachable_source(roots: Iterable[Any]) -> str:
@@ -226,7 +240,7 @@ def cost_marks(item: pytest.Item) -> set[str]:
     callspec = getattr(item, "callspec", None)
     if callspec is not None:  # a parametrised test's arguments are part of what it uses
         params = repr(callspec.params)
-        marks |= {mark for mark, patterns in _COMPILED.items() if any(p.search(params) for p in patterns)}
+        marks |= {mark for mark, pattern in _COMPILED.items() if pattern.search(params)}
         if re.search(r"[\"']local:", params):  # a local: spec as an argument reaches the embedded model
             marks.add("embedded")
         if re.search(r"[\"']study[\"']", params):  # the study command as an argument
@@ -296,7 +310,7 @@ ASSEMBLY_GROUP = "assembly"
 
 @functools.cache
 def _reads_the_assembly(roots: tuple[Any, ...]) -> bool:
-    return bool(ASSEMBLY.search(reachable_source(roots)))
+    return bool(ASSEMBLY.search(_reachable_text(roots)))
 
 
 # tests that write a module into the checkout for a moment (the editable install's probe) and tests that
@@ -308,7 +322,7 @@ CHECKOUT_GROUP = "checkout-source"
 
 @functools.cache
 def _touches_checkout_source(roots: tuple[Any, ...]) -> bool:
-    return bool(CHECKOUT_SOURCE.search(reachable_source(roots)))
+    return bool(CHECKOUT_SOURCE.search(_reachable_text(roots)))
 
 
 def shared_group(item: pytest.Item) -> str | None:
