@@ -24,7 +24,9 @@ DOCS = [README, *PAGES]
 
 DEMO = "pip install uv && uv sync && uv run nationbias demo"
 TESTS = "pip install uv && uv sync && uv run pytest --durations=20"
-INNER_LOOP = 'uv run pytest -m "not (embedded or browser or subprocess or build or slow)"'
+INNER_LOOP = (
+    'uv run pytest -n 2 --dist loadgroup -m "not (embedded or browser or subprocess or build or slow)"'
+)
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")

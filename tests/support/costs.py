@@ -10,7 +10,10 @@ modules and tests/support, transitively) and its fixtures name:
 - ``build``: the built wheel or a fresh clone synced with uv;
 - ``slow``: a test that declares it needs more than the default time (a ``timeout`` marker of
   :data:`SLOW_TIMEOUT_S` seconds or more), a property test with many examples, a fit of the learned
-  baseline (LightGBM), the Assembly's dense (ONNX) index or a whole study (every bias test and the ablation).
+  baseline (LightGBM; the ``report`` command fits it beside a vote run), the Assembly's dense (ONNX)
+  index, a report on an Assembly run (its baselines' features over the whole record), the style
+  audit (its cross-validated classifier over every draft) or a whole study (every bias test and the
+  ablation).
 
 The inner loop (README, docs/testing.md) deselects all five. :class:`CostGuard` keeps the rules honest: a
 test the rules left unmarked that starts a child process or the embedded model fails, naming what it
@@ -87,6 +90,16 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         # a whole study: every bias test, then the ablation's cells, then the report
         r"\[\s*[\"']study[\"'],\s*[\"']--model",
         r"\bastudy\(",
+        # the style audit: 200 logistic fits (5x10 CV, four prompt sets) over every draft of the record
+        r"<uses nationbias\.evals\.style_audit\.style_audit>",
+        # the `report` command scores the non-LLM baselines beside a vote run: the learned one is fitted
+        # on every earlier draft (evals/report/study.py: write_study_report)
+        r"\[\s*[\"']report[\"'],",
+        r"<uses nationbias\.evals\.report\.study\.write_study_report>",
+        # a report of an Assembly run: its anchor section builds the Assembly baselines' features over
+        # every roll call of the record (evals/baselines/assembly.py: prepared_features)
+        r"(?s)<uses nationbias\.evals\.report\.writer\.write_report>.*[\"']unga[\"']"
+        r"|[\"']unga[\"'].*<uses nationbias\.evals\.report\.writer\.write_report>",
     ),
 }
 FIXTURE_RULES: dict[str, set[str]] = {
@@ -97,7 +110,15 @@ FIXTURE_RULES: dict[str, set[str]] = {
 # the fixture that enforces these rules names them all: it costs nothing itself
 RULE_FIXTURES = frozenset({"cost_guard"})
 NAME_RULES: dict[str, str] = {"embedded": r"on_the_embedded_model"}
-_COMPILED = {mark: [re.compile(p) for p in patterns] for mark, patterns in SOURCE_RULES.items()}
+
+
+def _one_pattern(patterns: Iterable[str]) -> re.Pattern[str]:
+    """A mark's patterns as one alternation (a search per mark, not per pattern: collection runs it
+    over every test's reachable source); a pattern's leading ``(?s)`` keeps to its own branch."""
+    return re.compile("|".join(f"(?s:{p[4:]})" if p.startswith("(?s)") else f"(?:{p})" for p in patterns))
+
+
+_COMPILED = {mark: _one_pattern(patterns) for mark, patterns in SOURCE_RULES.items()}
 
 
 @functools.cache
@@ -164,9 +185,15 @@ class Constant:
 
 
 @functools.cache
+def _reachable_text(roots: tuple[Any, ...]) -> str:
+    """:func:`reachable_source`, once per set of roots (the marks, the groups and the checkout rule)."""
+    return reachable_source(roots)
+
+
+@functools.cache
 def _source_marks(roots: tuple[Any, ...]) -> frozenset[str]:
-    text = reachable_source(roots)
-    return frozenset(mark for mark, patterns in _COMPILED.items() if any(p.search(text) for p in patterns))
+    text = _reachable_text(roots)
+    return frozenset(mark for mark, pattern in _COMPILED.items() if pattern.search(text))
 
 
 def reachable_source(roots: Iterable[Any]) -> str:
@@ -213,7 +240,7 @@ def cost_marks(item: pytest.Item) -> set[str]:
     callspec = getattr(item, "callspec", None)
     if callspec is not None:  # a parametrised test's arguments are part of what it uses
         params = repr(callspec.params)
-        marks |= {mark for mark, patterns in _COMPILED.items() if any(p.search(params) for p in patterns)}
+        marks |= {mark for mark, pattern in _COMPILED.items() if pattern.search(params)}
         if re.search(r"[\"']local:", params):  # a local: spec as an argument reaches the embedded model
             marks.add("embedded")
         if re.search(r"[\"']study[\"']", params):  # the study command as an argument
@@ -272,7 +299,18 @@ class CostGuard:
 
 # session fixtures that start a process or make a whole study: every test that uses one runs in the
 # same xdist worker
-SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report")
+SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report", "strategies")
+
+# tests that read the General Assembly: the process builds its records, their offline fields (about
+# 10 s of CPU for 6,202 roll calls, kept per process by stores/augment.py) and the loaded votes once,
+# so these run in one xdist worker rather than each worker paying for them
+ASSEMBLY = re.compile(r"[\"']unga[\"']|\bassembly_(corpus|votes|precedents)\(|\bload_assembly\(")
+ASSEMBLY_GROUP = "assembly"
+
+
+@functools.cache
+def _reads_the_assembly(roots: tuple[Any, ...]) -> bool:
+    return bool(ASSEMBLY.search(_reachable_text(roots)))
 
 
 # tests that write a module into the checkout for a moment (the editable install's probe) and tests that
@@ -284,13 +322,14 @@ CHECKOUT_GROUP = "checkout-source"
 
 @functools.cache
 def _touches_checkout_source(roots: tuple[Any, ...]) -> bool:
-    return bool(CHECKOUT_SOURCE.search(reachable_source(roots)))
+    return bool(CHECKOUT_SOURCE.search(_reachable_text(roots)))
 
 
 def shared_group(item: pytest.Item) -> str | None:
-    """The xdist group of ``item``: a shared server's name, else the checkout's source when it writes or
-    scans it, else its module when it uses a module- or class-scoped fixture (an index, a report, a fitted
-    baseline built once for the module)."""
+    """The xdist group of ``item``: a shared server's or index's name, else the checkout's source when it
+    writes or scans it, else its module when it uses a module- or class-scoped fixture (an index, a
+    report, a fitted baseline built once for the module; the Assembly's group when that module reads the
+    Assembly), else the Assembly's group when it reads the Assembly."""
     names = set(getattr(item, "fixturenames", ()))
     for fixture in SHARED_SESSION_FIXTURES:
         if fixture in names:
@@ -300,9 +339,37 @@ def shared_group(item: pytest.Item) -> str | None:
         return CHECKOUT_GROUP
     info = getattr(item, "_fixtureinfo", None)
     defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
+    module = getattr(item, "module", None)
     if any(
         fixturedefs and fixturedefs[-1].scope in ("module", "class", "package")
         for fixturedefs in defs.values()
-    ):
-        return item.nodeid.split("::")[0]
+    ):  # the whole module in one group: the Assembly's when any of it reads the Assembly
+        return (
+            ASSEMBLY_GROUP
+            if module is not None and _reads_the_assembly((module,))
+            else item.nodeid.split("::")[0]
+        )
+    if function is not None and _reads_the_assembly((function, *_fixture_functions(item))):
+        return ASSEMBLY_GROUP
     return None
+
+
+def name_the_groups(items: Iterable[pytest.Item]) -> None:
+    """Put each item's ``xdist_group`` into its node id (``path::test@group``), as pytest-xdist means to.
+
+    xdist's worker does it by writing ``item._nodeid``; since pytest 9.2 a node keeps its id as a
+    structured ``_id`` and that write changes nothing, so every group was silently ignored and each
+    worker built the shared indexes, reports and fitted baselines again (pytest-dev/pytest-xdist#1386,
+    open). Here the id is set the way pytest 9.2 keeps it; where xdist already named the group (an
+    older pytest, a fixed xdist) nothing changes. xdist's scheduler reads the group after the last ``@``.
+    """
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest before 9.2: xdist's own write works
+        return
+    for item in items:
+        marks = item.iter_markers("xdist_group")
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in marks})
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix):
+            item._id = NodeId.parse(item.nodeid + suffix)  # type: ignore[attr-defined]

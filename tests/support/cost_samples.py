@@ -1,0 +1,41 @@
+"""Snippets the cost rules must judge, as a test would write them: never run, never named by a test.
+
+``tests/support/test_costs.py`` loads them by name (a test that named one would itself earn its marks).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from nationbias.evals.report.writer import write_report
+from nationbias.evals.style_audit import style_audit
+from nationbias.stores.corpus import Corpus
+from nationbias.stores.runstore import RunStore
+from nationbias.stores.unga import assembly_votes
+
+
+def style_audit_fixture(corpus: Corpus) -> Any:
+    return style_audit(corpus)
+
+
+def report_command(runner: Any, app: Any, out: Path) -> Any:
+    return runner.invoke(app, ["report", "spend", "--out", str(out)])
+
+
+def assembly_report(store: RunStore, out: Path) -> Path:
+    store.create_run("ga", {"test": "vote", "sample": {"body": "unga", "personas": "all"}})
+    return write_report(["ga"], out_dir=out, store=store, n_resamples=20)
+
+
+def council_report(store: RunStore, out: Path) -> Path:
+    store.create_run("v", {"test": "vote", "model": "fake:hash"})
+    return write_report(["v"], out_dir=out, store=store, n_resamples=20)
+
+
+def assembly_reader() -> Any:
+    return assembly_votes((2012, 2012))
+
+
+def council_reader(corpus: Corpus) -> Any:
+    return corpus.drafts[-1]
