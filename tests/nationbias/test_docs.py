@@ -23,7 +23,7 @@ PAGES = sorted((REPO / "docs").glob("*.md"))
 DOCS = [README, *PAGES]
 
 DEMO = "pip install uv && uv sync && uv run nationbias demo"
-TESTS = "pip install uv && uv sync && uv run pytest --durations=20"
+TESTS = "pip install uv && uv sync && uv run pytest -n 2 --dist loadgroup --durations=20"
 INNER_LOOP = (
     'uv run pytest -n 2 --dist loadgroup -m "not (embedded or browser or subprocess or build or slow)"'
 )
