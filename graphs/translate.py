@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rich.progress import Progress
@@ -165,7 +165,7 @@ async def translate_texts(
         else:
             found = Translation(text, language, spec, prompt.ref, prompt.sha256, answer, "")
             if _guarded(found, texts[text], shown, failed, removed):
-                store.put(Translation(text, language, spec, prompt.ref, prompt.sha256, answer, shown[text]))
+                store.put(replace(found, translation=shown[text]))
         if progress is not None:
             progress.advance(task)
 

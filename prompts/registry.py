@@ -40,9 +40,8 @@ REVIEWED_LANGUAGES = frozenset({DEFAULT_LANGUAGE})
 UNREVIEWED_NOTE = "not yet reviewed by a native speaker"
 # How a run in another language shows the record's own text (the drafts exist in English only).
 QUOTED_TEXT = "en (quoted)"
-TRANSLATE_FOLDER = (
-    TEMPLATE_DIR / "translate"
-)  # the one template a translator is asked with (--translate-with)
+# the one template a translator is asked with (--translate-with)
+TRANSLATE_FOLDER = TEMPLATE_DIR / "translate"
 TextMode = Literal["quoted", "translated"]
 # --translate-with: the words a template in each language says the record's text is in. A set's vote templates
 # say it is "quoted in English, its original language"; with the text translated they say instead that a
@@ -268,6 +267,7 @@ def for_body(chosen: PromptSet, body: str) -> PromptSet:
     return PROMPT_SETS[counterpart].in_language(chosen.language)
 
 
+@cache  # asked for every prompt a translated run renders: the same few templates each time
 def translated_wording(prompt: Prompt) -> Prompt:
     """``prompt`` saying the record's text was translated from English by a model, where it says the text is
     quoted in English (:data:`TRANSLATED_CLAUSES`); its hash is the new words'. A template that shows the

@@ -13,6 +13,7 @@ still flagged is removed whole; every change is kept beside its original. It nev
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -145,9 +146,17 @@ def find_outcome_language(text: str, *, record: Record | None = None) -> list[Ou
 def strip_outcome_sentences(text: str, *, record: Record | None = None) -> tuple[str, int]:
     """``text`` without its outcome sentences (whole sentences removed, nothing rewritten)."""
     flagged = {hit.sentence for hit in find_outcome_language(text, record=record)}
+    return without_sentences(text, flagged, split_line=_split_line)
+
+
+def without_sentences(
+    text: str, flagged: set[str], *, split_line: Callable[[str], list[str]]
+) -> tuple[str, int]:
+    """``text`` without the sentences in ``flagged`` (as ``split_line`` cuts a line), line breaks kept;
+    and how many went. The English guard and each translated language's (stores/leak_languages.py)."""
     lines, removed = [], 0
     for line in text.splitlines():
-        kept = _split_line(line)
+        kept = split_line(line)
         removed += sum(1 for s in kept if s in flagged)
         kept = [s for s in kept if s not in flagged]
         if kept:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nationbias.stores.leak import OutcomeHit, find_outcome_language
+from nationbias.stores.leak import OutcomeHit, find_outcome_language, without_sentences
 from nationbias.stores.records import Record
 
 _N = r"\d{1,3}"
@@ -98,9 +98,13 @@ _COMPILED = {
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？؟；])\s*")
 
 
+def _split_line(line: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(line) if s.strip()]
+
+
 def split_translated(text: str) -> list[str]:
     """The sentences of a translated text, in any of the six languages."""
-    return [s.strip() for line in text.splitlines() for s in _SENTENCE_END.split(line) if s.strip()]
+    return [s for line in text.splitlines() for s in _split_line(line)]
 
 
 def find_translated_outcomes(text: str, *, language: str, record: Record | None = None) -> list[OutcomeHit]:
@@ -133,10 +137,5 @@ def strip_translated_outcomes(text: str, *, language: str, record: Record | None
     """``text`` without its sentences that reveal an outcome (whole sentences, nothing rewritten); the line
     breaks of the rest kept."""
     hits = find_translated_outcomes(text, language=language, record=record)
-    flagged = {hit.sentence for hit in hits}
-    lines = []
-    for line in text.splitlines():
-        kept = [s.strip() for s in _SENTENCE_END.split(line) if s.strip() and s.strip() not in flagged]
-        if kept:
-            lines.append(" ".join(kept))
-    return CleanTranslation("\n".join(lines), tuple(hits))
+    kept, _ = without_sentences(text, {hit.sentence for hit in hits}, split_line=_split_line)
+    return CleanTranslation(kept, tuple(hits))

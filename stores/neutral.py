@@ -193,8 +193,7 @@ def _coordinated(out: str, rewritten_at: int) -> str:
 
 # "The Security Council today extended …", "By the text, the Council also called on …": a press
 # release's report of what the Council did, in the past tense that only an adopted text gets.
-_PAST = re.compile(
-    r"^(?P<intro>(?:.{0,300}?,\s+)?)"
+_PAST_CLAUSE = (
     r"(?P<subject>(?:[Tt]he\s+)?(?:U\.?N\.?\s+|United Nations\s+)?(?:15-(?:member|nation)\s+|[Ss]ecurity\s+)?"
     r"[Cc]ouncil|[Ii]t|[Mm]embers|[Tt]he (?:[A-Z][a-z]+ )?(?:text|resolution|draft)|"
     r"[Tt]he (?:15-(?:member|nation) )?(?:organ|body))"
@@ -202,7 +201,8 @@ _PAST = re.compile(
     r"has|had)|\s*,[^,]{1,120},)*)"
     rf"(?P<mid>(?:\s+{_ADVERB})*)\s+(?P<verb>{_WORD})\b(?!\s+by\b)"
 )
-_PAST_AT_START = re.compile(_PAST.pattern.replace(r"(?P<intro>(?:.{0,300}?,\s+)?)", "(?P<intro>)", 1))
+_PAST_AT_START = re.compile(r"^(?P<intro>)" + _PAST_CLAUSE)  # the sentence's own subject
+_PAST = re.compile(r"^(?P<intro>(?:.{0,300}?,\s+)?)" + _PAST_CLAUSE)  # or one after an opening clause
 _NOT_PAST = frozenset({"be", "have", "do"})
 
 

@@ -207,26 +207,25 @@ async def run_debias_study(
         options=options,
         prompts=prompts,
     )
-    shown_precedents = {
-        p.record.id: p.record
-        for d in drafts
-        for persona in persona_plan(drafts, sample).for_item(d)
-        for p in deps.precedents_for(d, persona)
-    }
-    deps.texts = await prepare_translations(
-        translator=translator,
-        prompts=prompts,
-        targets=drafts,
-        budget=client.spec.context_chars,
-        show_progress=show_progress,
-        precedents=list(shown_precedents.values()),
-        summaries=[
-            text
-            for rid in shown_precedents
-            if (aug := augmented.get(rid)) is not None
-            for text in (aug.summary, aug.action_items)
-        ],
-    )
+    if prompts.text_mode == "translated":  # every precedent a prompt will show, with its summary
+        plan = persona_plan(drafts, sample)
+        shown = {
+            p.record.id: p.record for d in drafts for a in plan.for_item(d) for p in deps.precedents_for(d, a)
+        }
+        deps.texts = await prepare_translations(
+            translator=translator,
+            prompts=prompts,
+            targets=drafts,
+            budget=client.spec.context_chars,
+            show_progress=show_progress,
+            precedents=list(shown.values()),
+            summaries=[
+                text
+                for rid in shown
+                if (aug := augmented.get(rid)) is not None
+                for text in (aug.summary, aug.action_items)
+            ],
+        )
     config = run_config(
         test=DEBIAS,
         client=client,
