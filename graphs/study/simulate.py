@@ -69,9 +69,12 @@ async def prepare_translations(
     if translator is None:
         raise ValueError("a prompt set with translated text needs a translator")
     texts = run_texts(targets, budget=budget, precedents=precedents or (), summaries=summaries or ())
-    return await translate_texts(
-        texts, translator=translator, language=prompts.language, show_progress=show_progress
-    )
+    try:
+        return await translate_texts(
+            texts, translator=translator, language=prompts.language, show_progress=show_progress
+        )
+    finally:  # used here only: its connections close on this loop, failed or not
+        await translator.aclose()
 
 
 def skipped(corpus: Corpus, drafts: list[Record], sample: SampleOptions) -> dict[str, int]:
