@@ -20,6 +20,9 @@ VOTE = ["run", "vote", "--model", "local:smollm2", "--limit", "1", "--repeats", 
 
 @pytest.fixture(autouse=True)
 def _fresh_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # a worker an earlier test in this process left running would answer without reading the thread
+    # count or the file again (under xdist, which tests ran before here in the worker varies)
+    close_all()
     monkeypatch.setenv("NATIONBIAS_LLAMA_THREADS", "1")
     yield
     close_all()
