@@ -6,6 +6,9 @@ Everything above ``stores`` imports these; nothing redefines them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 P5 = ("USA", "GBR", "FRA", "RUS", "CHN")
 P5_NAMES = {
     "USA": "United States",
@@ -35,6 +38,12 @@ LANGUAGES = {
     "es": "Spanish",
 }
 DEFAULT_LANGUAGE = "en"
+
+
+def config_language(config: Mapping[str, Any]) -> str:
+    """The language a run asked in, from its run config (a run from before languages asked in English)."""
+    return str(config.get("language") or DEFAULT_LANGUAGE)
+
 
 # Target nations too general to make two items alike (the paper's retriever skips them).
 EXCLUDED_NATIONS = frozenset({"Member States", "United Nations"})

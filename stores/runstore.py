@@ -20,6 +20,7 @@ from typing import Any, Literal, TextIO
 
 import pandas as pd
 
+from nationbias.stores.domain import config_language
 from nationbias.stores.errors import InputError
 from nationbias.stores.faults import guarded_write
 from nationbias.stores.lease import SCHEMA as LEASE_SCHEMA
@@ -100,7 +101,7 @@ class RunNotFoundError(InputError, KeyError):
 def _language(config: dict[str, Any]) -> str:
     """A run's prompt language as `runs list` shows it: ``zh*`` while the run config's note
     says its translation is not yet reviewed by a native speaker (graphs/study/run_config.py)."""
-    language = str(config.get("language") or "en")
+    language = config_language(config)
     return f"{language}*" if "not yet reviewed" in str(config.get("language_note")) else language
 
 

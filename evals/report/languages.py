@@ -9,12 +9,12 @@ import pandas as pd
 from nationbias.evals.report.context import Context, Run, ci_text
 from nationbias.evals.tables.languages import language_effects, language_favours
 from nationbias.prompts.registry import QUOTED_TEXT, UNREVIEWED_NOTE, language_note
-from nationbias.stores.domain import DEFAULT_LANGUAGE
+from nationbias.stores.domain import DEFAULT_LANGUAGE, config_language
 
 
 def run_language(run: Run) -> str:
     """The language a run asked in (a run from before languages asked in English)."""
-    return str(run.config.get("language") or DEFAULT_LANGUAGE)
+    return config_language(run.config)
 
 
 def effects_of(ctx: Context) -> pd.DataFrame:

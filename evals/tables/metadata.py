@@ -6,6 +6,8 @@ from typing import Any
 
 import pandas as pd
 
+from nationbias.stores.domain import config_language
+
 
 def is_embedded(config: dict[str, Any]) -> bool:
     """True for the embedded demo model, whose numbers prove the pipeline, not a finding."""
@@ -42,7 +44,7 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
                 "prompt_set": config.get("prompt_set") or "structured",
                 # the prompts' language ("fr (French, not yet reviewed by a native speaker)") and the
                 # record text's ("en (quoted)" in another language than English)
-                "language": config.get("language_note") or config.get("language") or "en",
+                "language": config.get("language_note") or config_language(config),
                 "text_language": config.get("text_language") or "en",
                 "reasoning_budget": _reasoning(config),
                 "prompt_versions": ", ".join(f"{k}={v}" for k, v in sorted(dict(versions).items()))
