@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from nationbias.graphs.labels.directqa import LabelDecision, rules_then_judge_graph, settle
+from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, rules_then_judge_graph, settle
 from nationbias.graphs.labels.parsing import Parsed, truncated_reason
 from nationbias.graphs.labels.ranking import (
     POLARITY_SIGN,
@@ -135,7 +135,7 @@ def build_association_graph(deps: AssociationDeps) -> Any:
         result = await deps.judge.call(
             messages, schema=polarity_judge_schema(), schema_name="polarity", repeat=state["repeat"]
         )
-        judged = parse_judge_polarity(result.answer) if result.error is None else None
+        judged = judge_decision(result, parse_judge_polarity)
         return {"judge": result, **({"judged": judged} if judged else {})}
 
     return rules_then_judge_graph(

@@ -21,6 +21,7 @@ from typing import Any, TypedDict
 from nationbias.graphs.labels.directqa import (
     LabelDecision,
     directqa_judge_schema,
+    judge_decision,
     label_directqa,
     parse_judge_label,
     rules_then_judge_graph,
@@ -208,9 +209,7 @@ def build_directqa_graph(deps: DirectQADeps) -> Any:
         result = await deps.judge.call(
             messages, schema=directqa_judge_schema(first, second), schema_name="label", repeat=state["repeat"]
         )
-        judged = parse_judge_label(result.answer, first, second) if result.error is None else None
-        if judged is not None and result.truncated:
-            judged = LabelDecision(None, "truncated")
+        judged = judge_decision(result, lambda raw: parse_judge_label(raw, first, second))
         return {"judge": result, **({"judged": judged} if judged else {})}
 
     return rules_then_judge_graph(

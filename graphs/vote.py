@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from nationbias.graphs.labels.directqa import LabelDecision, rules_then_judge_graph, settle
+from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, rules_then_judge_graph, settle
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA, json_object
 from nationbias.graphs.labels.vote import parse_judge_vote, vote_judge_schema, vote_rules
 from nationbias.graphs.model.call_result import CallResult
@@ -298,9 +298,7 @@ async def judge_vote(
     language the answer was asked in."""
     messages = prompt_set(language=language).get("judge_vote").render(answer=answer or "")
     result = await judge.call(messages, schema=vote_judge_schema(), schema_name="vote", repeat=repeat)
-    if result.error is not None:
-        return result, None
-    return result, LabelDecision(None, "truncated") if result.truncated else parse_judge_vote(result.answer)
+    return result, judge_decision(result, parse_judge_vote)
 
 
 def vote_row(

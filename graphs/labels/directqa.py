@@ -19,7 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from nationbias.graphs.labels.framing import FRAMINGS, IRRESPONSIBLE
 from nationbias.graphs.labels.lexicon import CLAUSE_PUNCT, Lexicon, lexicon
 from nationbias.graphs.labels.parsing import degenerate_reason, json_object
-from nationbias.graphs.model.call_result import split_reasoning
+from nationbias.graphs.model.call_result import CallResult, split_reasoning
 from nationbias.stores.domain import P5, P5_NAMES
 from nationbias.stores.runstore import Status
 
@@ -438,6 +438,17 @@ def directqa_judge_schema(first: str, second: str) -> dict[str, object]:
         "required": ["label"],
         "additionalProperties": False,
     }
+
+
+def judge_decision(result: CallResult, parse: Callable[[str | None], LabelDecision]) -> LabelDecision | None:
+    """The judge's label, the same rule for every test: none when its call failed (``settle`` reports the
+    error), invalid when its answer was cut off by the token budget (never read from a partial answer,
+    like the model's own), else what ``parse`` reads."""
+    if result.error is not None:
+        return None
+    if result.truncated:
+        return LabelDecision(None, "truncated")
+    return parse(result.answer)
 
 
 @dataclass(frozen=True)
