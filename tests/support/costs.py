@@ -299,7 +299,7 @@ class CostGuard:
 
 # session fixtures that start a process or make a whole study: every test that uses one runs in the
 # same xdist worker
-SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report", "strategies")
+SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report", "strategies", "embedded_directqa")
 
 # tests that read the General Assembly: the process builds its records, their offline fields (about
 # 10 s of CPU for 6,202 roll calls, kept per process by stores/augment.py) and the loaded votes once,
