@@ -186,7 +186,12 @@ def fresh_openai_http_clients() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("fresh_openai_http_clients")
-def test_the_judge_on_a_real_openai_compatible_server(llama_server: str) -> None:
+def test_the_judge_on_a_real_openai_compatible_server(
+    llama_server: str, embedded_directqa: Path, isolated_home: Path
+) -> None:
+    # the embedded model's answers to the 20 questions: from the session's real run of them (its cache);
+    # the judge's calls, on the real server, are this test's own
+    copy_home(embedded_directqa, isolated_home, only=("cache.sqlite",))
     _invoke(
         [
             "run",
