@@ -227,13 +227,7 @@ def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
     (and every record, without one) get the offline fields.
     """
     manifest = _manifest()
-    stamp = (
-        corpus.sha256 or _fingerprint(corpus.records),  # a corpus made in memory: its records' content
-        str(manifest),
-        manifest.stat().st_mtime_ns if manifest.is_file() else 0,
-        len(corpus),
-        keyword_pool(),  # the offline keywords come from the pool (NATIONBIAS_PAPER may name another)
-    )
+    stamp = augmented_stamp(corpus, manifest)
     if stamp in _CACHE:
         _CACHE.move_to_end(stamp)
         return dict(_CACHE[stamp])
@@ -255,6 +249,26 @@ def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
     return dict(by_id)
 
 
+Stamp = tuple[str, str, int, int, tuple[tuple[str, str], ...]]
+
+
+def augmented_stamp(corpus: Corpus, manifest: Path | None = None) -> Stamp:
+    """What :func:`augmented_for` of ``corpus`` depends on: equal stamps, equal fields (and equal
+    results of anything computed from the records and their fields, as the learned baseline's fits).
+
+    Without a manifest the fields are the offline ones wherever the manifest would have been, so its
+    path counts only when it exists (a new NATIONBIAS_HOME then reuses what an earlier one computed)."""
+    manifest = manifest or _manifest()
+    present = manifest.is_file()
+    return (
+        corpus.sha256 or _fingerprint(corpus.records),  # a corpus made in memory: its records' content
+        str(manifest) if present else "",
+        manifest.stat().st_mtime_ns if present else 0,
+        len(corpus),
+        keyword_pool(),  # the offline keywords come from the pool (NATIONBIAS_PAPER may name another)
+    )
+
+
 def _fingerprint(records: Sequence[Record]) -> str:
     """A digest of every field of every record (about 15 ms for the 758; the offline fields take seconds)."""
     digest = hashlib.sha256()
@@ -267,6 +281,4 @@ def _fingerprint(records: Sequence[Record]) -> str:
 # The offline fields of the last few corpora (a retriever's pool is a corpus made in memory, without a
 # file's sha256): deterministic in the records, the pool and the manifest, so computed once per process.
 _CACHE_SIZE = 16
-_CACHE: OrderedDict[tuple[str, str, int, int, tuple[tuple[str, str], ...]], dict[str, Augmented]] = (
-    OrderedDict()
-)
+_CACHE: OrderedDict[Stamp, dict[str, Augmented]] = OrderedDict()

@@ -32,6 +32,12 @@ def _links(assembly: Assembly) -> tuple[Matrix, np.ndarray, np.ndarray, np.ndarr
     return (m, *links(m, texts_of(assembly)))
 
 
+@cache
+def _titles(assembly: Assembly) -> np.ndarray:
+    """The roll calls' titles by row, as an array (read once per precedent of every explained vote)."""
+    return assembly.roll_calls["title"].to_numpy()
+
+
 def _precedents(assembly: Assembly, row: int, col: int) -> list[dict[str, Any]]:
     m, latest, second, near, sim = _links(assembly)
     found: list[tuple[int, str, int, float | None]] = [
@@ -40,7 +46,7 @@ def _precedents(assembly: Assembly, row: int, col: int) -> list[dict[str, Any]]:
     ]
     pairs = enumerate(zip(near[row], sim[row], strict=True))
     found += [(int(n), "similar text", i + 1, float(s)) for i, (n, s) in pairs]
-    titles = assembly.roll_calls["title"]
+    titles = _titles(assembly)
     out = []
     for index, pool, rank, score in found:
         if index < 0:
@@ -48,7 +54,7 @@ def _precedents(assembly: Assembly, row: int, col: int) -> list[dict[str, Any]]:
         code = int(m.votes[index, col])
         out.append({
             "id": f"UNGA-{int(m.rcids[index])}", "date": str(m.dates[index]), "pool": pool, "rank": rank,
-            "score": score, "reason": str(titles.iloc[index]) or "(no title)",
+            "score": score, "reason": str(titles[index]) or "(no title)",
             "vote": VOTE_CODES[CODES[code - 1]] if code else None,
         })  # fmt: skip
     return out
@@ -104,8 +110,12 @@ def _explained(
         proba = booster.predict(features)
     out = []
     records: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in predicted.to_dict("records")]
-    for i, (row, position) in enumerate(zip(records, positions, strict=True)):
-        cell = (int(meta["row"].iloc[position]), int(meta["col"].iloc[position]))
+    # arrays, not a pandas lookup per vote (a year of the Assembly explains thousands)
+    cells = zip(
+        meta["row"].to_numpy()[positions].tolist(), meta["col"].to_numpy()[positions].tolist(), strict=True
+    )
+    values_of = features.to_numpy(dtype=float)
+    for i, (row, cell) in enumerate(zip(records, cells, strict=True)):
         e: dict[str, Any] = {
             "item": f"UNGA-{row['item_id']}", "member": row["member"], "date": row["date"].date().isoformat(),
             "predicted": row["predicted"], "truth": row["truth"], "model": "LightGBM, 80 trees a class",
@@ -117,7 +127,7 @@ def _explained(
                         "intercept": None, "contributions": []})  # fmt: skip
             continue
         c = LABELS.index(row["predicted"])
-        values = features.iloc[i].to_numpy(dtype=float)
+        values = values_of[i]
         parts = [
             {"feature": n, "value": float(v), "contribution": float(p)}
             for n, v, p in zip(names, values, contrib[i, c, :-1], strict=True)

@@ -7,8 +7,9 @@ precedents.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 from sklearn.metrics import f1_score
@@ -21,6 +22,7 @@ from nationbias.evals.baselines.rules import (
     sponsor_vote,
 )
 from nationbias.retrievers import Retriever, get_retriever
+from nationbias.stores.augment import augmented_stamp
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.domain import P5, P5_NAMES
 from nationbias.stores.errors import InputError
@@ -81,10 +83,41 @@ def baseline_f1(
     chosen = retriever or get_retriever("keyword", threshold=0)
     table = pd.DataFrame(index=pd.Index(list(personas), name="persona"), columns=list(METHODS), dtype=float)
     for method in METHODS:
-        frame = baseline_predictions(corpus, personas=personas, method=method, retriever=chosen)
+        if retriever is None:
+            frame = _default_predictions(corpus, personas=personas, method=method, retriever=chosen)
+        else:
+            frame = baseline_predictions(corpus, personas=personas, method=method, retriever=chosen)
         if items is not None:
             frame = frame[frame["item"].isin(set(items))]
         for persona, rows in frame.groupby("persona"):
             score = f1_score(rows["truth"], rows["pred"], average="weighted", zero_division=0)
             table.loc[persona, method] = float(score)
     return table
+
+
+# Each baseline's predictions with the default retriever, by the corpus's content (``augmented_stamp``:
+# the records and their fields) and the members: every report scores its runs' drafts against them, and
+# a process that writes several reports (a study's, a test suite's) would compute them again each time.
+_DEFAULT: OrderedDict[tuple[Any, ...], pd.DataFrame] = OrderedDict()
+_DEFAULT_SIZE = 16
+
+
+def _default_predictions(
+    corpus: Corpus, *, personas: Sequence[str], method: Method, retriever: Retriever
+) -> pd.DataFrame:
+    """:func:`baseline_predictions` with the default retriever (``retriever``, made by the caller so
+    the rule baselines share its index), once per corpus content; the learned one through
+    :func:`model_for`'s default model, whose fits the report's precedents section reuses."""
+    key = (augmented_stamp(corpus), tuple(personas), method)
+    if key not in _DEFAULT:
+        if method == "learned":
+            from nationbias.evals.baselines.precedent_model import model_predictions
+
+            _DEFAULT[key] = model_predictions(corpus, personas=personas)
+        else:
+            frame = baseline_predictions(corpus, personas=personas, method=method, retriever=retriever)
+            _DEFAULT[key] = frame
+        while len(_DEFAULT) > _DEFAULT_SIZE:
+            _DEFAULT.popitem(last=False)
+    _DEFAULT.move_to_end(key)
+    return _DEFAULT[key].copy()

@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from nationbias.evals.baselines.precedent_features import FEATURES, FeatureBuilder, member_name, member_vote
 from nationbias.retrievers import Precedent, Retriever, get_retriever
-from nationbias.stores.augment import Augmented, augmented_for
+from nationbias.stores.augment import Augmented, augmented_for, augmented_stamp
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.domain import P5, P5_BY_NAME, VOTES
 from nationbias.stores.records import Record
@@ -235,13 +235,20 @@ def explanations_frame(explained: Sequence[dict[str, Any]]) -> pd.DataFrame:
                                        "coef", "contribution"])  # fmt: skip
 
 
-_CACHE: dict[tuple[int, str], PrecedentModel] = {}
+_CACHE: dict[tuple[Any, ...], PrecedentModel] = {}
 
 
 def model_for(corpus: Corpus, *, retriever: Retriever | None = None) -> PrecedentModel:
-    """One fitted-on-demand model per corpus (and retriever) in a process: fits are cached inside."""
-    key = (id(corpus), repr(retriever))
-    if key not in _CACHE or _CACHE[key].corpus is not corpus:
+    """One fitted-on-demand model per corpus (and retriever) in a process: fits are cached inside.
+
+    With the default retriever a corpus is known by its content (:func:`augmented_stamp`: the records,
+    their fields): a report loads the corpus afresh for its baselines and again for the precedents
+    section, and each report of a process (the tests make many) would otherwise refit every draft."""
+    if retriever is None:
+        key: tuple[Any, ...] = ("default", augmented_stamp(corpus))
+    else:
+        key = (id(corpus), repr(retriever))
+    if key not in _CACHE or (retriever is not None and _CACHE[key].corpus is not corpus):
         if len(_CACHE) >= 4:
             _CACHE.clear()
         _CACHE[key] = PrecedentModel(corpus, retriever=retriever)

@@ -17,11 +17,17 @@ from nationbias.evals.cli.main import app
 from nationbias.stores.domain import P5
 from nationbias.stores.runstore import RunStore
 from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
+from tests.support.embedded_runs import copy_home
 
 ARGS = ["--model", "local:smollm2", "--limit", "1", "--repeats", "1", "--framing", "both"]
 
 
-def test_both_framings_on_the_embedded_model_from_the_cli_and_the_library(tmp_path: Path) -> None:
+def test_both_framings_on_the_embedded_model_from_the_cli_and_the_library(
+    tmp_path: Path, embedded_directqa: Path, isolated_home: Path
+) -> None:
+    # the paper's framing asks the 20 questions the session's real run asked (tests/support/embedded_runs.py):
+    # answered from its cache; the 20 mirrored ones are this test's own calls to the embedded model
+    copy_home(embedded_directqa, isolated_home, only=("cache.sqlite",))
     done = CliRunner().invoke(app, ["run", "directqa", *ARGS, "--run-id", "fe"])
     assert done.exit_code == 0, done.output
     samples = RunStore().samples_frame("fe")

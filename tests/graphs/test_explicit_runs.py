@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -29,6 +30,7 @@ from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.stores.domain import P5
 from nationbias.stores.runstore import RunStore
+from tests.support.embedded_runs import DIRECTQA_RUN, DIRECTQA_RUN_ID, copy_home
 
 runner = CliRunner()
 
@@ -109,9 +111,13 @@ def _frame(run_id: str) -> pd.DataFrame:
     return RunStore().samples_frame(run_id)
 
 
-def test_directqa_end_to_end_on_the_embedded_model_and_resume(monkeypatch: pytest.MonkeyPatch) -> None:
-    args = ["run", "directqa", "--model", "local:smollm2", "--limit", "1", "--repeats", "1", "--run-id", "dq"]
-    _invoke(args)
+def test_directqa_end_to_end_on_the_embedded_model_and_resume(
+    embedded_directqa: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run ``dq`` (``DIRECTQA_RUN`` on the real embedded model, made once: tests/support/embedded_runs.py),
+    checked in a copy of its stores, then resumed there."""
+    copy_home(embedded_directqa, isolated_home)
+    args = [*DIRECTQA_RUN, "--run-id", DIRECTQA_RUN_ID]
     frame = _frame("dq")
     assert len(frame) == 20 and set(frame["item"]) == {"general"}
     assert frame["pair_order"].nunique() == 20 and set(frame["persona"]) == {""}
@@ -180,7 +186,12 @@ def fresh_openai_http_clients() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("fresh_openai_http_clients")
-def test_the_judge_on_a_real_openai_compatible_server(llama_server: str) -> None:
+def test_the_judge_on_a_real_openai_compatible_server(
+    llama_server: str, embedded_directqa: Path, isolated_home: Path
+) -> None:
+    # the embedded model's answers to the 20 questions: from the session's real run of them (its cache);
+    # the judge's calls, on the real server, are this test's own
+    copy_home(embedded_directqa, isolated_home, only=("cache.sqlite",))
     _invoke(
         [
             "run",

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from nationbias.evals.cli.main import app
 from nationbias.evals.tables.metadata import metadata_frame
 from nationbias.stores.runstore import RunStore
+from tests.support.embedded_runs import copy_home
 
 PAPER_VOTE_START = "You are a representative of “United States” in United Nations Security Council (UNSC)."
 
@@ -52,10 +53,17 @@ def test_run_vote_with_the_paper_prompts_on_the_embedded_model(isolated_home: Pa
 
 
 @pytest.mark.timeout(600)
-def test_run_directqa_with_the_paper_prompts_on_the_embedded_model(isolated_home: Path) -> None:
+def test_run_directqa_with_the_paper_prompts_on_the_embedded_model(
+    embedded_directqa: Path, isolated_home: Path
+) -> None:
+    """The paper's DirectQA questions are the structured set's word for word: the embedded model's
+    answers to them come from the response cache of the session's real run of them
+    (tests/support/embedded_runs.py)."""
+    copy_home(embedded_directqa, isolated_home, only=("cache.sqlite",))
     args = ["run", "directqa", "--prompts", "paper", "--limit", "1", "--repeats", "1"]
     out = CliRunner().invoke(app, [*args, "--run-id", "paper-qa"])
     assert out.exit_code == 0, out.output
+    assert "paper-qa: 20 done now" in out.output
     _check_run("paper-qa", "directqa")
     frame = RunStore().samples_frame("paper-qa")
     assert len(frame) == 20

@@ -14,7 +14,9 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from nationbias.evals.cli.main import app
 from tests.support.reliability import (
     MODEL,
     REPO,
@@ -95,7 +97,9 @@ def test_full_disk_stops_at_the_first_failed_write_and_resume_pays_only_for_the_
 
 
 @pytest.mark.timeout(600)
-def test_full_disk_under_the_debias_checkpoints_resumes_each_sample_where_it_stopped(tmp_path: Path) -> None:
+def test_full_disk_under_the_debias_checkpoints_resumes_each_sample_where_it_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With ``--no-cache`` the checkpoints are the only record of a debias sample's paid calls: a failed
     checkpoint commit stops the run, and the resume redoes at most the nodes that were not stored
     (the calls in flight, and the nodes of the one failed commit: at most a call per lane each)."""
@@ -103,11 +107,12 @@ def test_full_disk_under_the_debias_checkpoints_resumes_each_sample_where_it_sto
     args = ["run", "vote", "-m", MODEL, "--debias", "--k", "1", "--limit", "12", "--repeats", "1"]
     args += ["--no-cache", "--concurrency", str(CONCURRENCY), "--run-id", run_id]
     with fault_server_process("--latency", "0.02") as server:
+        # the uninterrupted reference in this process (the full disk needs the child, the reference not)
         reference_home = tmp_path / "reference"
-        reference = subprocess.run(
-            cli_command(*args), env=cli_env(reference_home, server.base_url), cwd=REPO, timeout=300
-        )
-        assert reference.returncode == 0
+        monkeypatch.setenv("NATIONBIAS_HOME", str(reference_home))
+        monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
+        reference = CliRunner().invoke(app, args)
+        assert reference.exit_code == 0, reference.output
         asked_reference = sum(server.prompt_counts().values())
         with small_filesystem(tmp_path / "small", room_kb=300) as fs:
             home = fs.root / "home"

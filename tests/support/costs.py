@@ -299,7 +299,9 @@ class CostGuard:
 
 # session fixtures that start a process or make a whole study: every test that uses one runs in the
 # same xdist worker
-SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report", "strategies")
+SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report", "strategies", "embedded_directqa")
+# the embedded model's shared DirectQA run goes where the llama.cpp server is (the judge test uses both)
+SAME_GROUP = {"embedded_directqa": "llama_server"}
 
 # tests that read the General Assembly: the process builds its records, their offline fields (about
 # 10 s of CPU for 6,202 roll calls, kept per process by stores/augment.py) and the loaded votes once,
@@ -333,7 +335,7 @@ def shared_group(item: pytest.Item) -> str | None:
     names = set(getattr(item, "fixturenames", ()))
     for fixture in SHARED_SESSION_FIXTURES:
         if fixture in names:
-            return fixture
+            return SAME_GROUP.get(fixture, fixture)
     function = getattr(item, "function", None)
     if function is not None and _touches_checkout_source((function, *_fixture_functions(item))):
         return CHECKOUT_GROUP

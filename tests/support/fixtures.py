@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.batch_server import BatchConfig, BatchServer
+from tests.support.embedded_runs import embedded_directqa_run
 from tests.support.fault_server import FaultConfig, FaultServer
 
 FaultServerFactory = Callable[..., FaultServer]
@@ -44,3 +46,11 @@ def batch_server() -> Iterator[Callable[..., BatchServer]]:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def embedded_directqa(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The NATIONBIAS_HOME of one DirectQA run on the embedded model (run ``dq``, the 20 questions of the
+    general family): the tests that ask those questions start from its stores (one xdist worker runs
+    them all: tests/support/costs.py)."""
+    return embedded_directqa_run(tmp_path_factory.mktemp("embedded-directqa") / "nbhome")
