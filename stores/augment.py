@@ -227,10 +227,12 @@ def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
     (and every record, without one) get the offline fields.
     """
     manifest = _manifest()
+    made = manifest.is_file()
     stamp = (
         corpus.sha256 or _fingerprint(corpus.records),  # a corpus made in memory: its records' content
-        str(manifest),
-        manifest.stat().st_mtime_ns if manifest.is_file() else 0,
+        # without a manifest the fields are the offline ones whatever the home: one entry for every home
+        str(manifest) if made else "",
+        manifest.stat().st_mtime_ns if made else 0,
         len(corpus),
         keyword_pool(),  # the offline keywords come from the pool (NATIONBIAS_PAPER may name another)
     )
