@@ -61,9 +61,7 @@ def _is_mapping(kind: type) -> bool:
     return found
 
 
-def _normalised(
-    values: Iterable[str] | None, *, excluded: frozenset[str] = frozenset()
-) -> Mapping[str, str]:
+def _normalised(values: Iterable[str] | None, *, excluded: frozenset[str] = frozenset()) -> Mapping[str, str]:
     """Case- and space-insensitive keys mapped to the first spelling seen (used in reasons).
 
     The same item's fields are compared with every other item's (the naive scorer, the audit): each
