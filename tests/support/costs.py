@@ -86,8 +86,9 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         r"[\"']baselines[\"'],",  # the baselines command fits the learned one
         # the learned models themselves
         r"<uses nationbias\.evals\.baselines\.(precedent_model|assembly|assembly_explain)\.",
-        # a whole study: every bias test, then the ablation's cells, then the report
-        r"\[\s*[\"']study[\"'],\s*[\"']--model",
+        # a whole study: every bias test, then the ablation's cells, then the report (its learned baseline)
+        # (its model named, or its options spread from a list; a table of commands names no model)
+        r"\[\s*[\"']study[\"'],\s*(?:[\"']--model|\*)",
         r"\bastudy\(",
         # the style audit: 200 logistic fits (5x10 CV, four prompt sets) over every draft of the record
         r"<uses nationbias\.evals\.style_audit\.style_audit>",

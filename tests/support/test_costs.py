@@ -18,9 +18,10 @@ def _marks(name: str) -> set[str]:
     return reachable_marks([getattr(importlib.import_module(SAMPLES), name)])
 
 
-def test_the_style_audit_the_report_command_and_an_assembly_report_are_slow() -> None:
+def test_the_style_audit_the_report_and_study_commands_and_an_assembly_report_are_slow() -> None:
     assert _marks("style_audit_fixture") == {"slow"}
     assert _marks("report_command") == {"slow"}
+    assert _marks("study_command") == {"slow"}  # its options from a list: still a whole study
     assert _marks("assembly_report") == {"slow"}
     assert _marks("council_report") == set()  # a report of a Council run fits nothing: inner loop
 
