@@ -220,15 +220,11 @@ def write_augmented(corpus: Corpus, augmenter: Augmenter, *, limit: int | None =
     return run
 
 
-def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
-    """Augmented fields for every record of ``corpus``, by id.
-
-    The file named by the manifest is used when it was made for this very corpus; records it lacks
-    (and every record, without one) get the offline fields.
-    """
+def fields_stamp(corpus: Corpus) -> tuple[str, str, int, int, tuple[tuple[str, str], ...]]:
+    """What :func:`augmented_for` returns for ``corpus`` depends on: equal stamps, equal fields."""
     manifest = _manifest()
     made = manifest.is_file()
-    stamp = (
+    return (
         corpus.sha256 or _fingerprint(corpus.records),  # a corpus made in memory: its records' content
         # without a manifest the fields are the offline ones whatever the home: one entry for every home
         str(manifest) if made else "",
@@ -236,6 +232,16 @@ def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
         len(corpus),
         keyword_pool(),  # the offline keywords come from the pool (NATIONBIAS_PAPER may name another)
     )
+
+
+def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
+    """Augmented fields for every record of ``corpus``, by id.
+
+    The file named by the manifest is used when it was made for this very corpus; records it lacks
+    (and every record, without one) get the offline fields.
+    """
+    manifest = _manifest()
+    stamp = fields_stamp(corpus)
     if stamp in _CACHE:
         _CACHE.move_to_end(stamp)
         return dict(_CACHE[stamp])

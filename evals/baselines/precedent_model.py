@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from nationbias.evals.baselines.precedent_features import FEATURES, FeatureBuilder, member_name, member_vote
 from nationbias.retrievers import Precedent, Retriever, get_retriever
-from nationbias.stores.augment import Augmented, augmented_for
+from nationbias.stores.augment import Augmented, augmented_for, fields_stamp
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.domain import P5, P5_BY_NAME, VOTES
 from nationbias.stores.records import Record
@@ -235,13 +235,17 @@ def explanations_frame(explained: Sequence[dict[str, Any]]) -> pd.DataFrame:
                                        "coef", "contribution"])  # fmt: skip
 
 
-_CACHE: dict[tuple[int, str], PrecedentModel] = {}
+_CACHE: dict[tuple[Any, ...], PrecedentModel] = {}
 
 
 def model_for(corpus: Corpus, *, retriever: Retriever | None = None) -> PrecedentModel:
-    """One fitted-on-demand model per corpus (and retriever) in a process: fits are cached inside."""
-    key = (id(corpus), repr(retriever))
-    if key not in _CACHE or _CACHE[key].corpus is not corpus:
+    """One fitted-on-demand model per corpus (and retriever) in a process: fits are cached inside.
+
+    A corpus read from a file, with the default retriever, is known by its content and the fields it
+    gets (:func:`fields_stamp`): a report loads the corpus again, and its copy reuses the fits."""
+    by_content = retriever is None and bool(corpus.sha256)
+    key = ("content", fields_stamp(corpus)) if by_content else (id(corpus), repr(retriever))
+    if key not in _CACHE or (not by_content and _CACHE[key].corpus is not corpus):
         if len(_CACHE) >= 4:
             _CACHE.clear()
         _CACHE[key] = PrecedentModel(corpus, retriever=retriever)
