@@ -13,10 +13,12 @@ before, so results are exactly the naive scorer's (``retrieve_naive``, kept for 
 
 from __future__ import annotations
 
+import functools
 import heapq
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from nationbias.retrievers.base import (
@@ -43,15 +45,41 @@ EXCLUDED_TARGET_NATIONS = frozenset(name.lower() for name in EXCLUDED_NATIONS)  
 
 def _field(item: object, name: str) -> Any:
     """Read ``name`` from a mapping or an object (Augmented, dict, SimpleNamespace...)."""
-    if isinstance(item, Mapping):
-        return item.get(name)
+    if _is_mapping(type(item)):
+        return item.get(name)  # type: ignore[attr-defined]
     return getattr(item, name, None)
 
 
-def _normalised(values: Iterable[str] | None, *, excluded: frozenset[str] = frozenset()) -> dict[str, str]:
-    """Case- and space-insensitive keys mapped to the first spelling seen (used in reasons)."""
+_MAPPING_TYPES: dict[type, bool] = {}
+
+
+def _is_mapping(kind: type) -> bool:
+    """``isinstance(item, Mapping)`` decided once per type (the scorer asks for every pair of items)."""
+    found = _MAPPING_TYPES.get(kind)
+    if found is None:
+        found = _MAPPING_TYPES[kind] = issubclass(kind, Mapping)
+    return found
+
+
+def _normalised(values: Iterable[str] | None, *, excluded: frozenset[str] = frozenset()) -> Mapping[str, str]:
+    """Case- and space-insensitive keys mapped to the first spelling seen (used in reasons).
+
+    The same item's fields are compared with every other item's (the naive scorer, the audit): each
+    distinct list is normalised once (read-only mappings, shared)."""
+    try:
+        return _normalised_once(tuple(values or ()), excluded)
+    except TypeError:  # an unhashable value: normalised as it is
+        return _normalise(values or (), excluded)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _normalised_once(values: tuple[str, ...], excluded: frozenset[str]) -> Mapping[str, str]:
+    return MappingProxyType(_normalise(values, excluded))
+
+
+def _normalise(values: Iterable[str], excluded: frozenset[str]) -> dict[str, str]:
     found: dict[str, str] = {}
-    for value in values or ():
+    for value in values:
         key = " ".join(str(value).split()).casefold()
         if key and key not in excluded:
             found.setdefault(key, " ".join(str(value).split()))

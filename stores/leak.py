@@ -12,6 +12,7 @@ still flagged is removed whole; every change is kept beside its original. It nev
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -120,7 +121,13 @@ def _own_number(record: Record | None) -> re.Pattern[str] | None:
     if record is None or not record.resolution:
         return None
     number = re.match(r"\s*(\d+)", record.resolution)
-    return re.compile(rf"\bresolution\s+{number.group(1)}\b", re.IGNORECASE) if number else None
+    return _resolution_number(number.group(1)) if number else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolution_number(number: str) -> re.Pattern[str]:
+    """Compiled once per number: every sentence of a record's texts is checked against it."""
+    return re.compile(rf"\bresolution\s+{number}\b", re.IGNORECASE)
 
 
 def find_outcome_language(text: str, *, record: Record | None = None) -> list[OutcomeHit]:

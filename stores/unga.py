@@ -84,6 +84,8 @@ class Assembly:
     # the records of each year span asked for: building the 6,000 of them takes seconds, and every
     # Assembly study, baseline and report asks again (the loaded Assembly is itself cached per copy)
     _records: dict[tuple[int, int] | None, tuple[Record, ...]] = field(default_factory=dict, repr=False)
+    # each roll call's record, whichever span asked for it first (the spans asked for overlap)
+    _by_rcid: dict[int, Record] = field(default_factory=dict, repr=False)
 
     def records(self, years: tuple[int, int] | None = None) -> list[Record]:
         """Each roll call as a :class:`Record` (``body="unga"``) in date order, optionally in ``years``."""
@@ -95,13 +97,17 @@ class Assembly:
         calls = self.roll_calls
         if years is not None:
             calls = calls[calls["date"].dt.year.between(*years)]
-        votes = self.votes[self.votes["rcid"].isin(calls.index)]
-        by_call: dict[int, dict[str, str]] = defaultdict(dict)
-        columns = (votes["rcid"].tolist(), votes["member"].tolist(), votes["vote"].tolist())
-        for rcid, member, vote in zip(*columns, strict=True):
-            by_call[int(rcid)][member] = vote
-        rows = calls.reset_index().to_dict("records")
-        return [_record(int(row["rcid"]), row, by_call.get(int(row["rcid"]), {})) for row in rows]
+        todo = calls[~calls.index.isin(list(self._by_rcid))]
+        if len(todo):
+            votes = self.votes[self.votes["rcid"].isin(todo.index)]
+            by_call: dict[int, dict[str, str]] = defaultdict(dict)
+            columns = (votes["rcid"].tolist(), votes["member"].tolist(), votes["vote"].tolist())
+            for rcid, member, vote in zip(*columns, strict=True):
+                by_call[int(rcid)][member] = vote
+            for row in todo.reset_index().to_dict("records"):
+                rcid = int(row["rcid"])
+                self._by_rcid[rcid] = _record(rcid, row, by_call.get(rcid, {}))
+        return [self._by_rcid[int(rcid)] for rcid in calls.index]
 
 
 def _record(rcid: int, row: dict[Any, Any], votes: dict[str, str]) -> Record:
@@ -166,7 +172,8 @@ def description(row: dict[Any, Any], *, issues: str) -> Description:
     went: the catalogue's "resolution / adopted by …" suffix is dropped and no A/RES number is used."""
     descr, short = without_catalogue(row["descr"]), without_catalogue(row["short"])
     descr = _CUT_VOTE_REQUEST.sub("", descr)
-    if own := re.sub(r"^(?:A/RES/|A/|R/)", "", str(row.get("unres") or "").strip()):
+    own = re.sub(r"^(?:A/RES/|A/|R/)", "", str(row.get("unres") or "").strip())
+    if own and (own in descr or own in short):  # (most rows do not quote it: no pattern to build)
         # its own resolution number ("A/RES/ES-10/19, Status of Jerusalem") says it was adopted
         number = re.compile(rf"(?:\bA/RES/|\bR/|(?<![\w/-])){re.escape(own)}(?![\w/-])[,:;]?\s*")
         descr, short = number.sub("", descr).strip(), number.sub("", short).strip()

@@ -23,6 +23,10 @@ def report_command(runner: Any, app: Any, out: Path) -> Any:
     return runner.invoke(app, ["report", "spend", "--out", str(out)])
 
 
+def study_command(runner: Any, app: Any, base: list[str]) -> Any:
+    return runner.invoke(app, ["study", *base, "--languages", "en,fr", "--run-id", "st"])
+
+
 def assembly_report(store: RunStore, out: Path) -> Path:
     store.create_run("ga", {"test": "vote", "sample": {"body": "unga", "personas": "all"}})
     return write_report(["ga"], out_dir=out, store=store, n_resamples=20)

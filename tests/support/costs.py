@@ -86,9 +86,9 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         r"[\"']baselines[\"'],",  # the baselines command fits the learned one
         # the learned models themselves
         r"<uses nationbias\.evals\.baselines\.(precedent_model|assembly|assembly_explain)\.",
-        r"(?s)[\"']hybrid[\"'].*[\"']unga[\"']|[\"']unga[\"'].*[\"']hybrid[\"']",
-        # a whole study: every bias test, then the ablation's cells, then the report
-        r"\[\s*[\"']study[\"'],\s*[\"']--model",
+        # a whole study: every bias test, then the ablation's cells, then the report (its learned baseline)
+        # (its model named, or its options spread from a list; a table of commands names no model)
+        r"\[\s*[\"']study[\"'],\s*(?:[\"']--model|\*)",
         r"\bastudy\(",
         # the style audit: 200 logistic fits (5x10 CV, four prompt sets) over every draft of the record
         r"<uses nationbias\.evals\.style_audit\.style_audit>",
@@ -96,10 +96,17 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         # on every earlier draft (evals/report/study.py: write_study_report)
         r"\[\s*[\"']report[\"'],",
         r"<uses nationbias\.evals\.report\.study\.write_study_report>",
+    ),
+}
+# marks earned by several things together, each anywhere in what the test reaches (its own source, a
+# helper, a constant): every pattern of one group must be found
+ALL_OF_RULES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "slow": (
+        # the hybrid retriever on the Assembly: its dense (ONNX) index over every roll call
+        (r"[\"']hybrid[\"']", r"[\"']unga[\"']"),
         # a report of an Assembly run: its anchor section builds the Assembly baselines' features over
         # every roll call of the record (evals/baselines/assembly.py: prepared_features)
-        r"(?s)<uses nationbias\.evals\.report\.writer\.write_report>.*[\"']unga[\"']"
-        r"|[\"']unga[\"'].*<uses nationbias\.evals\.report\.writer\.write_report>",
+        (r"<uses nationbias\.evals\.report\.writer\.write_report>", r"[\"']unga[\"']"),
     ),
 }
 FIXTURE_RULES: dict[str, set[str]] = {
@@ -113,12 +120,44 @@ NAME_RULES: dict[str, str] = {"embedded": r"on_the_embedded_model"}
 
 
 def _one_pattern(patterns: Iterable[str]) -> re.Pattern[str]:
-    """A mark's patterns as one alternation (a search per mark, not per pattern: collection runs it
-    over every test's reachable source); a pattern's leading ``(?s)`` keeps to its own branch."""
-    return re.compile("|".join(f"(?s:{p[4:]})" if p.startswith("(?s)") else f"(?:{p})" for p in patterns))
+    """A mark's patterns as one alternation (a search per mark, not per pattern)."""
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
 
 
-_COMPILED = {mark: _one_pattern(patterns) for mark, patterns in SOURCE_RULES.items()}
+@functools.cache
+def _clue_patterns() -> dict[str, re.Pattern[str]]:
+    """What one piece of code can show: a mark's pattern, a part of an all-of group, that it reads the
+    Assembly, that it writes or scans the checkout's source."""
+    return {
+        **{f"mark:{mark}": _one_pattern(patterns) for mark, patterns in SOURCE_RULES.items()},
+        **{f"part:{part}": re.compile(part) for g in ALL_OF_RULES.values() for group in g for part in group},
+        ASSEMBLY_CLUE: ASSEMBLY,
+        CHECKOUT_CLUE: CHECKOUT_SOURCE,
+    }
+
+
+def _clues(text: str) -> frozenset[str]:
+    return frozenset(name for name, pattern in _clue_patterns().items() if pattern.search(text))
+
+
+def _marks_of(clues: frozenset[str]) -> set[str]:
+    marks = {mark for mark in SOURCE_RULES if f"mark:{mark}" in clues}
+    return marks | {
+        mark
+        for mark, groups in ALL_OF_RULES.items()
+        if any(all(f"part:{part}" in clues for part in group) for group in groups)
+    }
+
+
+def source_marks(text: str) -> set[str]:
+    """The marks the source rules give one text (a parametrised case's arguments)."""
+    return _marks_of(_clues(text))
+
+
+def reachable_marks(roots: Iterable[Any]) -> set[str]:
+    """The marks the source rules give ``roots`` with every test-side function, class and constant they
+    reach."""
+    return _marks_of(_reachable_clues(tuple(roots)))
 
 
 @functools.cache
@@ -185,34 +224,36 @@ class Constant:
 
 
 @functools.cache
-def _reachable_text(roots: tuple[Any, ...]) -> str:
-    """:func:`reachable_source`, once per set of roots (the marks, the groups and the checkout rule)."""
-    return reachable_source(roots)
+def _own_clues(obj: Any) -> frozenset[str]:
+    """One function's, class's or constant's clues, searched once however many tests reach it."""
+    return _clues(obj.text if isinstance(obj, Constant) else _source(obj))
 
 
 @functools.cache
-def _source_marks(roots: tuple[Any, ...]) -> frozenset[str]:
-    text = _reachable_text(roots)
-    return frozenset(mark for mark, pattern in _COMPILED.items() if pattern.search(text))
+def _reachable_clues(roots: tuple[Any, ...]) -> frozenset[str]:
+    """The clues of ``roots`` and of everything test-side they reach, once per set of roots (the marks,
+    the groups and the checkout rule)."""
+    found: set[str] = set()
+    for obj in _reachable(roots):
+        found |= _own_clues(obj)
+    return frozenset(found)
 
 
-def reachable_source(roots: Iterable[Any]) -> str:
-    """The source of ``roots`` and of every test-side function or class they reach."""
+def _reachable(roots: Iterable[Any]) -> Iterator[Any]:
+    """``roots`` and every test-side function, class or named constant they reach."""
     seen: set[int] = set()
-    texts: list[str] = []
     stack = list(roots)
     while stack:
         obj = stack.pop()
         if isinstance(obj, Constant):
-            texts.append(obj.text)
+            yield obj
             continue
         obj = inspect.unwrap(obj)
         if id(obj) in seen:
             continue
         seen.add(id(obj))
-        texts.append(_source(obj))
+        yield obj
         stack.extend(_references(obj))
-    return "\n".join(texts)
 
 
 def _fixture_functions(item: pytest.Item) -> list[Callable[..., Any]]:
@@ -236,11 +277,11 @@ def cost_marks(item: pytest.Item) -> set[str]:
     for mark, pattern in NAME_RULES.items():
         if re.search(pattern, item.name):
             marks.add(mark)
-    marks |= _source_marks((function, *_fixture_functions(item)))
+    marks |= reachable_marks((function, *_fixture_functions(item)))
     callspec = getattr(item, "callspec", None)
     if callspec is not None:  # a parametrised test's arguments are part of what it uses
         params = repr(callspec.params)
-        marks |= {mark for mark, pattern in _COMPILED.items() if pattern.search(params)}
+        marks |= source_marks(params)
         if re.search(r"[\"']local:", params):  # a local: spec as an argument reaches the embedded model
             marks.add("embedded")
         if re.search(r"[\"']study[\"']", params):  # the study command as an argument
@@ -308,11 +349,12 @@ SAME_GROUP = {"embedded_directqa": "llama_server"}
 # so these run in one xdist worker rather than each worker paying for them
 ASSEMBLY = re.compile(r"[\"']unga[\"']|\bassembly_(corpus|votes|precedents)\(|\bload_assembly\(")
 ASSEMBLY_GROUP = "assembly"
+ASSEMBLY_CLUE = "group:assembly"
 
 
 @functools.cache
 def _reads_the_assembly(roots: tuple[Any, ...]) -> bool:
-    return bool(ASSEMBLY.search(_reachable_text(roots)))
+    return ASSEMBLY_CLUE in _reachable_clues(roots)
 
 
 # tests that write a module into the checkout for a moment (the editable install's probe) and tests that
@@ -320,11 +362,12 @@ def _reads_the_assembly(roots: tuple[Any, ...]) -> bool:
 # probe that is gone before it is read
 CHECKOUT_SOURCE = re.compile(r"\brglob\(\"\*\.py\"\)|\bgrimp\.build_graph\(|\bprobe\.write_text\(")
 CHECKOUT_GROUP = "checkout-source"
+CHECKOUT_CLUE = "group:checkout-source"
 
 
 @functools.cache
 def _touches_checkout_source(roots: tuple[Any, ...]) -> bool:
-    return bool(CHECKOUT_SOURCE.search(_reachable_text(roots)))
+    return CHECKOUT_CLUE in _reachable_clues(roots)
 
 
 def shared_group(item: pytest.Item) -> str | None:

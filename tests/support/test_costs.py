@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import importlib
-import re
 from typing import Any
 
 import pytest
 from xdist.scheduler.loadgroup import LoadGroupScheduling
 
-from tests.support.costs import SOURCE_RULES, name_the_groups, reachable_source, shared_group
+from tests.support.costs import name_the_groups, reachable_marks, shared_group
 
 SAMPLES = "tests.support.cost_samples"
 
 
 def _marks(name: str) -> set[str]:
     """The marks the source rules give the sample ``name`` (and what it reaches)."""
-    text = reachable_source([getattr(importlib.import_module(SAMPLES), name)])
-    return {mark for mark, patterns in SOURCE_RULES.items() if any(re.search(p, text) for p in patterns)}
+    return reachable_marks([getattr(importlib.import_module(SAMPLES), name)])
 
 
-def test_the_style_audit_the_report_command_and_an_assembly_report_are_slow() -> None:
+def test_the_style_audit_the_report_and_study_commands_and_an_assembly_report_are_slow() -> None:
     assert _marks("style_audit_fixture") == {"slow"}
     assert _marks("report_command") == {"slow"}
+    assert _marks("study_command") == {"slow"}  # its options from a list: still a whole study
     assert _marks("assembly_report") == {"slow"}
     assert _marks("council_report") == set()  # a report of a Council run fits nothing: inner loop
 
