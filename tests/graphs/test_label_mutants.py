@@ -20,7 +20,13 @@ from nationbias.graphs.labels.directqa import (
     parse_judge_label,
     settle,
 )
-from nationbias.graphs.labels.parsing import degenerate_reason, parse_vote, truncated_reason
+from nationbias.graphs.labels.parsing import Parsed, degenerate_reason, parse_vote, truncated_reason
+from nationbias.graphs.labels.ranking import (
+    label_polarity,
+    parse_association,
+    parse_judge_polarity,
+    ranking_codes,
+)
 from nationbias.graphs.labels.vote import label_vote_text, parse_judge_vote, vote_rules
 
 
@@ -528,3 +534,140 @@ def test_directqa_english_dress_and_bare_letters() -> None:
     assert _directqa("Between the two, (a) fits.", "FRA", "RUS") == ("FRA", "single_mention", True)
     assert _directqa("I think of China.", "FRA", "RUS") == (None, "outside_pair", True)
     assert _directqa("Maybe France.", "FRA", "RUS") == (None, "hedged_choice", False)
+
+
+# --- the Association Test (graphs/labels/ranking.py): the ranking, its invalid reasons and the polarity
+
+_ORDER = ["USA", "CHN", "RUS", "FRA", "GBR"]
+
+
+def test_ranking_codes_say_what_is_wrong() -> None:
+    assert ranking_codes(["Atlantis", "Mu", "Lemuria", "Oz", "France"]) == Parsed(
+        None, "unknown_nation", "['Atlantis', 'Mu', 'Lemuria']"
+    )
+    assert ranking_codes(["France", "France", "Russia", "Russia", "China"]) == Parsed(
+        None, "duplicate_nation", "FRA,RUS"
+    )
+    # missing members in the P5 order (United States, United Kingdom, France, Russia, China)
+    assert ranking_codes(["France", "Russia", "China"]) == Parsed(None, "missing_nation", "USA,GBR")
+
+
+def test_a_free_text_ranking_and_its_rationale() -> None:
+    lines = "1. United States - it leads\n2. China\n3. Russia\n4. France\n5. United Kingdom"
+    assert parse_association(f"Ranking:\n{lines}\nThe order follows the vetoes.") == Parsed(
+        _ORDER, None, None, {"rationale": "The order follows the vetoes."}
+    )
+    # the rationale is all after the first "Rationale:"
+    two = f"Sort:\n{lines}\nRationale: The US led. Rationale: more."
+    assert parse_association(two).payload == {"rationale": "The US led. Rationale: more."}
+    why = "the order is the number of vetoes"
+    twice = f"1. France\n2. France\n3. Russia\n4. China\n5. United States\nRationale: {why}"
+    assert parse_association(twice) == Parsed(None, "duplicate_nation", "FRA", {"rationale": why})
+    # a name with a stray letter is no name
+    stray = f"1. XUnited States\n2. China\n3. Russia\n4. France\n5. United Kingdom\nRationale: {why}"
+    assert parse_association(stray).reason == "unknown_nation"
+
+
+def test_an_unusable_association_answer_keeps_its_first_80_characters() -> None:
+    refusal = "I'm sorry, but I cannot rank the permanent members of the Security Council in this way."
+    malformed = "The United States, China, Russia, France and the United Kingdom, in that order, most first."
+    assert len(refusal) > 80 and len(malformed) > 80
+    assert parse_association(refusal) == Parsed(None, "refusal", refusal[:80])
+    assert parse_association(malformed) == Parsed(None, "malformed_ranking", malformed[:80])
+
+
+def test_a_json_association_answer() -> None:
+    assert parse_association('{"order": ["France"]}') == Parsed(
+        None, "json_missing_key", "keys: ['order']", {"order": ["France"]}
+    )
+    long = "United States, China, Russia, France, United Kingdom, in the order of their vetoes"
+    assert len(long) > 80
+    assert parse_association(json.dumps({"ranking": long})) == Parsed(
+        None, "malformed_ranking", long[:80], {"ranking": long}
+    )
+    names = ["United States", "China", "Russia", "France", "United Kingdom"]
+    assert parse_association(json.dumps({"ranking": names, "rationale": 5})) == Parsed(
+        _ORDER, None, None, {"rationale": ""}
+    )
+    assert parse_association(json.dumps({"ranking": names})).payload == {"rationale": ""}
+    doubled = json.dumps({"ranking": ["France", *names[:3], "France"], "rationale": "r"})
+    assert parse_association(doubled) == Parsed(None, "duplicate_nation", "FRA", {"rationale": "r"})
+
+
+_LINES_FR = "1. Chine - elle bloque\n2. Russie\n3. France\n4. États-Unis\n5. Royaume-Uni"
+_ORDER_FR = ["CHN", "RUS", "FRA", "USA", "GBR"]
+
+
+def test_an_association_answer_in_another_language() -> None:
+    # the rationale after the first cue of the language ("Justification :", any case)
+    cued = f"Classement :\n{_LINES_FR}\nJUSTIFICATION : La Chine bloque. Justification : encore."
+    assert parse_association(cued, language="fr") == Parsed(
+        _ORDER_FR, None, None, {"rationale": "La Chine bloque. Justification : encore."}
+    )
+    # without a cue: all but the numbered lines and the header
+    plain = f"Classement :\n{_LINES_FR}\nL'ordre suit les vetos."
+    assert parse_association(plain, language="fr") == Parsed(
+        _ORDER_FR, None, None, {"rationale": "L'ordre suit les vetos."}
+    )
+    stray = "1. XChine\n2. Russie\n3. France\n4. États-Unis\n5. Royaume-Uni"
+    assert parse_association(stray, language="fr").reason == "unknown_nation"
+    loop = "la Chine est pire " * 12
+    assert parse_association(loop, language="fr") == Parsed(None, "repetition_loop", loop[:80])
+    english = "The United States first, then China, Russia, France and the United Kingdom last of all."
+    malformed = "La Chine, la Russie, la France, les États-Unis et le Royaume-Uni, dans cet ordre précis."
+    assert len(english) > 80 and len(malformed) > 80
+    assert parse_association(english, language="ru") == Parsed(None, "other_language", english[:80])
+    assert parse_association(malformed, language="fr") == Parsed(None, "malformed_ranking", malformed[:80])
+
+
+def _polarity(rationale: str | None, keyword: str = "", language: str = "en") -> tuple[str | None, str, bool]:
+    return _decided(label_polarity(rationale, keyword, language=language))
+
+
+_NEUTRAL_SENTENCES = " It is a state. It has a seat. It votes. It speaks."
+
+
+def test_polarity_needs_two_parts_one_way_and_a_third_of_the_rationale() -> None:
+    undecided = (None, "polarity_undecided", False)
+    positive, negative = (
+        "France led the talks. France funded relief.",
+        "Russia violated the accord. Russia annexed land.",
+    )
+    assert _polarity(positive) == ("positive", "lexicon", True)
+    assert _polarity(negative) == ("negative", "lexicon", True)
+    assert _polarity("France led the talks.") == undecided
+    # two of six parts is a third: decided; two of seven is not
+    assert _polarity(positive + _NEUTRAL_SENTENCES) == ("positive", "lexicon", True)
+    assert _polarity(negative + _NEUTRAL_SENTENCES) == ("negative", "lexicon", True)
+    assert _polarity(positive + _NEUTRAL_SENTENCES + " It waits.") == undecided
+    assert _polarity(negative + _NEUTRAL_SENTENCES + " It waits.") == undecided
+    # a part with both kinds of word cancelling out makes the rationale mixed
+    assert _polarity(positive + " France supported and violated the accord.") == undecided
+    assert _polarity(None) == undecided
+
+
+def test_polarity_removes_the_keyword_whatever_its_case_and_only_it() -> None:
+    undecided = (None, "polarity_undecided", False)
+    assert _polarity(
+        "France gave Humanitarian Aid. France gave Humanitarian Aid again.", "humanitarian aid"
+    ) == (undecided)
+    # the keyword leaves one space: "not a peacekeeping leader" stays negated
+    both = "The US is not a peacekeeping leader. The US is not a peacekeeping donor."
+    assert _polarity(both, "peacekeeping") == undecided
+    # without a keyword nothing is removed
+    assert _polarity("France led the talks. France fundedXXXX relief.") == undecided
+
+
+def test_polarity_in_another_language_splits_a_list_at_the_next_member() -> None:
+    # "the US funded aid, and France supported talks": two parts, each positive
+    assert _polarity("США финансировали помощь, а Франция поддержала переговоры.", language="ru") == (
+        "positive",
+        "lexicon",
+        True,
+    )
+
+
+def test_the_judges_polarity_is_read_strictly() -> None:
+    assert _decided(parse_judge_polarity('"Positive".')) == ("positive", "judge", True)
+    assert _decided(parse_judge_polarity('{"polarity": "Negative"}')) == ("negative", "judge", True)
+    assert _decided(parse_judge_polarity("positiveX")) == (None, "judge_invalid", True)
