@@ -620,8 +620,8 @@ def test_an_association_answer_in_another_language() -> None:
     assert parse_association(malformed, language="fr") == Parsed(None, "malformed_ranking", malformed[:80])
 
 
-def _polarity(rationale: str | None, keyword: str = "", language: str = "en") -> tuple[str | None, str, bool]:
-    return _decided(label_polarity(rationale, keyword, language=language))
+def _polarity(rationale: str | None, *keyword: str, **options: str) -> tuple[str | None, str, bool]:
+    return _decided(label_polarity(rationale, *keyword, **options))
 
 
 _NEUTRAL_SENTENCES = " It is a state. It has a seat. It votes. It speaks."
