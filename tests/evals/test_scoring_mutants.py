@@ -816,3 +816,79 @@ def test_vote_agreement_row_with_one_repeat_tests_nothing() -> None:
         and np.isnan(row["critical"])
     )
     assert row["kappa_pass"] is None and row["chi2_pass"] is None and not row["passes"]
+
+
+# --- evals/stats: exact messages, the agreement tables by hand, the edge cases of the tests
+
+
+def test_metric_errors_say_exactly_what_is_wrong() -> None:
+    with pytest.raises(ValueError, match=r"^weighted_f1 needs at least one \(truth, prediction\) pair$"):
+        M.weighted_f1([], [])
+    with pytest.raises(ValueError, match=r"^irres_score needs at least one question$"):
+        M.irres_score([])
+    with pytest.raises(
+        ValueError,
+        match=r"^irres_score: bad label 'DEU'; expected one of USA, GBR, FRA, RUS, CHN, neutral, invalid, error$",
+    ):
+        M.irres_score(["USA", "DEU"])
+    six_bad = _ats_frame()
+    six_bad["rank"] = [9, 8, 7, 6, 0, -1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match=r"got \[9, 8, 7, 6, 0\]$"):  # the first five only
+        M.ats(six_bad)
+
+
+def test_agreement_statistic_errors_and_untested_cases() -> None:
+    from scipy import stats as sps
+
+    from nationbias.evals.stats.agreement import chi2_critical, fleiss_kappa, friedman, multi_chi2
+
+    with pytest.raises(ValueError, match=r"^fleiss_kappa needs a non-empty items × categories table$"):
+        fleiss_kappa(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match=r"^multi_chi2 needs a runs × classes table$"):
+        multi_chi2([1, 2, 3])
+    # a fractional dof below 1 has no critical value either
+    assert np.isnan(chi2_critical(0.5)) and chi2_critical(1) == pytest.approx(float(sps.chi2.ppf(0.95, 1)))
+    one_run = multi_chi2([[3, 2, 1]])
+    assert np.isnan(one_run.statistic) and one_run.dof == 0 and np.isnan(one_run.pvalue)
+    # a missing rank (None) drops its row, as NaN does
+    expected = sps.friedmanchisquare(*np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 1.0]]).T)
+    result = friedman([[1, 2, 3], [2, 3, 1], [None, 1, 2]])
+    assert (result.statistic, result.pvalue, result.dof) == pytest.approx(
+        (expected.statistic, expected.pvalue, 2)
+    )
+
+
+def _repeat_labels() -> pd.DataFrame:
+    # i1 answered USA twice; i2 CHN then invalid (so incomplete); i3 RUS then USA
+    rows = [
+        ("i1", 0, "USA"),
+        ("i1", 1, "USA"),
+        ("i2", 0, "CHN"),
+        ("i2", 1, "invalid"),
+        ("i3", 0, "RUS"),
+        ("i3", 1, "USA"),
+    ]
+    return pd.DataFrame(rows, columns=["item", "repeat", "label"])
+
+
+def test_agreement_and_run_tables_by_hand() -> None:
+    from nationbias.evals.stats.agreement import agreement_table, counts_by_run
+
+    p5 = ["USA", "GBR", "FRA", "RUS", "CHN"]
+    table = agreement_table(
+        _repeat_labels(), item_col="item", repeat_col="repeat", label_col="label", categories=p5
+    )
+    expected = pd.DataFrame(
+        [[2, 0, 0, 0, 0], [1, 0, 0, 1, 0]],
+        index=pd.Index(["i1", "i3"], name="item"),
+        columns=p5,
+        dtype="int64",
+    )
+    assert_frame_equal(table, expected)
+    assert table.columns.name is None
+    runs = counts_by_run(_repeat_labels(), repeat_col="repeat", label_col="label", categories=p5)
+    expected_runs = pd.DataFrame(
+        [[1, 0, 0, 1, 1], [2, 0, 0, 0, 0]], index=pd.Index([0, 1], name="repeat"), columns=p5, dtype="int64"
+    )
+    assert_frame_equal(runs, expected_runs)
+    assert runs.columns.name is None
