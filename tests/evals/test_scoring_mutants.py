@@ -892,3 +892,47 @@ def test_agreement_and_run_tables_by_hand() -> None:
     )
     assert_frame_equal(runs, expected_runs)
     assert runs.columns.name is None
+
+
+def test_score_table_intervals_follow_the_resamples_and_the_seed_on_many_items() -> None:
+    # 40 drafts of 3 repeats: the bootstrap distribution has many values, so another seed or one more
+    # resample moves the percentiles (with four items, as above, they do not)
+    drafts = _toy_drafts(21, 40, 0.5)
+    predictions = drafts.rename(columns={"item": "item_id", "pred": "predicted"}).assign(
+        baseline="rule", member="A"
+    )
+    cube = _cube(drafts)
+    for options, (n_resamples, seed) in (({}, (2000, 0)), ({"n_resamples": 300, "seed": 4}, (300, 4))):
+        table = S.score_table(predictions, pooled=False, **options)
+        low, high = _scipy_cis(cube, _wf1_and_metrics, n_resamples=n_resamples, seed=seed)
+        assert [table.iloc[0][f"{m}_low"] for m in S.METRICS] == pytest.approx(low.tolist(), abs=1e-12)
+        assert [table.iloc[0][f"{m}_high"] for m in S.METRICS] == pytest.approx(high.tolist(), abs=1e-12)
+
+
+def test_an_undefined_interval_takes_the_quantiles_of_its_defined_resamples() -> None:
+    # 30 items (value, marked): a resample without the one marked item is undefined (about a third of
+    # them), the others' means spread widely
+    items = np.column_stack([np.random.default_rng(2).uniform(0, 1, 30), np.eye(30)[0]])
+
+    def mean_if_marked(x: np.ndarray) -> float:
+        return float(x[:, 0].mean()) if x[:, 1].any() else float("nan")
+
+    result = _scipy_ci(items, mean_if_marked, n_resamples=500, seed=1, level=0.8)
+    assert np.isnan(result.confidence_interval.low)
+    expected = np.nanquantile(np.asarray(result.bootstrap_distribution), [0.1, 0.9])
+    ci = B.bootstrap_ci(items, mean_if_marked, n_resamples=500, seed=1, confidence_level=0.8)
+    assert ci == pytest.approx((items[:, 0].mean(), *expected))
+
+
+def test_an_undefined_interval_whose_defined_resamples_agree_is_the_point() -> None:
+    # 15 distinct items: the whole sample (1.0) is almost never redrawn; a resample with item 0 gives 0.0,
+    # one without it is undefined. Every defined resample agrees, so the interval is the point.
+    def statistic(x: np.ndarray) -> float:
+        if len(set(x.tolist())) == len(x):
+            return 1.0
+        return 0.0 if 0 in x else float("nan")
+
+    result = _scipy_ci(np.arange(15), statistic, n_resamples=500, seed=0)
+    spread = np.asarray(result.bootstrap_distribution)
+    assert np.isnan(spread).any() and set(spread[~np.isnan(spread)].tolist()) == {0.0}
+    assert B.bootstrap_ci(np.arange(15), statistic, n_resamples=500, seed=0) == (1.0, 1.0, 1.0)
