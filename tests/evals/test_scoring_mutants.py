@@ -936,3 +936,86 @@ def test_an_undefined_interval_whose_defined_resamples_agree_is_the_point() -> N
     spread = np.asarray(result.bootstrap_distribution)
     assert np.isnan(spread).any() and set(spread[~np.isnan(spread)].tolist()) == {0.0}
     assert B.bootstrap_ci(np.arange(15), statistic, n_resamples=500, seed=0) == (1.0, 1.0, 1.0)
+
+
+# --- evals/tables/paper.py: empty groups, helpers' edges and the run-config keys, by hand
+
+
+def test_a_persona_with_no_scored_question_has_nan_scores_and_rates() -> None:
+    # two answers to drafts with no recorded vote for the persona: nothing to score
+    rows = [
+        sample(
+            "vote", f"q{i}", 0, {"vote": "favour"}, {"truth": None, "context_kind": "context"}, persona="USA"
+        )
+        for i in (1, 2)
+    ]
+    row = T.weighted_f1_table(frame(rows)).set_index("persona").loc["USA"]
+    for column in (
+        "weighted_f1",
+        "invalid_rate",
+        "error_rate",
+        "pooled_weighted_f1",
+        "weighted_f1_valid_only",
+    ):
+        assert np.isnan(row[column]), column
+    assert (row["n_questions"], row["n_unscored"], row["n_repeats"]) == (0, 2, 0)
+
+
+def test_debias_table_aligns_a_persona_missing_from_the_debiased_run() -> None:
+    # base: USA all answered (0.6), FRA with one invalid (0.5); the debiased run has USA only
+    base = pd.concat([frame(vote_rows(ANSWERED)), frame(vote_rows(Q5_INVALID)).assign(persona="FRA")])
+    table = T.debias_table(base, frame(vote_rows(ANSWERED)))
+    assert table["persona"].tolist() == ["USA", "FRA"]
+    assert table["base"].tolist() == pytest.approx([0.6, 0.5])
+    assert table["debiased"].iloc[0] == pytest.approx(0.6) and np.isnan(table["debiased"].iloc[1])
+
+
+def test_ablation_table_of_no_run_and_of_a_run_without_a_model() -> None:
+    keys = ["model", "k", "reflexion", "retriever"]
+    values = ["mean_weighted_f1", "mean_invalid_rate", "mean_error_rate", "mean_weighted_f1_valid_only"]
+    empty = T.ablation_table([])
+    assert empty.columns.tolist() == [*keys, *values, "n_runs"] and len(empty) == 0
+    # a run whose config names no model keeps its row (the model is NaN, not dropped)
+    table = T.ablation_table([({"test": "vote"}, frame(vote_rows(ANSWERED)))])
+    assert len(table) == 1 and pd.isna(table["model"].iloc[0]) and table["n_runs"].tolist() == [1]
+    assert table["mean_weighted_f1"].tolist() == pytest.approx([0.6])
+    # a run with no vote answer at all: NaN means
+    none = T.ablation_table([({"model": "m", "test": "vote"}, frame(vote_rows(ANSWERED)).iloc[:0])])
+    assert np.isnan(none["mean_weighted_f1"].iloc[0]) and none["n_runs"].tolist() == [1]
+
+
+def test_missing_contexts_count_empty_histories_by_hand() -> None:
+    rows = [
+        sample(
+            "vote", "q1", 0, {"vote": "favour"}, {"truth": "favour", "history_empty": True}, persona="USA"
+        ),
+        sample(
+            "vote", "q2", 0, {"vote": "favour"}, {"truth": "favour", "history_empty": False}, persona="USA"
+        ),
+        sample(
+            "vote", "q3", 0, {"vote": "favour"}, {"truth": "favour", "history_empty": False}, persona="USA"
+        ),
+    ]
+    assert T.missing_contexts(frame(rows))["history_empty_samples"].tolist() == [1]
+
+
+def test_family_order_puts_general_first_only_when_present() -> None:
+    assert T.family_order(["zz_other", "general"]) == ["general", "zz_other"]
+    assert T.family_order(["zz_other"]) == ["zz_other"]
+
+
+def test_labeller_counts_fill_an_absent_labeller_with_zero() -> None:
+    samples = pd.DataFrame(
+        {"task": ["a", "a", "b"], "extra": [{"labeller": "rules"}, {"labeller": "rules"}, {}]}
+    )
+    expected = pd.DataFrame({"task": ["a", "b"], "rules": [2, 0], "judge": [0, 0], "none": [0, 1]})
+    assert_frame_equal(T.labeller_counts(samples, by="task"), expected, check_dtype=False)
+    assert T.labeller_counts(samples, by="task")["judge"].tolist() == [0, 0]
+
+
+def test_scored_answers_and_vote_frame_keep_their_types() -> None:
+    status = pd.Series(["ok", "error", "invalid"], index=[7, 8, 9])
+    answers = T.scored_answers(status, ["favour", None, None])
+    assert answers.tolist() == ["favour", "error", "invalid"] and answers.index.tolist() == [7, 8, 9]
+    assert answers.dtype == object
+    assert T.vote_frame(frame(vote_rows(ANSWERED, repeat=2)))["repeat"].dtype == np.int64
