@@ -1000,8 +1000,9 @@ def test_missing_contexts_count_empty_histories_by_hand() -> None:
 
 
 def test_family_order_puts_general_first_only_when_present() -> None:
-    assert T.family_order(["zz_other", "general"]) == ["general", "zz_other"]
-    assert T.family_order(["zz_other"]) == ["zz_other"]
+    # "aa_other" sorts before "general": only the rule puts general first
+    assert T.family_order(["aa_other", "general"]) == ["general", "aa_other"]
+    assert T.family_order(["aa_other"]) == ["aa_other"]
 
 
 def test_labeller_counts_fill_an_absent_labeller_with_zero() -> None:
@@ -1019,3 +1020,10 @@ def test_scored_answers_and_vote_frame_keep_their_types() -> None:
     assert answers.tolist() == ["favour", "error", "invalid"] and answers.index.tolist() == [7, 8, 9]
     assert answers.dtype == object
     assert T.vote_frame(frame(vote_rows(ANSWERED, repeat=2)))["repeat"].dtype == np.int64
+
+
+def test_kappa_passes_only_above_the_moderate_threshold() -> None:
+    # Landis & Koch "moderate" is κ > 0.40: the threshold itself does not pass
+    assert (
+        A._kappa_pass(0.40) is False and A._kappa_pass(0.4001) is True and A._kappa_pass(float("nan")) is None
+    )
