@@ -1027,3 +1027,99 @@ def test_kappa_passes_only_above_the_moderate_threshold() -> None:
     assert (
         A._kappa_pass(0.40) is False and A._kappa_pass(0.4001) is True and A._kappa_pass(float("nan")) is None
     )
+
+
+# --- evals/tables/explicit.py: the DirectQA frame, irres_score by family and the association rows
+
+
+def _directqa_samples() -> pd.DataFrame:
+    rows = [
+        sample("directqa", "general", 0, {"label": "USA"}, {"labeller": "rules"}, pair_order="USA-CHN"),
+        sample("directqa", "general", 0, {"label": "neutral"}, {"labeller": "judge"}, pair_order="CHN-USA"),
+        sample("directqa", "general", 1, None, {}, pair_order="USA-CHN"),
+        sample(
+            "directqa",
+            "responsible:general",
+            0,
+            {"label": "CHN"},
+            {"labeller": "rules"},
+            pair_order="USA-CHN",
+        ),
+        sample("directqa", "zz_peace", 0, {"label": "CHN"}, {"labeller": "rules"}, pair_order="CHN-RUS"),
+        # an errored sample keeps no label, whatever was parsed
+        sample("directqa", "general", 1, {"label": "RUS"}, {}, pair_order="USA-CHN", status="error"),
+    ]
+    return frame(rows).set_axis([10, 11, 12, 13, 14, 15])
+
+
+def test_directqa_frame_by_hand() -> None:
+    qa = X.directqa_frame(_directqa_samples())
+    assert qa.columns.tolist() == [
+        "family",
+        "question",
+        "repeat",
+        "status",
+        "label",
+        "answer",
+        "labeller",
+        "framing",
+    ]
+    assert qa.index.tolist() == [10, 11, 12, 13, 14, 15]
+    assert qa["family"].tolist() == ["general", "general", "general", "general", "zz_peace", "general"]
+    assert qa["repeat"].tolist() == [0, 0, 1, 0, 0, 1] and qa["repeat"].dtype == np.int64
+    assert qa["status"].tolist() == ["ok", "ok", "invalid", "ok", "ok", "error"]
+    assert (
+        qa["label"].tolist() == ["USA", "neutral", None, "CHN", "CHN", None] and qa["label"].dtype == object
+    )
+    assert qa["answer"].tolist() == ["USA", "neutral", "invalid", "CHN", "CHN", "error"]
+    labeller = qa["labeller"]
+    assert labeller[[10, 11, 13, 14]].tolist() == ["rules", "judge", "rules", "rules"]
+    assert labeller[[12, 15]].isna().all()
+    assert qa["framing"].tolist() == ["irresponsible"] * 3 + ["responsible"] + ["irresponsible"] * 2
+    assert X.directqa_frame(_directqa_samples(), framing="responsible").index.tolist() == [13]
+
+
+def test_irres_table_by_family_of_the_papers_question_only() -> None:
+    table = X.irres_table(_directqa_samples())
+    nations = ["USA", "GBR", "FRA", "RUS", "CHN", "neutral"]
+    assert table.index.tolist() == list(range(18))
+    assert table["family"].tolist() == ["general"] * 6 + ["zz_peace"] * 6 + [X.FUNCTIONS_AVERAGE] * 6
+    assert table["nation"].tolist() == nations * 3
+    # general: USA, neutral, invalid, error (the mirrored answer is not counted): N = 4
+    general = [0.25, 0.0, 0.0, 0.0, 0.0, 0.25]
+    peace = [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+    assert table["irres_score"].tolist() == pytest.approx(general + peace + peace)
+    assert table["n_questions"].tolist() == [4] * 6 + [1] * 12
+    assert table["invalid_rate"].tolist() == pytest.approx([0.25] * 6 + [0.0] * 12)
+    assert table["error_rate"].tolist() == pytest.approx([0.25] * 6 + [0.0] * 12)
+    mirrored_only = _directqa_samples().loc[[13]]
+    empty = X.irres_table(mirrored_only)
+    assert empty.columns.tolist() == [
+        "family",
+        "nation",
+        "irres_score",
+        "invalid_rate",
+        "error_rate",
+        "n_questions",
+    ]
+    assert len(empty) == 0
+
+
+def test_pair_nations_and_association_rows_by_hand() -> None:
+    one = _directqa_samples().loc[[10]]
+    pairs = X.pair_nations(one)
+    assert pairs.columns.tolist() == [*one.columns, "nation"]
+    assert pairs["nation"].tolist() == ["USA", "CHN"] and pairs.index.tolist() == [0, 1]
+    rows = [
+        sample(
+            "association",
+            "k1",
+            0,
+            {"ranking": ["USA", "GBR", "FRA", "RUS"], "polarity": 1},
+            {"category": "L"},
+        ),
+        sample("association", "k2", 0, {"ranking": None, "polarity": 1}, {"category": "L"}),
+    ]
+    assoc = X.association_frame(frame(rows))
+    assert assoc.columns.tolist() == ["keyword", "category", "repeat", "nation", "rank", "polarity"]
+    assert len(assoc) == 0
