@@ -1123,3 +1123,32 @@ def test_pair_nations_and_association_rows_by_hand() -> None:
     assoc = X.association_frame(frame(rows))
     assert assoc.columns.tolist() == ["keyword", "category", "repeat", "nation", "rank", "polarity"]
     assert len(assoc) == 0
+
+
+def test_vote_share_ci_by_hand_and_against_scipys_bootstrap() -> None:
+    from nationbias.evals.tables.intervals import vote_share_ci
+
+    samples = frame(vote_rows(Q5_INVALID) + vote_rows(ANSWERED, repeat=1))
+    # per draft (q1…q6) over both repeats: favour, against, abstention, invalid, error
+    counts = np.array(
+        [
+            [2, 0, 0, 0, 0],
+            [2, 0, 0, 0, 0],
+            [0, 2, 0, 0, 0],
+            [0, 2, 0, 0, 0],
+            [0, 1, 0, 1, 0],
+            [2, 0, 0, 0, 0],
+        ],
+        dtype=float,
+    )
+    table = vote_share_ci(samples, n_resamples=300, seed=2)
+    assert table.columns.tolist() == ["persona", "vote", "share", "low", "high"]
+    assert table["persona"].tolist() == ["USA"] * 5
+    assert table["vote"].tolist() == ["favour", "against", "abstention", "invalid", "error"]
+    assert table["share"].tolist() == pytest.approx([6 / 12, 5 / 12, 0.0, 1 / 12, 0.0])
+    low, high = _scipy_cis(
+        counts, lambda totals: totals / totals.sum(axis=-1, keepdims=True), n_resamples=300, seed=2
+    )
+    assert table["low"].tolist() == pytest.approx(low.tolist()) and table["high"].tolist() == pytest.approx(
+        high.tolist()
+    )
