@@ -671,3 +671,18 @@ def test_the_judges_polarity_is_read_strictly() -> None:
     assert _decided(parse_judge_polarity('"Positive".')) == ("positive", "judge", True)
     assert _decided(parse_judge_polarity('{"polarity": "Negative"}')) == ("negative", "judge", True)
     assert _decided(parse_judge_polarity("positiveX")) == (None, "judge_invalid", True)
+
+
+def test_parse_vote_in_another_language_keeps_its_reason_and_first_80_characters() -> None:
+    echo = "POUR / CONTRE / ABSTENTION " + "x" * 80
+    refusal = (
+        "Désolé, je ne peux pas répondre à cette question sur le vote de ce projet de résolution aujourd'hui."
+    )
+    two = "Nous sommes pour les objectifs de ce texte mais contre les moyens qu'il propose pour les atteindre ici."
+    none = "Nous examinerons attentivement ce texte avec nos partenaires avant de prendre une décision définitive."
+    assert min(len(echo), len(refusal), len(two), len(none)) > 80
+    assert parse_vote(echo, language="fr") == Parsed(None, "template_echo", echo[:80])
+    assert parse_vote(refusal, language="fr") == Parsed(None, "refusal", refusal[:80])
+    # two options named ("pour", "contre"): more than one
+    assert parse_vote(two, language="fr") == Parsed(None, "multiple_options", two[:80])
+    assert parse_vote(none, language="fr") == Parsed(None, "no_option", none[:80])
