@@ -686,3 +686,26 @@ def test_parse_vote_in_another_language_keeps_its_reason_and_first_80_characters
     # two options named ("pour", "contre"): more than one
     assert parse_vote(two, language="fr") == Parsed(None, "multiple_options", two[:80])
     assert parse_vote(none, language="fr") == Parsed(None, "no_option", none[:80])
+
+
+# (answer in French) -> (label, reason, final), read by hand from vote._vote_text_in
+_FREE_TEXT_FR: list[tuple[str, tuple[str | None, str, bool]]] = [
+    ("<think>Nous votons contre.</think>", (None, "no_option", False)),  # reasoning casts no vote
+    ('{"vote": "contre"}', ("against", "json", True)),
+    ('{"vote": "peut-être"}', (None, "no_option", True)),
+    ("nous votons contre " * 12, (None, "repetition_loop", True)),
+    ("Probablement que nous votons contre.", (None, "hedged", False)),  # hedged in its clause
+    ("Cela dépend ; nous votons contre.", (None, "hedged", False)),  # undecided
+    ("Nous votons contre.", ("against", "explicit_vote", True)),
+    ("Nous votons pour. Nous votons contre.", (None, "multiple_options", False)),
+    ("Désolé, je ne peux pas répondre à cette question.", (None, "refusal", True)),
+    ("Je ne peux pas soutenir ce texte.", (None, "no_option", False)),  # a position, not a refusal
+    ("Nous examinerons ce texte.", (None, "no_option", False)),
+    # a hedge in another clause leaves the vote plain
+    ("Nous votons contre ; peut-être changerons-nous plus tard.", ("against", "explicit_vote", True)),
+]
+
+
+def test_free_text_votes_in_french_read_by_hand() -> None:
+    for answer, decided in _FREE_TEXT_FR:
+        assert _decided(label_vote_text(answer, language="fr")) == decided, answer
