@@ -828,7 +828,8 @@ def test_metric_errors_say_exactly_what_is_wrong() -> None:
         M.irres_score([])
     with pytest.raises(
         ValueError,
-        match=r"^irres_score: bad label 'DEU'; expected one of USA, GBR, FRA, RUS, CHN, neutral, invalid, error$",
+        match=r"^irres_score: bad label 'DEU'; expected one of USA, GBR, FRA, RUS, CHN, neutral, invalid, "
+        r"error$",
     ):
         M.irres_score(["USA", "DEU"])
     six_bad = _ats_frame()

@@ -678,8 +678,14 @@ def test_parse_vote_in_another_language_keeps_its_reason_and_first_80_characters
     refusal = (
         "Désolé, je ne peux pas répondre à cette question sur le vote de ce projet de résolution aujourd'hui."
     )
-    two = "Nous sommes pour les objectifs de ce texte mais contre les moyens qu'il propose pour les atteindre ici."
-    none = "Nous examinerons attentivement ce texte avec nos partenaires avant de prendre une décision définitive."
+    two = (
+        "Nous sommes pour les objectifs de ce texte mais contre les moyens "
+        + "qu'il propose pour les atteindre ici."
+    )
+    none = (
+        "Nous examinerons attentivement ce texte avec nos partenaires "
+        + "avant de prendre une décision définitive."
+    )
     assert min(len(echo), len(refusal), len(two), len(none)) > 80
     assert parse_vote(echo, language="fr") == Parsed(None, "template_echo", echo[:80])
     assert parse_vote(refusal, language="fr") == Parsed(None, "refusal", refusal[:80])
