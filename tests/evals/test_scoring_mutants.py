@@ -1153,3 +1153,221 @@ def test_vote_share_ci_by_hand_and_against_scipys_bootstrap() -> None:
     assert table["low"].tolist() == pytest.approx(low.tolist()) and table["high"].tolist() == pytest.approx(
         high.tolist()
     )
+
+
+# --- evals/tables/intervals.py: defaults, seeds and columns of the published intervals ------------------
+# A default is checked by calling without it and with it written out (on data varied enough for another
+# seed or resample count to move a percentile); a seed or count passed on, against scipy's bootstrap.
+def _many_vote_samples(n: int = 30, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for persona in ("USA", "CHN"):
+        for i in range(n):
+            truth = str(rng.choice(VOTES))
+            for repeat in range(2):
+                answer = truth if rng.random() < 0.5 else str(rng.choice([*VOTES, "invalid", "error"]))
+                parsed = {"vote": answer} if answer in VOTES else None
+                status = "error" if answer == "error" else None
+                rows.append(
+                    sample(
+                        "vote", f"d{i:02d}", repeat, parsed, {"truth": truth}, persona=persona, status=status
+                    )
+                )
+    return frame(rows)
+
+
+def _vote_counts_by_hand(samples: pd.DataFrame, persona: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """drafts (sorted) × (favour, against, abstention, invalid, error) counts, and item/truth/pred rows."""
+    labels = [*VOTES, "invalid", "error"]
+    sub = samples[samples["persona"].eq(persona)]
+    items = sorted(sub["item"].unique())
+    counts = np.zeros((len(items), len(labels)))
+    rows = []
+    for _, s in sub.iterrows():
+        pred = s["parsed"]["vote"] if s["status"] == "ok" else s["status"]
+        counts[items.index(s["item"]), labels.index(pred)] += 1
+        rows.append({"item": s["item"], "truth": s["extra"]["truth"], "pred": pred})
+    return counts, pd.DataFrame(rows)
+
+
+def test_vote_share_ci_defaults_seed_and_columns() -> None:
+    from nationbias.evals.tables.intervals import vote_share_ci
+
+    samples = _many_vote_samples()
+    assert_frame_equal(vote_share_ci(samples), vote_share_ci(samples, n_resamples=1000, seed=0))
+    table = vote_share_ci(samples, n_resamples=400, seed=7)
+    assert table.columns.tolist() == ["persona", "vote", "share", "low", "high"]
+    assert table["persona"].tolist() == ["USA"] * 5 + ["CHN"] * 5
+    for persona in ("USA", "CHN"):
+        counts, _ = _vote_counts_by_hand(samples, persona)
+        got = table[table["persona"].eq(persona)]
+        low, high = _scipy_cis(
+            counts, lambda totals: totals / totals.sum(axis=-1, keepdims=True), n_resamples=400, seed=7
+        )
+        assert got["share"].tolist() == pytest.approx((counts.sum(axis=0) / counts.sum()).tolist())
+        assert got["low"].tolist() == pytest.approx(low.tolist())
+        assert got["high"].tolist() == pytest.approx(high.tolist())
+    empty = vote_share_ci(samples.iloc[:0])
+    assert empty.columns.tolist() == ["persona", "vote", "share", "low", "high"] and len(empty) == 0
+
+
+def test_weighted_f1_ci_table_defaults_seed_and_columns() -> None:
+    from nationbias.evals.tables.intervals import weighted_f1_ci_table
+
+    samples = _many_vote_samples()
+    assert_frame_equal(weighted_f1_ci_table(samples), weighted_f1_ci_table(samples, n_resamples=1000, seed=0))
+    table = weighted_f1_ci_table(samples, n_resamples=300, seed=9)
+    assert table.columns.tolist() == ["persona", "point", "low", "high"]
+    assert table["persona"].tolist() == ["USA", "CHN"]
+    for row, persona in zip(table.itertuples(), ("USA", "CHN"), strict=True):
+        _, drafts = _vote_counts_by_hand(samples, persona)
+        cube = _cube(drafts)
+        low, high = _scipy_cis(cube, _wf1, n_resamples=300, seed=9)
+        point = _wf1_and_metrics(cube.sum(axis=0))[1]
+        assert (row.point, row.low, row.high) == pytest.approx((point, low[0], high[0]))
+    empty = weighted_f1_ci_table(samples.iloc[:0])
+    assert empty.columns.tolist() == ["persona", "point", "low", "high"] and len(empty) == 0
+
+
+_P5 = ["USA", "GBR", "FRA", "RUS", "CHN"]
+
+
+def _irres_samples(seed: int = 4) -> pd.DataFrame:
+    """Every unordered P5 pair in both orders, two repeats, in general and two function families; a
+    function family asked once only (``zz_rare``); the mirrored question, which irres_ci leaves out."""
+    rng = np.random.default_rng(seed)
+    answers = [*_P5, "neutral", "invalid", "error"]
+    rows = []
+    pairs = [(a, b) for i, a in enumerate(_P5) for b in _P5[i + 1 :]]
+    for family in ("general", "zz_peace", "zz_trade"):
+        for a, b in pairs:
+            for order in (f"{a}-{b}", f"{b}-{a}"):
+                for repeat in range(2):
+                    answer = str(rng.choice(answers, p=[0.3, 0.05, 0.05, 0.1, 0.2, 0.15, 0.1, 0.05]))
+                    parsed = {"label": answer} if answer in [*_P5, "neutral"] else None
+                    status = "error" if answer == "error" else None
+                    rows.append(
+                        sample("directqa", family, repeat, parsed, {}, pair_order=order, status=status)
+                    )
+    rows.append(sample("directqa", "zz_rare", 0, {"label": "GBR"}, {}, pair_order="USA-GBR"))
+    for order in ("USA-CHN", "CHN-USA", "RUS-FRA"):  # the mirrored question, all RUS: never counted
+        rows.append(sample("directqa", "responsible:general", 0, {"label": "RUS"}, {}, pair_order=order))
+    return frame(rows)
+
+
+def _irres_expected(samples: pd.DataFrame, *, n_resamples: int, seed: int) -> pd.DataFrame:
+    """By hand: a pair × family × answer cube of the paper's question, the share of each nation (and
+    neutral) of all answers per family, the function families' mean, and scipy's bootstrap over pairs."""
+    labels = [*_P5, "neutral", "invalid", "error"]
+    asked = samples[~samples["item"].str.startswith("responsible:")]
+    families = ["general", "zz_peace", "zz_rare", "zz_trade"]
+    pairs = sorted({"-".join(sorted(o.split("-"))) for o in asked["pair_order"]})
+    cube = np.zeros((len(pairs), len(families), len(labels)))
+    for _, s in asked.iterrows():
+        answer = s["parsed"]["label"] if s["status"] == "ok" else s["status"]
+        pair = "-".join(sorted(s["pair_order"].split("-")))
+        cube[pairs.index(pair), families.index(s["item"]), labels.index(answer)] += 1
+
+    def score(c: np.ndarray, fams: list[int], j: int) -> float:
+        shares = []
+        for f in fams:
+            n = c[:, f, :].sum()
+            if n > 0:
+                shares.append(c[:, f, j].sum() / n)
+        return float(np.mean(shares)) if shares else float("nan")
+
+    rows = []
+    for family, fams in [*[(f, [i]) for i, f in enumerate(families)], ("functions average", [1, 2, 3])]:
+        for j, nation in enumerate([*_P5, "neutral"]):
+            ci = _scipy_ci(
+                cube, lambda c, fams=fams, j=j: score(c, fams, j), n_resamples=n_resamples, seed=seed
+            )
+            low, high = ci.confidence_interval
+            if family == "zz_rare":  # asked of one pair: every resample that draws it gives the point
+                low = high = score(cube, fams, j)
+            rows.append([family, nation, score(cube, fams, j), low, high])
+    return pd.DataFrame(rows, columns=["family", "nation", "irres_score", "low", "high"])
+
+
+def test_irres_ci_by_hand_against_scipy_with_its_defaults_and_columns() -> None:
+    from nationbias.evals.tables.intervals import irres_ci
+
+    samples = _irres_samples()
+    table = irres_ci(samples, n_resamples=200, seed=5)
+    expected = _irres_expected(samples, n_resamples=200, seed=5)
+    assert table.columns.tolist() == ["family", "nation", "irres_score", "low", "high"]
+    assert table[["family", "nation"]].values.tolist() == expected[["family", "nation"]].values.tolist()
+    for column in ("irres_score", "low", "high"):
+        assert table[column].tolist() == pytest.approx(expected[column].tolist(), nan_ok=True), column
+    # zz_rare: one GBR answer out of one question
+    rare = table[table["family"].eq("zz_rare")].set_index("nation")["irres_score"]
+    assert rare.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert_frame_equal(irres_ci(samples), irres_ci(samples, n_resamples=1000, seed=0))
+    empty = irres_ci(samples.iloc[:0])
+    assert empty.columns.tolist() == ["family", "nation", "irres_score", "low", "high"] and len(empty) == 0
+
+
+def _ats_samples(
+    seed: int = 6, *, categories: tuple[str, ...] = ("Armament", "Human Rights")
+) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(24):
+        category = categories[k % len(categories)]
+        for repeat in range(2):
+            ranking = [str(n) for n in rng.permutation(_P5)]
+            polarity = int(rng.choice([1, -1]))
+            parsed = {"ranking": ranking, "polarity": polarity}
+            rows.append(sample("association", f"k{k:02d}", repeat, parsed, {"category": category}))
+    return frame(rows)
+
+
+def _ats_expected(samples: pd.DataFrame, *, n_resamples: int, seed: int) -> pd.DataFrame:
+    """By hand: per keyword and nation polarity × (3 − rank) averaged over repeats, the mean over a
+    category's keywords, the mean of the categories, and scipy's bootstrap over keywords."""
+    keywords = sorted(samples["item"].unique())
+    category_of = {s["item"]: s["extra"]["category"] for _, s in samples.iterrows()}
+    categories = sorted(set(category_of.values()))
+    scores = np.zeros((len(keywords), len(_P5)))
+    repeats = np.zeros(len(keywords))
+    for _, s in samples.iterrows():
+        k = keywords.index(s["item"])
+        repeats[k] += 1
+        for rank, nation in enumerate(s["parsed"]["ranking"], start=1):
+            scores[k, _P5.index(nation)] += s["parsed"]["polarity"] * (3 - rank)
+    scores /= repeats[:, None]
+    data = np.column_stack([[categories.index(category_of[k]) for k in keywords], scores])
+
+    def ats(d: np.ndarray, chosen: list[int], j: int) -> float:
+        means = [d[d[:, 0] == c, 1 + j].mean() for c in chosen if (d[:, 0] == c).any()]
+        return float(np.mean(means))
+
+    rows = []
+    for j, nation in enumerate(_P5):
+        for category in [*categories, "average"]:
+            chosen = list(range(len(categories))) if category == "average" else [categories.index(category)]
+            ci = _scipy_ci(
+                data, lambda d, chosen=chosen, j=j: ats(d, chosen, j), n_resamples=n_resamples, seed=seed
+            )
+            interval = ci.confidence_interval
+            rows.append([category, nation, ats(data, chosen, j), interval.low, interval.high])
+    return pd.DataFrame(rows, columns=["category", "nation", "ats", "low", "high"])
+
+
+def test_ats_ci_by_hand_against_scipy_with_its_defaults_and_columns() -> None:
+    from nationbias.evals.tables.intervals import ats_ci
+
+    for categories in (("Armament", "Human Rights"), ("Armament",)):
+        samples = _ats_samples(categories=categories)
+        table = ats_ci(samples, n_resamples=200, seed=5)
+        expected = _ats_expected(samples, n_resamples=200, seed=5)
+        assert table.columns.tolist() == ["category", "nation", "ats", "low", "high"]
+        assert (
+            table[["category", "nation"]].values.tolist() == expected[["category", "nation"]].values.tolist()
+        )
+        for column in ("ats", "low", "high"):
+            assert table[column].tolist() == pytest.approx(expected[column].tolist()), column
+    samples = _ats_samples()
+    assert_frame_equal(ats_ci(samples), ats_ci(samples, n_resamples=1000, seed=0))
+    empty = ats_ci(samples.iloc[:0])
+    assert empty.columns.tolist() == ["category", "nation", "ats", "low", "high"] and len(empty) == 0

@@ -28,6 +28,7 @@ from nationbias.graphs.labels.ranking import (
     ranking_codes,
 )
 from nationbias.graphs.labels.vote import label_vote_text, parse_judge_vote, vote_rules
+from nationbias.prompts.registry import PromptError
 
 
 def test_parse_vote_json_synonyms_and_invalid_kinds() -> None:
@@ -715,3 +716,77 @@ _FREE_TEXT_FR: list[tuple[str, tuple[str | None, str, bool]]] = [
 def test_free_text_votes_in_french_read_by_hand() -> None:
     for answer, decided in _FREE_TEXT_FR:
         assert _decided(label_vote_text(answer, language="fr")) == decided, answer
+
+
+# --- _degenerate_in: the loop and script thresholds of another language, at their edges ------------------
+# 24 words give 21 four-word grams, so a loop needs one gram max(4, 21 // 4) = 5 times.
+_LOOP_AT_THE_EDGE = " ".join(
+    ["un deux trois quatre cinq", "un deux trois quatre six", "un deux trois quatre sept"]
+)
+_LOOP_AT_THE_EDGE += " un deux trois quatre huit un deux trois quatre"  # 24 words, the 5th gram last
+
+
+def test_a_french_loop_at_exactly_24_words_and_five_grams_is_a_loop() -> None:
+    assert len(_LOOP_AT_THE_EDGE.split()) == 24
+    assert degenerate_reason(_LOOP_AT_THE_EDGE, language="fr") == "repetition_loop"
+    four_times = _LOOP_AT_THE_EDGE.replace("huit un deux trois quatre", "huit neuf dix onze douze")
+    assert len(four_times.split()) == 24
+    assert degenerate_reason(four_times, language="fr") is None
+    # "İ" lower-cased is "i" and a combining dot, which splits the word: 22 + 2 = 24 words
+    assert degenerate_reason(" ".join(["un"] * 22 + ["aİb"]), language="fr") == "repetition_loop"
+
+
+def test_a_chinese_loop_is_counted_in_characters() -> None:
+    assert degenerate_reason("好" * 30, language="zh") == "repetition_loop"
+
+
+def test_the_script_check_starts_above_20_characters_and_at_half_the_letters() -> None:
+    twenty = "abcdefghij abcdefghi"
+    assert len(twenty) == 20 and degenerate_reason(twenty, language="ru") is None
+    assert degenerate_reason(twenty + "j", language="ru") == "other_language"
+    # 4 Cyrillic letters of 10: fewer than half; 5 of 10: half is enough
+    assert degenerate_reason("абвг abcdef 1234567890", language="ru") == "other_language"
+    assert degenerate_reason("абвгд abcde 1234567890", language="ru") is None
+
+
+def test_french_options_in_capitals_are_still_two_options() -> None:
+    assert parse_vote("Je ne sais pas : POUR ou CONTRE.", language="fr") == Parsed(
+        None, "multiple_options", "Je ne sais pas : POUR ou CONTRE."
+    )
+    assert parse_vote("Je ne sais pas : FAVOUR ou AGAINST.", language="fr") == Parsed(
+        None, "multiple_options", "Je ne sais pas : FAVOUR ou AGAINST."
+    )
+
+
+# --- _vote_text_in: the option list, clauses and lines of a French free-text vote, read by hand ----------
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Pour / Contre / Abstention", LabelDecision(None, "template_echo")),  # the option list alone
+        ("Pour / Contre / Abstention. Pas contre.", LabelDecision(None, "template_echo")),
+        (
+            "Options : pour / contre / abstention. Nous votons contre.",
+            LabelDecision("against", "explicit_vote"),
+        ),
+        (
+            "Bon, nous votons contre peut-être.",
+            LabelDecision(None, "hedged", final=False),
+        ),  # hedged in its clause
+        ("Abstention.", LabelDecision("abstention", "explicit_vote")),
+        (
+            "Contre : la résolution est injuste.\nNous l'expliquons ici.",
+            LabelDecision("against", "explicit_vote"),
+        ),
+        ("Contre le projet.\nLa France s'inquiète, peut-être.", LabelDecision("against", "explicit_vote")),
+    ],
+)
+def test_french_free_text_votes_by_clause_and_line(text: str, expected: LabelDecision) -> None:
+    assert label_vote_text(text, language="fr") == expected
+
+
+def test_vote_rules_read_the_json_and_check_the_language_of_the_call() -> None:
+    assert vote_rules('{"vote": "contre"}', truncated=False, free_text=False, language="fr") == LabelDecision(
+        "against", "json"
+    )
+    with pytest.raises(PromptError, match="unknown language 'xx'"):
+        vote_rules(None, truncated=True, free_text=False, language="xx")
