@@ -773,6 +773,13 @@ def test_french_options_in_capitals_are_still_two_options() -> None:
             LabelDecision(None, "hedged", final=False),
         ),  # hedged in its clause
         ("Abstention.", LabelDecision("abstention", "explicit_vote")),
+        # the hedge of another sentence does not hedge the vote; the one in its own sentence does
+        ("Probablement pas important. Nous votons contre.", LabelDecision("against", "explicit_vote")),
+        ("Voici notre vote. Nous votons contre probablement.", LabelDecision(None, "hedged", final=False)),
+        (
+            "Nous avons lu le projet. Contre.",
+            LabelDecision("against", "explicit_vote"),
+        ),  # alone in its sentence
         (
             "Contre : la résolution est injuste.\nNous l'expliquons ici.",
             LabelDecision("against", "explicit_vote"),
