@@ -773,6 +773,15 @@ def test_french_options_in_capitals_are_still_two_options() -> None:
             LabelDecision(None, "hedged", final=False),
         ),  # hedged in its clause
         ("Abstention.", LabelDecision("abstention", "explicit_vote")),
+        # a lead label's clause is its first line: the hedge on the next line is another clause
+        (
+            "Contre : la résolution est injuste.\nNous pourrions en reparler.\nMerci.",
+            LabelDecision("against", "explicit_vote"),
+        ),
+        (
+            "Contre : la résolution est injuste\nNous pourrions en reparler\nMerci",
+            LabelDecision("against", "explicit_vote"),
+        ),
         # the hedge of another sentence does not hedge the vote; the one in its own sentence does
         ("Probablement pas important. Nous votons contre.", LabelDecision("against", "explicit_vote")),
         ("Voici notre vote. Nous votons contre probablement.", LabelDecision(None, "hedged", final=False)),
