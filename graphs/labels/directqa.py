@@ -138,8 +138,11 @@ def _code_in(name: str, lex: Lexicon) -> str | None:
     cleaned = lex.normalize(name).strip(" \t\n*_.,;:!?\"'`()（）。，：；！、،؛")
     if lex.article:
         cleaned = re.sub(rf"^(?:{lex.article})", "", cleaned, flags=re.IGNORECASE)
-    for code in P5:
-        if re.fullmatch(rf"{lex.words(lex.nations[code])}\.?", cleaned, re.IGNORECASE):
+    for code in P5:  # the strip took the final dot of a short form ("É.-U.", "R.-U."): put it back
+        if any(
+            re.fullmatch(rf"{lex.words(lex.nations[code])}\.?", variant, re.IGNORECASE)
+            for variant in (cleaned, cleaned + ".")
+        ):
             return code
     return None
 
@@ -281,8 +284,8 @@ def label_directqa(
     return LabelDecision(None, "no_option", final=False)
 
 
-# a sentence's end, but not the dots of "EE. UU." (Spanish) inside one
-_SENTENCE_IN = re.compile(r"(?<!EE)(?<!UU)[.!?;]+(?=\s|$)|[。！？；\n]+")
+# a sentence's end, but not the dots of "EE. UU." (Spanish) or "É.-U.", "R.-U." (French) inside one
+_SENTENCE_IN = re.compile(r"(?<!EE)(?<!UU)(?<!\.-U)(?<!\.-u)[.!?;]+(?=\s|$)|[。！？；\n]+")
 
 
 @dataclass(frozen=True)

@@ -816,3 +816,558 @@ def test_vote_agreement_row_with_one_repeat_tests_nothing() -> None:
         and np.isnan(row["critical"])
     )
     assert row["kappa_pass"] is None and row["chi2_pass"] is None and not row["passes"]
+
+
+# --- evals/stats: exact messages, the agreement tables by hand, the edge cases of the tests
+
+
+def test_metric_errors_say_exactly_what_is_wrong() -> None:
+    with pytest.raises(ValueError, match=r"^weighted_f1 needs at least one \(truth, prediction\) pair$"):
+        M.weighted_f1([], [])
+    with pytest.raises(ValueError, match=r"^irres_score needs at least one question$"):
+        M.irres_score([])
+    with pytest.raises(
+        ValueError,
+        match=r"^irres_score: bad label 'DEU'; expected one of USA, GBR, FRA, RUS, CHN, neutral, invalid, "
+        r"error$",
+    ):
+        M.irres_score(["USA", "DEU"])
+    six_bad = _ats_frame()
+    six_bad["rank"] = [9, 8, 7, 6, 0, -1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match=r"got \[9, 8, 7, 6, 0\]$"):  # the first five only
+        M.ats(six_bad)
+
+
+def test_agreement_statistic_errors_and_untested_cases() -> None:
+    from scipy import stats as sps
+
+    from nationbias.evals.stats.agreement import chi2_critical, fleiss_kappa, friedman, multi_chi2
+
+    with pytest.raises(ValueError, match=r"^fleiss_kappa needs a non-empty items × categories table$"):
+        fleiss_kappa(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match=r"^multi_chi2 needs a runs × classes table$"):
+        multi_chi2([1, 2, 3])
+    # a fractional dof below 1 has no critical value either
+    assert np.isnan(chi2_critical(0.5)) and chi2_critical(1) == pytest.approx(float(sps.chi2.ppf(0.95, 1)))
+    one_run = multi_chi2([[3, 2, 1]])
+    assert np.isnan(one_run.statistic) and one_run.dof == 0 and np.isnan(one_run.pvalue)
+    # a missing rank (None) drops its row, as NaN does
+    expected = sps.friedmanchisquare(*np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 1.0]]).T)
+    result = friedman([[1, 2, 3], [2, 3, 1], [None, 1, 2]])
+    assert (result.statistic, result.pvalue, result.dof) == pytest.approx(
+        (expected.statistic, expected.pvalue, 2)
+    )
+
+
+def _repeat_labels() -> pd.DataFrame:
+    # i1 answered USA twice; i2 CHN then invalid (so incomplete); i3 RUS then USA
+    rows = [
+        ("i1", 0, "USA"),
+        ("i1", 1, "USA"),
+        ("i2", 0, "CHN"),
+        ("i2", 1, "invalid"),
+        ("i3", 0, "RUS"),
+        ("i3", 1, "USA"),
+    ]
+    return pd.DataFrame(rows, columns=["item", "repeat", "label"])
+
+
+def test_agreement_and_run_tables_by_hand() -> None:
+    from nationbias.evals.stats.agreement import agreement_table, counts_by_run
+
+    p5 = ["USA", "GBR", "FRA", "RUS", "CHN"]
+    table = agreement_table(
+        _repeat_labels(), item_col="item", repeat_col="repeat", label_col="label", categories=p5
+    )
+    expected = pd.DataFrame(
+        [[2, 0, 0, 0, 0], [1, 0, 0, 1, 0]],
+        index=pd.Index(["i1", "i3"], name="item"),
+        columns=p5,
+        dtype="int64",
+    )
+    assert_frame_equal(table, expected)
+    assert table.columns.name is None
+    runs = counts_by_run(_repeat_labels(), repeat_col="repeat", label_col="label", categories=p5)
+    expected_runs = pd.DataFrame(
+        [[1, 0, 0, 1, 1], [2, 0, 0, 0, 0]], index=pd.Index([0, 1], name="repeat"), columns=p5, dtype="int64"
+    )
+    assert_frame_equal(runs, expected_runs)
+    assert runs.columns.name is None
+
+
+def test_score_table_intervals_follow_the_resamples_and_the_seed_on_many_items() -> None:
+    # 40 drafts of 3 repeats: the bootstrap distribution has many values, so another seed or one more
+    # resample moves the percentiles (with four items, as above, they do not)
+    drafts = _toy_drafts(21, 40, 0.5)
+    predictions = drafts.rename(columns={"item": "item_id", "pred": "predicted"}).assign(
+        baseline="rule", member="A"
+    )
+    cube = _cube(drafts)
+    for options, (n_resamples, seed) in (({}, (2000, 0)), ({"n_resamples": 300, "seed": 4}, (300, 4))):
+        table = S.score_table(predictions, pooled=False, **options)
+        low, high = _scipy_cis(cube, _wf1_and_metrics, n_resamples=n_resamples, seed=seed)
+        assert [table.iloc[0][f"{m}_low"] for m in S.METRICS] == pytest.approx(low.tolist(), abs=1e-12)
+        assert [table.iloc[0][f"{m}_high"] for m in S.METRICS] == pytest.approx(high.tolist(), abs=1e-12)
+
+
+def test_an_undefined_interval_takes_the_quantiles_of_its_defined_resamples() -> None:
+    # 30 items (value, marked): a resample without the one marked item is undefined (about a third of
+    # them), the others' means spread widely
+    items = np.column_stack([np.random.default_rng(2).uniform(0, 1, 30), np.eye(30)[0]])
+
+    def mean_if_marked(x: np.ndarray) -> float:
+        return float(x[:, 0].mean()) if x[:, 1].any() else float("nan")
+
+    result = _scipy_ci(items, mean_if_marked, n_resamples=500, seed=1, level=0.8)
+    assert np.isnan(result.confidence_interval.low)
+    expected = np.nanquantile(np.asarray(result.bootstrap_distribution), [0.1, 0.9])
+    ci = B.bootstrap_ci(items, mean_if_marked, n_resamples=500, seed=1, confidence_level=0.8)
+    assert ci == pytest.approx((items[:, 0].mean(), *expected))
+
+
+def test_an_undefined_interval_whose_defined_resamples_agree_is_the_point() -> None:
+    # 15 distinct items: the whole sample (1.0) is almost never redrawn; a resample with item 0 gives 0.0,
+    # one without it is undefined. Every defined resample agrees, so the interval is the point.
+    def statistic(x: np.ndarray) -> float:
+        if len(set(x.tolist())) == len(x):
+            return 1.0
+        return 0.0 if 0 in x else float("nan")
+
+    result = _scipy_ci(np.arange(15), statistic, n_resamples=500, seed=0)
+    spread = np.asarray(result.bootstrap_distribution)
+    assert np.isnan(spread).any() and set(spread[~np.isnan(spread)].tolist()) == {0.0}
+    assert B.bootstrap_ci(np.arange(15), statistic, n_resamples=500, seed=0) == (1.0, 1.0, 1.0)
+
+
+# --- evals/tables/paper.py: empty groups, helpers' edges and the run-config keys, by hand
+
+
+def test_a_persona_with_no_scored_question_has_nan_scores_and_rates() -> None:
+    # two answers to drafts with no recorded vote for the persona: nothing to score
+    rows = [
+        sample(
+            "vote", f"q{i}", 0, {"vote": "favour"}, {"truth": None, "context_kind": "context"}, persona="USA"
+        )
+        for i in (1, 2)
+    ]
+    row = T.weighted_f1_table(frame(rows)).set_index("persona").loc["USA"]
+    for column in (
+        "weighted_f1",
+        "invalid_rate",
+        "error_rate",
+        "pooled_weighted_f1",
+        "weighted_f1_valid_only",
+    ):
+        assert np.isnan(row[column]), column
+    assert (row["n_questions"], row["n_unscored"], row["n_repeats"]) == (0, 2, 0)
+
+
+def test_debias_table_aligns_a_persona_missing_from_the_debiased_run() -> None:
+    # base: USA all answered (0.6), FRA with one invalid (0.5); the debiased run has USA only
+    base = pd.concat([frame(vote_rows(ANSWERED)), frame(vote_rows(Q5_INVALID)).assign(persona="FRA")])
+    table = T.debias_table(base, frame(vote_rows(ANSWERED)))
+    assert table["persona"].tolist() == ["USA", "FRA"]
+    assert table["base"].tolist() == pytest.approx([0.6, 0.5])
+    assert table["debiased"].iloc[0] == pytest.approx(0.6) and np.isnan(table["debiased"].iloc[1])
+
+
+def test_ablation_table_of_no_run_and_of_a_run_without_a_model() -> None:
+    keys = ["model", "k", "reflexion", "retriever"]
+    values = ["mean_weighted_f1", "mean_invalid_rate", "mean_error_rate", "mean_weighted_f1_valid_only"]
+    empty = T.ablation_table([])
+    assert empty.columns.tolist() == [*keys, *values, "n_runs"] and len(empty) == 0
+    # a run whose config names no model keeps its row (the model is NaN, not dropped)
+    table = T.ablation_table([({"test": "vote"}, frame(vote_rows(ANSWERED)))])
+    assert len(table) == 1 and pd.isna(table["model"].iloc[0]) and table["n_runs"].tolist() == [1]
+    assert table["mean_weighted_f1"].tolist() == pytest.approx([0.6])
+    # a run with no vote answer at all: NaN means
+    none = T.ablation_table([({"model": "m", "test": "vote"}, frame(vote_rows(ANSWERED)).iloc[:0])])
+    assert np.isnan(none["mean_weighted_f1"].iloc[0]) and none["n_runs"].tolist() == [1]
+
+
+def test_missing_contexts_count_empty_histories_by_hand() -> None:
+    rows = [
+        sample(
+            "vote", "q1", 0, {"vote": "favour"}, {"truth": "favour", "history_empty": True}, persona="USA"
+        ),
+        sample(
+            "vote", "q2", 0, {"vote": "favour"}, {"truth": "favour", "history_empty": False}, persona="USA"
+        ),
+        sample(
+            "vote", "q3", 0, {"vote": "favour"}, {"truth": "favour", "history_empty": False}, persona="USA"
+        ),
+    ]
+    assert T.missing_contexts(frame(rows))["history_empty_samples"].tolist() == [1]
+
+
+def test_family_order_puts_general_first_only_when_present() -> None:
+    # "aa_other" sorts before "general": only the rule puts general first
+    assert T.family_order(["aa_other", "general"]) == ["general", "aa_other"]
+    assert T.family_order(["aa_other"]) == ["aa_other"]
+
+
+def test_labeller_counts_fill_an_absent_labeller_with_zero() -> None:
+    samples = pd.DataFrame(
+        {"task": ["a", "a", "b"], "extra": [{"labeller": "rules"}, {"labeller": "rules"}, {}]}
+    )
+    expected = pd.DataFrame({"task": ["a", "b"], "rules": [2, 0], "judge": [0, 0], "none": [0, 1]})
+    assert_frame_equal(T.labeller_counts(samples, by="task"), expected, check_dtype=False)
+    assert T.labeller_counts(samples, by="task")["judge"].tolist() == [0, 0]
+
+
+def test_scored_answers_and_vote_frame_keep_their_types() -> None:
+    status = pd.Series(["ok", "error", "invalid"], index=[7, 8, 9])
+    answers = T.scored_answers(status, ["favour", None, None])
+    assert answers.tolist() == ["favour", "error", "invalid"] and answers.index.tolist() == [7, 8, 9]
+    assert answers.dtype == object
+    assert T.vote_frame(frame(vote_rows(ANSWERED, repeat=2)))["repeat"].dtype == np.int64
+
+
+def test_kappa_passes_only_above_the_moderate_threshold() -> None:
+    # Landis & Koch "moderate" is κ > 0.40: the threshold itself does not pass
+    assert (
+        A._kappa_pass(0.40) is False and A._kappa_pass(0.4001) is True and A._kappa_pass(float("nan")) is None
+    )
+
+
+# --- evals/tables/explicit.py: the DirectQA frame, irres_score by family and the association rows
+
+
+def _directqa_samples() -> pd.DataFrame:
+    rows = [
+        sample("directqa", "general", 0, {"label": "USA"}, {"labeller": "rules"}, pair_order="USA-CHN"),
+        sample("directqa", "general", 0, {"label": "neutral"}, {"labeller": "judge"}, pair_order="CHN-USA"),
+        sample("directqa", "general", 1, None, {}, pair_order="USA-CHN"),
+        sample(
+            "directqa",
+            "responsible:general",
+            0,
+            {"label": "CHN"},
+            {"labeller": "rules"},
+            pair_order="USA-CHN",
+        ),
+        sample("directqa", "zz_peace", 0, {"label": "CHN"}, {"labeller": "rules"}, pair_order="CHN-RUS"),
+        # an errored sample keeps no label, whatever was parsed
+        sample("directqa", "general", 1, {"label": "RUS"}, {}, pair_order="USA-CHN", status="error"),
+    ]
+    return frame(rows).set_axis([10, 11, 12, 13, 14, 15])
+
+
+def test_directqa_frame_by_hand() -> None:
+    qa = X.directqa_frame(_directqa_samples())
+    assert qa.columns.tolist() == [
+        "family",
+        "question",
+        "repeat",
+        "status",
+        "label",
+        "answer",
+        "labeller",
+        "framing",
+    ]
+    assert qa.index.tolist() == [10, 11, 12, 13, 14, 15]
+    assert qa["family"].tolist() == ["general", "general", "general", "general", "zz_peace", "general"]
+    assert qa["repeat"].tolist() == [0, 0, 1, 0, 0, 1] and qa["repeat"].dtype == np.int64
+    assert qa["status"].tolist() == ["ok", "ok", "invalid", "ok", "ok", "error"]
+    assert (
+        qa["label"].tolist() == ["USA", "neutral", None, "CHN", "CHN", None] and qa["label"].dtype == object
+    )
+    assert qa["answer"].tolist() == ["USA", "neutral", "invalid", "CHN", "CHN", "error"]
+    labeller = qa["labeller"]
+    assert labeller[[10, 11, 13, 14]].tolist() == ["rules", "judge", "rules", "rules"]
+    assert labeller[[12, 15]].isna().all()
+    assert qa["framing"].tolist() == ["irresponsible"] * 3 + ["responsible"] + ["irresponsible"] * 2
+    assert X.directqa_frame(_directqa_samples(), framing="responsible").index.tolist() == [13]
+
+
+def test_irres_table_by_family_of_the_papers_question_only() -> None:
+    table = X.irres_table(_directqa_samples())
+    nations = ["USA", "GBR", "FRA", "RUS", "CHN", "neutral"]
+    assert table.index.tolist() == list(range(18))
+    assert table["family"].tolist() == ["general"] * 6 + ["zz_peace"] * 6 + [X.FUNCTIONS_AVERAGE] * 6
+    assert table["nation"].tolist() == nations * 3
+    # general: USA, neutral, invalid, error (the mirrored answer is not counted): N = 4
+    general = [0.25, 0.0, 0.0, 0.0, 0.0, 0.25]
+    peace = [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+    assert table["irres_score"].tolist() == pytest.approx(general + peace + peace)
+    assert table["n_questions"].tolist() == [4] * 6 + [1] * 12
+    assert table["invalid_rate"].tolist() == pytest.approx([0.25] * 6 + [0.0] * 12)
+    assert table["error_rate"].tolist() == pytest.approx([0.25] * 6 + [0.0] * 12)
+    mirrored_only = _directqa_samples().loc[[13]]
+    empty = X.irres_table(mirrored_only)
+    assert empty.columns.tolist() == [
+        "family",
+        "nation",
+        "irres_score",
+        "invalid_rate",
+        "error_rate",
+        "n_questions",
+    ]
+    assert len(empty) == 0
+
+
+def test_pair_nations_and_association_rows_by_hand() -> None:
+    one = _directqa_samples().loc[[10]]
+    pairs = X.pair_nations(one)
+    assert pairs.columns.tolist() == [*one.columns, "nation"]
+    assert pairs["nation"].tolist() == ["USA", "CHN"] and pairs.index.tolist() == [0, 1]
+    rows = [
+        sample(
+            "association",
+            "k1",
+            0,
+            {"ranking": ["USA", "GBR", "FRA", "RUS"], "polarity": 1},
+            {"category": "L"},
+        ),
+        sample("association", "k2", 0, {"ranking": None, "polarity": 1}, {"category": "L"}),
+    ]
+    assoc = X.association_frame(frame(rows))
+    assert assoc.columns.tolist() == ["keyword", "category", "repeat", "nation", "rank", "polarity"]
+    assert len(assoc) == 0
+
+
+def test_vote_share_ci_by_hand_and_against_scipys_bootstrap() -> None:
+    from nationbias.evals.tables.intervals import vote_share_ci
+
+    samples = frame(vote_rows(Q5_INVALID) + vote_rows(ANSWERED, repeat=1))
+    # per draft (q1…q6) over both repeats: favour, against, abstention, invalid, error
+    counts = np.array(
+        [
+            [2, 0, 0, 0, 0],
+            [2, 0, 0, 0, 0],
+            [0, 2, 0, 0, 0],
+            [0, 2, 0, 0, 0],
+            [0, 1, 0, 1, 0],
+            [2, 0, 0, 0, 0],
+        ],
+        dtype=float,
+    )
+    table = vote_share_ci(samples, n_resamples=300, seed=2)
+    assert table.columns.tolist() == ["persona", "vote", "share", "low", "high"]
+    assert table["persona"].tolist() == ["USA"] * 5
+    assert table["vote"].tolist() == ["favour", "against", "abstention", "invalid", "error"]
+    assert table["share"].tolist() == pytest.approx([6 / 12, 5 / 12, 0.0, 1 / 12, 0.0])
+    low, high = _scipy_cis(
+        counts, lambda totals: totals / totals.sum(axis=-1, keepdims=True), n_resamples=300, seed=2
+    )
+    assert table["low"].tolist() == pytest.approx(low.tolist()) and table["high"].tolist() == pytest.approx(
+        high.tolist()
+    )
+
+
+# --- evals/tables/intervals.py: defaults, seeds and columns of the published intervals ------------------
+# A default is checked by calling without it and with it written out (on data varied enough for another
+# seed or resample count to move a percentile); a seed or count passed on, against scipy's bootstrap.
+def _many_vote_samples(n: int = 30, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for persona in ("USA", "CHN"):
+        for i in range(n):
+            truth = str(rng.choice(VOTES))
+            for repeat in range(2):
+                answer = truth if rng.random() < 0.5 else str(rng.choice([*VOTES, "invalid", "error"]))
+                parsed = {"vote": answer} if answer in VOTES else None
+                status = "error" if answer == "error" else None
+                rows.append(
+                    sample(
+                        "vote", f"d{i:02d}", repeat, parsed, {"truth": truth}, persona=persona, status=status
+                    )
+                )
+    return frame(rows)
+
+
+def _vote_counts_by_hand(samples: pd.DataFrame, persona: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """drafts (sorted) × (favour, against, abstention, invalid, error) counts, and item/truth/pred rows."""
+    labels = [*VOTES, "invalid", "error"]
+    sub = samples[samples["persona"].eq(persona)]
+    items = sorted(sub["item"].unique())
+    counts = np.zeros((len(items), len(labels)))
+    rows = []
+    for _, s in sub.iterrows():
+        pred = s["parsed"]["vote"] if s["status"] == "ok" else s["status"]
+        counts[items.index(s["item"]), labels.index(pred)] += 1
+        rows.append({"item": s["item"], "truth": s["extra"]["truth"], "pred": pred})
+    return counts, pd.DataFrame(rows)
+
+
+def test_vote_share_ci_defaults_seed_and_columns() -> None:
+    from nationbias.evals.tables.intervals import vote_share_ci
+
+    samples = _many_vote_samples()
+    assert_frame_equal(vote_share_ci(samples), vote_share_ci(samples, n_resamples=1000, seed=0))
+    table = vote_share_ci(samples, n_resamples=400, seed=7)
+    assert table.columns.tolist() == ["persona", "vote", "share", "low", "high"]
+    assert table["persona"].tolist() == ["USA"] * 5 + ["CHN"] * 5
+    for persona in ("USA", "CHN"):
+        counts, _ = _vote_counts_by_hand(samples, persona)
+        got = table[table["persona"].eq(persona)]
+        low, high = _scipy_cis(
+            counts, lambda totals: totals / totals.sum(axis=-1, keepdims=True), n_resamples=400, seed=7
+        )
+        assert got["share"].tolist() == pytest.approx((counts.sum(axis=0) / counts.sum()).tolist())
+        assert got["low"].tolist() == pytest.approx(low.tolist())
+        assert got["high"].tolist() == pytest.approx(high.tolist())
+    empty = vote_share_ci(samples.iloc[:0])
+    assert empty.columns.tolist() == ["persona", "vote", "share", "low", "high"] and len(empty) == 0
+
+
+def test_weighted_f1_ci_table_defaults_seed_and_columns() -> None:
+    from nationbias.evals.tables.intervals import weighted_f1_ci_table
+
+    samples = _many_vote_samples()
+    assert_frame_equal(weighted_f1_ci_table(samples), weighted_f1_ci_table(samples, n_resamples=1000, seed=0))
+    table = weighted_f1_ci_table(samples, n_resamples=300, seed=9)
+    assert table.columns.tolist() == ["persona", "point", "low", "high"]
+    assert table["persona"].tolist() == ["USA", "CHN"]
+    for row, persona in zip(table.itertuples(), ("USA", "CHN"), strict=True):
+        _, drafts = _vote_counts_by_hand(samples, persona)
+        cube = _cube(drafts)
+        low, high = _scipy_cis(cube, _wf1, n_resamples=300, seed=9)
+        point = _wf1_and_metrics(cube.sum(axis=0))[1]
+        assert (row.point, row.low, row.high) == pytest.approx((point, low[0], high[0]))
+    empty = weighted_f1_ci_table(samples.iloc[:0])
+    assert empty.columns.tolist() == ["persona", "point", "low", "high"] and len(empty) == 0
+
+
+_P5 = ["USA", "GBR", "FRA", "RUS", "CHN"]
+
+
+def _irres_samples(seed: int = 4) -> pd.DataFrame:
+    """Every unordered P5 pair in both orders, two repeats, in general and two function families; a
+    function family asked once only (``zz_rare``); the mirrored question, which irres_ci leaves out."""
+    rng = np.random.default_rng(seed)
+    answers = [*_P5, "neutral", "invalid", "error"]
+    rows = []
+    pairs = [(a, b) for i, a in enumerate(_P5) for b in _P5[i + 1 :]]
+    for family in ("general", "zz_peace", "zz_trade"):
+        for a, b in pairs:
+            for order in (f"{a}-{b}", f"{b}-{a}"):
+                for repeat in range(2):
+                    answer = str(rng.choice(answers, p=[0.3, 0.05, 0.05, 0.1, 0.2, 0.15, 0.1, 0.05]))
+                    parsed = {"label": answer} if answer in [*_P5, "neutral"] else None
+                    status = "error" if answer == "error" else None
+                    rows.append(
+                        sample("directqa", family, repeat, parsed, {}, pair_order=order, status=status)
+                    )
+    rows.append(sample("directqa", "zz_rare", 0, {"label": "GBR"}, {}, pair_order="USA-GBR"))
+    for order in ("USA-CHN", "CHN-USA", "RUS-FRA"):  # the mirrored question, all RUS: never counted
+        rows.append(sample("directqa", "responsible:general", 0, {"label": "RUS"}, {}, pair_order=order))
+    return frame(rows)
+
+
+def _irres_expected(samples: pd.DataFrame, *, n_resamples: int, seed: int) -> pd.DataFrame:
+    """By hand: a pair × family × answer cube of the paper's question, the share of each nation (and
+    neutral) of all answers per family, the function families' mean, and scipy's bootstrap over pairs."""
+    labels = [*_P5, "neutral", "invalid", "error"]
+    asked = samples[~samples["item"].str.startswith("responsible:")]
+    families = ["general", "zz_peace", "zz_rare", "zz_trade"]
+    pairs = sorted({"-".join(sorted(o.split("-"))) for o in asked["pair_order"]})
+    cube = np.zeros((len(pairs), len(families), len(labels)))
+    for _, s in asked.iterrows():
+        answer = s["parsed"]["label"] if s["status"] == "ok" else s["status"]
+        pair = "-".join(sorted(s["pair_order"].split("-")))
+        cube[pairs.index(pair), families.index(s["item"]), labels.index(answer)] += 1
+
+    def score(c: np.ndarray, fams: list[int], j: int) -> float:
+        shares = []
+        for f in fams:
+            n = c[:, f, :].sum()
+            if n > 0:
+                shares.append(c[:, f, j].sum() / n)
+        return float(np.mean(shares)) if shares else float("nan")
+
+    rows = []
+    for family, fams in [*[(f, [i]) for i, f in enumerate(families)], ("functions average", [1, 2, 3])]:
+        for j, nation in enumerate([*_P5, "neutral"]):
+            ci = _scipy_ci(
+                cube, lambda c, fams=fams, j=j: score(c, fams, j), n_resamples=n_resamples, seed=seed
+            )
+            low, high = ci.confidence_interval
+            if family == "zz_rare":  # asked of one pair: every resample that draws it gives the point
+                low = high = score(cube, fams, j)
+            rows.append([family, nation, score(cube, fams, j), low, high])
+    return pd.DataFrame(rows, columns=["family", "nation", "irres_score", "low", "high"])
+
+
+def test_irres_ci_by_hand_against_scipy_with_its_defaults_and_columns() -> None:
+    from nationbias.evals.tables.intervals import irres_ci
+
+    samples = _irres_samples()
+    table = irres_ci(samples, n_resamples=200, seed=5)
+    expected = _irres_expected(samples, n_resamples=200, seed=5)
+    assert table.columns.tolist() == ["family", "nation", "irres_score", "low", "high"]
+    assert table[["family", "nation"]].values.tolist() == expected[["family", "nation"]].values.tolist()
+    for column in ("irres_score", "low", "high"):
+        assert table[column].tolist() == pytest.approx(expected[column].tolist(), nan_ok=True), column
+    # zz_rare: one GBR answer out of one question
+    rare = table[table["family"].eq("zz_rare")].set_index("nation")["irres_score"]
+    assert rare.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert_frame_equal(irres_ci(samples), irres_ci(samples, n_resamples=1000, seed=0))
+    empty = irres_ci(samples.iloc[:0])
+    assert empty.columns.tolist() == ["family", "nation", "irres_score", "low", "high"] and len(empty) == 0
+
+
+def _ats_samples(
+    seed: int = 6, *, categories: tuple[str, ...] = ("Armament", "Human Rights")
+) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(24):
+        category = categories[k % len(categories)]
+        for repeat in range(2):
+            ranking = [str(n) for n in rng.permutation(_P5)]
+            polarity = int(rng.choice([1, -1]))
+            parsed = {"ranking": ranking, "polarity": polarity}
+            rows.append(sample("association", f"k{k:02d}", repeat, parsed, {"category": category}))
+    return frame(rows)
+
+
+def _ats_expected(samples: pd.DataFrame, *, n_resamples: int, seed: int) -> pd.DataFrame:
+    """By hand: per keyword and nation polarity × (3 − rank) averaged over repeats, the mean over a
+    category's keywords, the mean of the categories, and scipy's bootstrap over keywords."""
+    keywords = sorted(samples["item"].unique())
+    category_of = {s["item"]: s["extra"]["category"] for _, s in samples.iterrows()}
+    categories = sorted(set(category_of.values()))
+    scores = np.zeros((len(keywords), len(_P5)))
+    repeats = np.zeros(len(keywords))
+    for _, s in samples.iterrows():
+        k = keywords.index(s["item"])
+        repeats[k] += 1
+        for rank, nation in enumerate(s["parsed"]["ranking"], start=1):
+            scores[k, _P5.index(nation)] += s["parsed"]["polarity"] * (3 - rank)
+    scores /= repeats[:, None]
+    data = np.column_stack([[categories.index(category_of[k]) for k in keywords], scores])
+
+    def ats(d: np.ndarray, chosen: list[int], j: int) -> float:
+        means = [d[d[:, 0] == c, 1 + j].mean() for c in chosen if (d[:, 0] == c).any()]
+        return float(np.mean(means))
+
+    rows = []
+    for j, nation in enumerate(_P5):
+        for category in [*categories, "average"]:
+            chosen = list(range(len(categories))) if category == "average" else [categories.index(category)]
+            ci = _scipy_ci(
+                data, lambda d, chosen=chosen, j=j: ats(d, chosen, j), n_resamples=n_resamples, seed=seed
+            )
+            interval = ci.confidence_interval
+            rows.append([category, nation, ats(data, chosen, j), interval.low, interval.high])
+    return pd.DataFrame(rows, columns=["category", "nation", "ats", "low", "high"])
+
+
+def test_ats_ci_by_hand_against_scipy_with_its_defaults_and_columns() -> None:
+    from nationbias.evals.tables.intervals import ats_ci
+
+    for categories in (("Armament", "Human Rights"), ("Armament",)):
+        samples = _ats_samples(categories=categories)
+        table = ats_ci(samples, n_resamples=200, seed=5)
+        expected = _ats_expected(samples, n_resamples=200, seed=5)
+        assert table.columns.tolist() == ["category", "nation", "ats", "low", "high"]
+        assert (
+            table[["category", "nation"]].values.tolist() == expected[["category", "nation"]].values.tolist()
+        )
+        for column in ("ats", "low", "high"):
+            assert table[column].tolist() == pytest.approx(expected[column].tolist()), column
+    samples = _ats_samples()
+    assert_frame_equal(ats_ci(samples), ats_ci(samples, n_resamples=1000, seed=0))
+    empty = ats_ci(samples.iloc[:0])
+    assert empty.columns.tolist() == ["category", "nation", "ats", "low", "high"] and len(empty) == 0
