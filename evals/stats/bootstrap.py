@@ -83,7 +83,7 @@ def _bootstrap(
     n: int, on_index: Callable[[np.ndarray], Any], vectorized: bool, n_resamples: int, seed: int,
     confidence_level: float, method: str,
 ) -> Any:  # fmt: skip
-    from scipy import stats as sps  # imported on use: scipy.stats is ~1 s of start-up
+    from scipy import stats as sps  # imported on use: scipy.stats is ~0.8 s of start-up
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

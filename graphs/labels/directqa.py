@@ -495,7 +495,7 @@ class OneStep:
     @property
     def graph(self) -> Any:
         """The same step as a LangGraph graph (START → answer → END), for composing it elsewhere."""
-        from langgraph.graph import END, START, StateGraph  # ~0.5 s of imports: only a graph needs it
+        from langgraph.graph import END, START, StateGraph  # ~1 s of imports: only a graph needs it
 
         plain = StateGraph(self.state)
         plain.add_node("answer", self.step)
@@ -528,7 +528,7 @@ def rules_then_judge_graph(
 
         return OneStep(state, answer_then_label)
 
-    from langgraph.graph import END, START, StateGraph  # ~0.5 s of imports: only a judged graph needs it
+    from langgraph.graph import END, START, StateGraph  # ~1 s of imports: only a judged graph needs it
 
     async def route(current: Any) -> str:  # async: LangGraph runs a sync router in a worker thread
         rules = current.get("rules")
