@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import socket
 import subprocess
@@ -17,6 +18,13 @@ import pytest
 from tests.support.costs import COST_MARKERS, CostGuard, cost_marks, name_the_groups, shared_group
 
 pytest_plugins = ["tests.support.fixtures"]
+# What the library imports where it is used, not with its modules, so the CLI starts without them
+# (tests/evals/test_cli_startup.py). The test process imports them before it freezes its heap.
+ON_FIRST_USE = (
+    "matplotlib.pyplot", "scipy.stats", "statsmodels.stats.inter_rater", "sklearn.metrics",
+    "sklearn.linear_model", "sklearn.model_selection", "sklearn.pipeline", "sklearn.preprocessing",
+    "sklearn.feature_extraction.text", "lightgbm", "langgraph.graph",
+)  # fmt: skip
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -41,7 +49,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     objects that live as long as the process) leaves the cyclic collector's view. A full collection
     over them takes about 0.2 s of CPU, and the suite pays it thousands of times: at every automatic
     one, and at every explicit ``gc.collect()`` a library makes (statsmodels' Holm correction calls it
-    on each family, 28 times for one report). Objects made later are collected as before."""
+    on each family, 28 times for one report). Objects made later are collected as before.
+
+    The libraries the library imports on first use (:data:`ON_FIRST_USE`) are imported first, so
+    they are frozen too, as when importing the library imported them."""
+    from nationbias.evals.report.figures import use_agg
+
+    use_agg()  # pyplot on the file backend, as every figure puts it
+    for name in ON_FIRST_USE:
+        importlib.import_module(name)
     gc.collect()
     gc.freeze()
 

@@ -22,11 +22,10 @@ import itertools
 from collections.abc import Collection, Sequence
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import lightgbm as lgb
 import numpy as np
 import pandas as pd
-from sklearn.metrics import accuracy_score, f1_score
 
 from nationbias.evals.baselines.assembly_features import CODES, Matrix, features, matrix, texts_of
 from nationbias.evals.stats.metrics import weighted_f1_from_confusions
@@ -34,6 +33,9 @@ from nationbias.stores.domain import VOTE_CODES, VOTES
 from nationbias.stores.errors import InputError
 from nationbias.stores.frames import cached_frame, source_digest
 from nationbias.stores.unga import Assembly, assembly_sha256, load_assembly
+
+if TYPE_CHECKING:
+    import lightgbm as lgb
 
 # UNSim (a public Assembly vote simulator on Voeten ideal points), 181,043 votes of sessions 60–74
 # (2005–2019), as issue 16 quotes it: the published anchor the Assembly baselines are read beside.
@@ -104,11 +106,15 @@ def _fit(x: pd.DataFrame, y: np.ndarray) -> lgb.Booster:
     # One OpenMP thread (PARAMS' num_threads, kept by the booster for its predictions too): on 2 shared
     # cores, threads that spin waiting for each other cost several times the fit's own CPU whenever
     # anything else runs (the Council model does the same).
+    import lightgbm as lgb  # imported on use: a command that fits nothing skips its start-up
+
     return lgb.train(PARAMS, lgb.Dataset(x, label=y - 1), num_boost_round=ROUNDS)
 
 
 def choose_weights(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """Class weights (favour fixed at 1) maximising macro F1 of ``argmax(proba * w)`` on earlier years."""
+    from sklearn.metrics import f1_score  # imported on use, as sklearn's start-up is slow
+
     best, chosen = -1.0, np.ones(3)
     for w_no, w_abstain in itertools.product(WEIGHTS, WEIGHTS):
         weights = np.array([1.0, w_no, w_abstain])
@@ -224,6 +230,8 @@ def assembly_predictions(
 def assembly_scores(predictions: pd.DataFrame, *, by: Sequence[str] = ("baseline",)) -> pd.DataFrame:
     """Per baseline (or per ``by``, e.g. ``("baseline", "member")``): votes scored, accuracy, weighted F1 and
     each class's F1 (sklearn)."""
+    from sklearn.metrics import accuracy_score, f1_score  # imported on use, as sklearn's start-up is slow
+
     rows = []
     for key, group in predictions.groupby(list(by), sort=False):
         truth, predicted = group["truth"], group["predicted"]

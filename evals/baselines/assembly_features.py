@@ -16,7 +16,6 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
-from sklearn.feature_extraction.text import HashingVectorizer
 
 from nationbias.stores.regions import GROUPS, regional_group
 from nationbias.stores.unga import ISSUES, Assembly
@@ -103,6 +102,8 @@ def _state_latest(m: Matrix, latest: np.ndarray) -> np.ndarray:
 
 def neighbours(m: Matrix, texts: list[str], k: int = NEIGHBOURS) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` most similar earlier roll calls by text (indices, -1 padded) and their cosine similarity."""
+    from sklearn.feature_extraction.text import HashingVectorizer  # imported on use: sklearn starts slowly
+
     vectors = HashingVectorizer(
         n_features=2**18, ngram_range=(1, 2), stop_words="english", alternate_sign=False, norm="l2"
     ).transform(texts)

@@ -6,21 +6,21 @@ demo model gets a visible caption on every figure so nobody mistakes it for a fi
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-from nationbias.stores.domain import EMBEDDED_NOTICE
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from nationbias.evals.stats.metrics import ERROR, INVALID, MISSES, NEUTRAL, VOTES
 from nationbias.evals.tables.paper import AVERAGE, FUNCTIONS_AVERAGE, GENERAL, family_order, persona_order
+from nationbias.stores.domain import EMBEDDED_NOTICE
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
 DEMO_CAPTION = EMBEDDED_NOTICE
 NATION_COLOURS = {
@@ -45,7 +45,19 @@ MAX_WIDTH = 16.0  # inches: a figure for 193 states still fits a page
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
 
+@functools.cache
+def use_agg() -> None:
+    """matplotlib on its file backend, before pyplot is first imported. Each function that draws imports
+    pyplot itself: ~0.5 s of CPU that a command drawing nothing (``nationbias --help``) does not pay."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
 def _grid(n: int, *, cols: int = 4, size: tuple[float, float] = (3.4, 2.6)) -> tuple[Figure, list[plt.Axes]]:
+    use_agg()
+    import matplotlib.pyplot as plt
+
     cols = max(1, min(cols, n))
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows + 0.9), squeeze=False)
@@ -70,6 +82,9 @@ def _persona_ticks(ax: plt.Axes, x: np.ndarray, personas: list[str]) -> None:
 
 def finish_figure(fig: Figure, path: Path, *, title: str, embedded: bool) -> Path:
     """Title, the demo caption when needed, then save and close."""
+    use_agg()
+    import matplotlib.pyplot as plt
+
     fig.suptitle(title, fontsize=13, fontweight="bold")
     bottom = 0.0
     if embedded:
@@ -124,6 +139,9 @@ def ats_figure(ats: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> 
 
 def vote_distribution_figure(counts: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
     """Table 1 as stacked bars: vote shares per persona, ground truth beside the simulation."""
+    use_agg()
+    import matplotlib.pyplot as plt
+
     personas = persona_order(counts["persona"].unique())
     fig, ax = plt.subplots(figsize=(_width(len(personas)), 4.6))
     x = np.arange(len(personas))
@@ -182,6 +200,9 @@ def weighted_f1_figure(
 
     ``frame``: series, persona, point, low, high. ``baselines``: baseline, persona, weighted_f1.
     """
+    use_agg()
+    import matplotlib.pyplot as plt
+
     personas = persona_order(frame["persona"].unique())
     series = list(dict.fromkeys(frame["series"]))
     fig, ax = plt.subplots(figsize=(_width(len(personas), least=7.5), 5.2))

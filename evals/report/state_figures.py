@@ -11,19 +11,19 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from nationbias.evals.report.figures import finish_figure
+from nationbias.evals.report.figures import finish_figure, use_agg
 from nationbias.evals.stats.metrics import MISSES
 from nationbias.stores.domain import P5, VOTES
 from nationbias.stores.errors import InputError
 from nationbias.stores.regions import GROUPS, regional_group
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
 
 NO_GROUP = "no group"  # a persona code the regional table does not place
 ALL = "all"
@@ -124,6 +124,10 @@ def _group_axis(ax: plt.Axes, order: list[str], *, labels_y: bool) -> None:
 def state_agreement_figure(votes: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
     """The model's state × state agreement beside the real one (same scale, group order), and a scatter
     of the pairs with the correlation of the two: the model's voting blocs against the Assembly's."""
+    use_agg()  # matplotlib is imported on the first figure, not with this module
+    import matplotlib
+    import matplotlib.pyplot as plt
+
     simulated = state_agreement(votes, column="answer")
     real = state_agreement(votes, column="truth").reindex(index=simulated.index, columns=simulated.columns)
     r, pairs = bloc_correlation(simulated, real)
@@ -210,6 +214,10 @@ def _issue_rank(name: str) -> int:
 
 def group_issue_figure(votes: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
     """Group × issue heatmap of how often the model's vote is the real one, with n in each cell."""
+    use_agg()  # matplotlib is imported on the first figure, not with this module
+    import matplotlib
+    import matplotlib.pyplot as plt
+
     table = group_issue_agreement(votes)
     if table.empty:
         fig, ax = plt.subplots(figsize=(6, 2))

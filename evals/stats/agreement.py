@@ -12,8 +12,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
-from statsmodels.stats import inter_rater
 
 # The paper's thresholds (α = 0.05); tests re-derive them from scipy.stats.chi2.ppf. They hold only
 # for 3 runs and every class present: verdicts use chi2_critical(dof) of the table actually tested,
@@ -41,6 +39,8 @@ def chi2_critical(dof: float, *, alpha: float = ALPHA) -> float:
     """χ²_{1−α, dof}: the critical value of a test with ``dof`` degrees of freedom (NaN when dof < 1)."""
     if np.isnan(dof) or dof < 1:
         return float("nan")
+    from scipy import stats as sps  # imported on use: scipy.stats is ~0.8 s of start-up
+
     return float(sps.chi2.ppf(1 - alpha, dof))
 
 
@@ -67,6 +67,8 @@ def fleiss_kappa(table: Any) -> float:
         raise ValueError("fleiss_kappa: every item must have the same number of ratings")
     if raters[0] < 2:
         return float("nan")
+    from statsmodels.stats import inter_rater  # imported on use, like scipy.stats
+
     with np.errstate(invalid="ignore", divide="ignore"):
         value = float(inter_rater.fleiss_kappa(counts, method="fleiss"))
     if np.isnan(value) and (counts.max(axis=1) == raters).all():
@@ -118,6 +120,8 @@ def multi_chi2(counts_by_run: Any) -> Chi2Result:
         return Chi2Result(float("nan"), 0, float("nan"))  # fewer than two runs answered: not tested
     if table.shape[1] < 2:
         return Chi2Result(0.0, 0, 1.0)  # every run chose the same one class: no difference to test
+    from scipy import stats as sps  # imported on use: scipy.stats is ~0.8 s of start-up
+
     result = sps.chi2_contingency(table, correction=False)
     return Chi2Result(float(result.statistic), int(result.dof), float(result.pvalue))
 
@@ -136,5 +140,7 @@ def friedman(ranks_by_run: Any) -> FriedmanResult:
         return FriedmanResult(float("nan"), float("nan"), max(n_runs - 1, 0))
     if (table == table[:, :1]).all():
         return FriedmanResult(0.0, 1.0, n_runs - 1)
+    from scipy import stats as sps  # imported on use: scipy.stats is ~0.8 s of start-up
+
     result = sps.friedmanchisquare(*table.T)
     return FriedmanResult(float(result.statistic), float(result.pvalue), n_runs - 1)

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import confusion_matrix, f1_score
 
 from nationbias.stores.domain import P5, VOTES
 
@@ -41,6 +40,8 @@ def weighted_f1(y_true: Sequence[str], y_pred: Sequence[str], *, labels: Sequenc
     if bad_pred:
         expected = ", ".join([*classes, *MISSES])
         raise ValueError(f"weighted_f1: bad predicted label(s) {bad_pred}; expected {expected}")
+    from sklearn.metrics import f1_score  # imported on use: sklearn is ~0.2 s of start-up
+
     return float(f1_score(list(y_true), list(y_pred), average="weighted", labels=classes, zero_division=0))
 
 
@@ -156,6 +157,8 @@ def confusion(y_true: Sequence[Any], y_pred: Sequence[Any]) -> pd.DataFrame:
     if len(y_true) == 0:
         matrix = np.zeros((len(labels), len(labels)), dtype=int)
     else:
+        from sklearn.metrics import confusion_matrix  # imported on use, like f1_score
+
         matrix = confusion_matrix(list(y_true), list(y_pred), labels=labels)
     return pd.DataFrame(
         matrix[: len(VOTES)],

@@ -14,8 +14,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph.graph import END, START, StateGraph
-
 from nationbias.graphs.labels.framing import FRAMINGS, IRRESPONSIBLE
 from nationbias.graphs.labels.lexicon import CLAUSE_PUNCT, Lexicon, lexicon
 from nationbias.graphs.labels.parsing import degenerate_reason, json_object
@@ -500,6 +498,8 @@ class OneStep:
     @property
     def graph(self) -> Any:
         """The same step as a LangGraph graph (START → answer → END), for composing it elsewhere."""
+        from langgraph.graph import END, START, StateGraph  # ~1 s of imports: only a graph needs it
+
         plain = StateGraph(self.state)
         plain.add_node("answer", self.step)
         plain.add_edge(START, "answer")
@@ -530,6 +530,8 @@ def rules_then_judge_graph(
             return {**update, **(await label({**current, **update}))}
 
         return OneStep(state, answer_then_label)
+
+    from langgraph.graph import END, START, StateGraph  # ~1 s of imports: only a judged graph needs it
 
     async def route(current: Any) -> str:  # async: LangGraph runs a sync router in a worker thread
         rules = current.get("rules")

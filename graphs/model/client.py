@@ -10,9 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.batch.calls import BATCH
 from nationbias.graphs.model.breaker import CircuitBreaker
@@ -34,6 +32,9 @@ from nationbias.stores.cache import ResponseCache, cache_key
 from nationbias.stores.faults import RunFault
 from nationbias.stores.settings import Settings, settings
 from nationbias.stores.sqlite import running_loop
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 
 @dataclass

@@ -14,9 +14,7 @@ Each provider is one object in graphs/model/providers/ (its key, transport, outp
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.budget import DEFAULT_TIMEOUT_S
 from nationbias.graphs.model.endpoints import BaseUrls, split_urls
@@ -24,6 +22,9 @@ from nationbias.graphs.model.providers import PROVIDERS, ModelSpec, ModelSpecErr
 from nationbias.graphs.model.providers.base import listed
 from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.stores.settings import Settings, settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 
 def parse_spec(spec: str, *, base_url: BaseUrls = None, cfg: Settings | None = None) -> ModelSpec:
