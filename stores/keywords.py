@@ -130,5 +130,6 @@ def _needle(phrase: str) -> str:
 def phrases_in(text: str, phrases: Iterable[str]) -> list[str]:
     """The phrases (in content-word form) that occur in ``text``, most frequent first."""
     haystack = content_words(text)
-    found = {p: haystack.count(_needle(p)) for p in phrases}
-    return [p for p, n in sorted(found.items(), key=lambda item: -item[1]) if n > 0]
+    # most phrases are absent: drop them before the (stable) sort, which leaves the order unchanged
+    found = [(p, n) for p in dict.fromkeys(phrases) if (n := haystack.count(_needle(p)))]
+    return [p for p, _ in sorted(found, key=lambda item: -item[1])]
