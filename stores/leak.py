@@ -83,9 +83,6 @@ OUTCOME_PATTERNS: dict[str, tuple[str, ...]] = {
 }
 
 _COMPILED = [(label, re.compile(p, re.IGNORECASE)) for label, ps in OUTCOME_PATTERNS.items() for p in ps]
-# Every rule in one alternation: a sentence it finds nothing in matches no rule (most sentences), so the
-# rules are tried one by one, for the first that matches, only where this one found something.
-_ANY_OUTCOME = re.compile("|".join(f"(?:{p})" for ps in OUTCOME_PATTERNS.values() for p in ps), re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“‘'(\[A-Z0-9])")
 # A full stop that ends an abbreviation, not a sentence: "by Aug. 31, 2019", "Mr. Feltman", "U.N.
 # Security Council", "Koffi A. Afande". Splitting there left fragments ("31, 2019 the provision…")
@@ -127,11 +124,6 @@ def _own_digits(record: Record | None) -> str | None:
     return number.group(1) if number else None
 
 
-def _own_number(record: Record | None) -> re.Pattern[str] | None:
-    digits = _own_digits(record)
-    return _resolution_number(digits) if digits else None
-
-
 @functools.lru_cache(maxsize=4096)
 def _resolution_number(number: str) -> re.Pattern[str]:
     """Compiled once per number: every sentence of a record's texts is checked against it."""
@@ -153,7 +145,7 @@ def _outcome_hits(text: str, own_digits: str | None) -> tuple[OutcomeHit, ...]:
     own = _resolution_number(own_digits) if own_digits else None
     hits = []
     for sentence in split_sentences(text):
-        for label, pattern in _COMPILED if _ANY_OUTCOME.search(sentence) else ():
+        for label, pattern in _COMPILED:
             found = pattern.search(sentence)
             if found:
                 hits.append(OutcomeHit(label, found.group(0), sentence))
