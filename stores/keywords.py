@@ -114,6 +114,7 @@ def overlap(pool: Iterable[str], paper: Iterable[str]) -> tuple[set[str], set[st
     return exact, partial
 
 
+@functools.lru_cache(maxsize=4096)  # a record's text is looked up in two pools (the paper's, the corpus's)
 def content_words(text: str) -> str:
     """The text as lower-case content words, space-separated and padded, for phrase lookup."""
     runs = (" ".join(w for w in run if w not in STOPWORDS) for run in _tokens(text))
