@@ -152,10 +152,16 @@ def _text_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
 
 def nations_in_text(text: str) -> list[str]:
     """ISO3 codes of the states a text names, in order of first mention (no duplicates)."""
+    return list(_nations_in_text(text))
+
+
+@lru_cache(maxsize=16384)
+def _nations_in_text(text: str) -> tuple[str, ...]:
+    """Once per text: titles and agenda items recur across the records (the Assembly's roll calls)."""
     pattern, index = _text_pattern()
     found: list[str] = []
     for match in pattern.finditer(text.replace("’", "'")):
         code = index[match.group(0)]
         if code not in found:
             found.append(code)
-    return found
+    return tuple(found)

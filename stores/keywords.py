@@ -114,6 +114,7 @@ def overlap(pool: Iterable[str], paper: Iterable[str]) -> tuple[set[str], set[st
     return exact, partial
 
 
+@functools.lru_cache(maxsize=4096)  # a record's text is looked up in two pools (the paper's, the corpus's)
 def content_words(text: str) -> str:
     """The text as lower-case content words, space-separated and padded, for phrase lookup."""
     runs = (" ".join(w for w in run if w not in STOPWORDS) for run in _tokens(text))
@@ -127,8 +128,31 @@ def _needle(phrase: str) -> str:
     return f" {content_words(phrase).strip()} "
 
 
+_Entry = tuple[int, str, str]  # a phrase's place in the list, the phrase, its needle
+
+
+@functools.lru_cache(maxsize=64)
+def _phrase_index(phrases: tuple[str, ...]) -> tuple[dict[str, list[_Entry]], list[_Entry]]:
+    """The phrases by the first word of their needle (and those with none): a needle is found only in a
+    text holding that word, so a text is searched for the few phrases whose first word it has."""
+    by_word: dict[str, list[_Entry]] = {}
+    always: list[_Entry] = []
+    for place, phrase in enumerate(dict.fromkeys(phrases)):
+        needle = _needle(phrase)
+        words = needle.split()
+        entry = (place, phrase, needle)
+        if words:
+            by_word.setdefault(words[0], []).append(entry)
+        else:
+            always.append(entry)
+    return by_word, always
+
+
 def phrases_in(text: str, phrases: Iterable[str]) -> list[str]:
     """The phrases (in content-word form) that occur in ``text``, most frequent first."""
     haystack = content_words(text)
-    found = {p: haystack.count(_needle(p)) for p in phrases}
-    return [p for p, n in sorted(found.items(), key=lambda item: -item[1]) if n > 0]
+    by_word, always = _phrase_index(tuple(phrases))
+    # A needle is " w1 w2 " and the text " a b | c ": it occurs only where w1 is one of the text's words.
+    candidates = always + [e for word in set(haystack.split()) for e in by_word.get(word, ())]
+    found = [(p, n) for _, p, needle in sorted(candidates) if (n := haystack.count(needle))]
+    return [p for p, _ in sorted(found, key=lambda item: -item[1])]  # stable: ties keep the list's order

@@ -117,11 +117,11 @@ def split_sentences(text: str) -> list[str]:
     return [s for line in text.splitlines() for s in _split_line(line)]
 
 
-def _own_number(record: Record | None) -> re.Pattern[str] | None:
+def _own_digits(record: Record | None) -> str | None:
     if record is None or not record.resolution:
         return None
     number = re.match(r"\s*(\d+)", record.resolution)
-    return _resolution_number(number.group(1)) if number else None
+    return number.group(1) if number else None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -136,7 +136,13 @@ def find_outcome_language(text: str, *, record: Record | None = None) -> list[Ou
     With ``record``, a mention of the item's own resolution number counts too: only an adopted
     item has one.
     """
-    own = _own_number(record)
+    return list(_outcome_hits(text, _own_digits(record)))
+
+
+@functools.lru_cache(maxsize=16384)
+def _outcome_hits(text: str, own_digits: str | None) -> tuple[OutcomeHit, ...]:
+    """:func:`find_outcome_language` by what it reads of the record: roll calls share their texts."""
+    own = _resolution_number(own_digits) if own_digits else None
     hits = []
     for sentence in split_sentences(text):
         for label, pattern in _COMPILED:
@@ -147,7 +153,7 @@ def find_outcome_language(text: str, *, record: Record | None = None) -> list[Ou
         else:
             if own and (found := own.search(sentence)):
                 hits.append(OutcomeHit("resolution number", found.group(0), sentence))
-    return hits
+    return tuple(hits)
 
 
 def strip_outcome_sentences(text: str, *, record: Record | None = None) -> tuple[str, int]:
@@ -272,8 +278,16 @@ def context_for_prompt(record: Record) -> PromptContext:
 
 def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[ContextChange, ...]]:
     """``raw`` rewritten sentence by sentence into a draft's voice; what still reveals the outcome goes."""
-    lines, changes, first = [], [], True
     press = record is None or record.body != "unga"  # an Assembly description is a title, not press
+    return _neutral_text(raw, press, _own_digits(record))
+
+
+@functools.lru_cache(maxsize=8192)
+def _neutral_text(raw: str, press: bool, own_digits: str | None) -> tuple[str, tuple[ContextChange, ...]]:
+    """:func:`neutral_text` by what it reads of the record (many roll calls share one description)."""
+    lines: list[str] = []
+    changes: list[ContextChange] = []
+    first = True
     for line in unwrap(raw).splitlines():
         kept = []
         for sentence in _split_line(line):
@@ -281,11 +295,11 @@ def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[
             if not rewritten:  # a headline, or the text's own adoption: dropped whole
                 changes.append(ContextChange(sentence, None, reasons))
                 continue
-            hits = find_outcome_language(rewritten, record=record)
+            hits = _outcome_hits(rewritten, own_digits)
             trimmed = without_asides(rewritten, hits[0].match) if hits else None
-            if trimmed is not None and not find_outcome_language(trimmed, record=record):
+            if trimmed is not None and not _outcome_hits(trimmed, own_digits):
                 aside = f"an aside about another text had outcome language ({hits[0].match!r})"
-                rewritten, hits, reasons = trimmed, [], (*reasons, aside)
+                rewritten, hits, reasons = trimmed, (), (*reasons, aside)
             if hits:
                 why = tuple(f"reveals the outcome: {h.label} ({h.match!r})" for h in hits)
                 changes.append(ContextChange(sentence, None, (*reasons, *why)))

@@ -17,6 +17,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lemminflect import getLemma
 
@@ -52,6 +53,7 @@ _AUTHOR = re.compile(
 )
 
 
+@lru_cache(maxsize=16384)  # each record's text goes through it twice (region hints, then its fields)
 def without_authors(text: str) -> str:
     """``text`` without the states named as a text's author ("the Russian text", "Kuwait's draft",
     "the United States-proposed text"): the state that wrote a draft is not what it is about."""
