@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
+from nationbias.graphs.model.retry import RetryPolicy
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, rows
 
@@ -28,9 +29,12 @@ def _summary(stderr: str) -> re.Match[str]:
 
 
 def test_errors_beyond_fail_on_error_exit_1_within_it_exit_0(
-    fault_server: FaultServerFactory, isolated_home: Path
+    fault_server: FaultServerFactory, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = fault_server(rate_500=0.7, seed=3)  # ~1 sample in 4 fails all four attempts
+    # every attempt is still made (the same four), 10 ms apart: the backoff's length is
+    # tests/graphs/test_retry.py's; waited in full here it left a core idle for about 20 s
+    monkeypatch.setattr(RetryPolicy, "delay", lambda policy, attempt, retry_after: 0.01)
     runner = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url})
     first = runner.invoke(app, _vote("errors"))
     stored = rows(isolated_home, "errors")
