@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
 from nationbias.evals.results import results
+from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.stores.corpus import Corpus
 from tests.support.fixtures import FaultServerFactory
@@ -69,6 +70,9 @@ def test_each_degenerate_answer_gets_its_label_through_run_vote(
 
     server = fault_server(responder=responder)
     monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
+    # the empty answer is retried (every attempt still made), 10 ms apart: the backoff's length is
+    # tests/graphs/test_retry.py's, and waited in full it left a core idle for about 4 s
+    monkeypatch.setattr(RetryPolicy, "delay", lambda policy, attempt, retry_after: 0.01)
     args = ["run", "vote", "-m", MODEL, "--limit", str(len(CASES)), "--repeats", "1", "--personas", "USA"]
     result = CliRunner().invoke(app, [*args, "--run-id", "degenerate", "--fail-on-error", "1"])
     assert result.exit_code == 0, result.output  # the empty answer is the one error tolerated
