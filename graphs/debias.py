@@ -50,7 +50,9 @@ def _appended(log: list[Any], batches: Sequence[list[Any]]) -> list[Any]:
 
 # The logs are delta channels: a checkpoint stores each node's new entries once, not the whole
 # list again. ``calls`` holds every prompt, and re-serialising it at each of a sample's up to nine
-# checkpoints was the saver's main cost (benchmarks/RESULTS.md, finding 13).
+# checkpoints was the saver's main cost (benchmarks/RESULTS.md, finding 13). ``precedents`` (written
+# once, by retrieve) and ``history`` (one entry per precedent) are append-only too: as plain values
+# every later checkpoint carried them again, summaries included (finding 16).
 AppendLog: DeltaChannel[list[Any]] = DeltaChannel(_appended)
 
 
@@ -58,9 +60,9 @@ class DebiasState(TypedDict, total=False):
     target_id: str
     persona: str
     repeat: int
-    precedents: list[dict[str, Any]]
+    precedents: Annotated[list[dict[str, Any]], AppendLog]
     index: int
-    history: list[dict[str, Any]]
+    history: Annotated[list[dict[str, Any]], AppendLog]
     pending: dict[str, Any]
     final: dict[str, Any]
     error: str | None
@@ -282,7 +284,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             entry["reflection"] = state["pending"].get("reflection", "")
         index = state["index"] + 1
         return Command(
-            update={"history": [*state["history"], entry], "index": index, "visited": ["update_history"]},
+            update={"history": [entry], "index": index, "visited": ["update_history"]},  # appended
             goto="rehearse" if index < len(state["precedents"]) else "final_vote",
         )
 
