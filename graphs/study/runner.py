@@ -22,6 +22,7 @@ from rich.console import Console
 from nationbias.graphs.model.batch.calls import Deferred
 from nationbias.graphs.model.cost.meter import RunSpend
 from nationbias.graphs.progress import DEFAULT_EVERY_S, run_progress
+from nationbias.graphs.study.chain_end import unshielded_chain_end
 from nationbias.graphs.study.halt import Halt, RunHalted
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.stores.errors import InputError
@@ -216,10 +217,12 @@ async def run_tasks(
             await asyncio.sleep(0)  # this turn's group commit runs before the lane asks anything new
 
     try:
+        # graphs/study/chain_end.py: no task per node to end a LangChain run nobody listens to
         async with progress:
-            halt.tasks = [asyncio.create_task(drain(lane)) for lane in range(lanes)]
-            halt.install()
-            await asyncio.wait(halt.tasks)
+            with unshielded_chain_end():
+                halt.tasks = [asyncio.create_task(drain(lane)) for lane in range(lanes)]
+                halt.install()
+                await asyncio.wait(halt.tasks)
     finally:
         halt.uninstall()
         for group in watched:
