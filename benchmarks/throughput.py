@@ -75,7 +75,36 @@ process, against an instant model);
 (15) without the cache, nodes checkpoint with durability "async" rather than "sync": the inline saver
 still writes each checkpoint in the same loop turn, but the next node does not wait for the write's
 task (49 turns on a sample's critical path). A SIGKILL test holds it to its promise: a kill repays at
-most the calls on the wire.
+most the calls on the wire;
+(16) debias still measured 0.84–0.89 at ~2.75 ms of client CPU per call (~35 ms of wall per call above
+the server's 200). Timestamps per sample at c=64 (on a busy VM, so every figure is inflated) found the
+model client's own code ~0.1 ms per call; a reply reached its caller ~240 ms after the send (the reply
+waits for the loop too); from one call's reply to the sample's next call took ~70 ms, from a sample's
+start to its first call ~80 ms, from its last reply to its row ~115 ms. The wall goes to the turns a
+sample waits on the loop (each turn waits behind every other sample's work) and to the CPU that makes
+those turns long. py-spy split the CPU as LangGraph's engine ~47% (its callbacks 6%), the checkpoint
+saver ~20% (`put` 6%, `put_writes` 6%, the commit 7%), aiohttp 16%, the nodes 7%, the model client 3%,
+the run store 2%. `SqliteSaver` writes every plain channel into every checkpoint: the precedents
+(written once) and the history (with its summaries) were re-serialised at each later step. Both are now
+delta channels like the call log (checkpoint blobs 20 -> 14 MB per study; a test checks no checkpoint
+carries them). A template's fields were re-parsed for every placeholder of every prompt (now parsed
+once), and each reflection looked its statement up again for each repeat (now once per precedent,
+persona, target);
+(17) a turn count per sample (a self-rescheduling `call_soon`) put 27 of those 49 turns in
+langchain_core's `on_chain_end`: it is `@shielded`, a task and a shield per call even with no handler
+to run, and LangGraph calls it for every node and every graph. While a study runs
+(`graphs/study/chain_end.py`), a run without handlers returns at once; with handlers (a tracer) the
+shielded path is unchanged (tests). A sample's first call now comes 3 turns after its start (was 6),
+a node hop takes 2 turns (5; 4 through update_history, was 10), its end 7 (13);
+(18) a `gc.callbacks` probe found the cyclic GC's young generation collected ~550 times per study
+(CPython's threshold: 700 net allocations), ~1 s of the client's CPU and pauses of up to 0.1 s on the
+loop, walking in-flight states and tasks that hold no garbage. A run (`frozen_gc`, as the CLI runs it)
+now sets that threshold to 20 000: 1–2 collections per study;
+(19) SQLite's automatic WAL checkpoint ran inside the group commit on the loop once the WAL passed 1000
+pages: a 4 MB copy and two fsyncs, ~23 ms on this VM's disk during which no sample moves, about 16
+times per study (48 MB of checkpoints and 15 MB of rows). A worker thread on its own connection now
+runs a PASSIVE checkpoint at most every 0.5 s (`stores/sqlite.GroupCommit`), so the WAL restarts
+before the automatic one fires; the automatic checkpoint stays as the bound.
 
 The floor row is the same vote requests from a bare aiohttp loop with the same ramp: what any Python
 client can reach on this VM. What separates the studies from it is LangGraph's own per-step cost (a

@@ -31,7 +31,7 @@ from nationbias.stores.augment import Augmented
 from nationbias.stores.domain import KEYWORD_THRESHOLD
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
-from nationbias.stores.statements import statements_for
+from nationbias.stores.statements import MemberStatement, statements_for
 
 REFLECTION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -50,7 +50,9 @@ def _appended(log: list[Any], batches: Sequence[list[Any]]) -> list[Any]:
 
 # The logs are delta channels: a checkpoint stores each node's new entries once, not the whole
 # list again. ``calls`` holds every prompt, and re-serialising it at each of a sample's up to nine
-# checkpoints was the saver's main cost (benchmarks/RESULTS.md, finding 13).
+# checkpoints was the saver's main cost (benchmarks/RESULTS.md, finding 13). ``precedents`` (written
+# once, by retrieve) and ``history`` (one entry per precedent) are append-only too: as plain values
+# every later checkpoint carried them again, summaries included (finding 16).
 AppendLog: DeltaChannel[list[Any]] = DeltaChannel(_appended)
 
 
@@ -58,9 +60,9 @@ class DebiasState(TypedDict, total=False):
     target_id: str
     persona: str
     repeat: int
-    precedents: list[dict[str, Any]]
+    precedents: Annotated[list[dict[str, Any]], AppendLog]
     index: int
-    history: list[dict[str, Any]]
+    history: Annotated[list[dict[str, Any]], AppendLog]
     pending: dict[str, Any]
     final: dict[str, Any]
     error: str | None
@@ -108,6 +110,7 @@ class DebiasDeps:
     texts: TranslatedTexts | None = None  # --translate-with: the record texts and summaries translated
     _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
     _later: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _statements: dict[tuple[str, str, str], MemberStatement | None] = field(default_factory=dict, repr=False)
 
     def precedents(self, target: Record, depth: int | None = None) -> list[Precedent]:
         """The retriever's answer for ``target`` (top ``depth`` per pool part, ``k`` by default), asked
@@ -152,6 +155,15 @@ class DebiasDeps:
                 r.id for r in self.records.values() if r.date >= target.date
             )
         return later
+
+    def statement(self, record: Record, persona: str, target: Record) -> MemberStatement | None:
+        """The statement a reflection on ``record`` shows for ``persona`` (none said after ``target``):
+        looked up once per (precedent, persona, target), as every repeat asks the same."""
+        key = (record.id, persona, target.id)
+        if key not in self._statements:
+            found = statements_for(record, persona, target=target, later_ids=self.later_ids(target))
+            self._statements[key] = found[0] if found else None
+        return self._statements[key]
 
     def expected_calls(self, target: Record, persona: str | None = None) -> int:
         """Model calls one sample on ``target`` makes when nothing fails (for scheduling)."""
@@ -233,8 +245,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         record = deps.records[precedent["id"]]
         aug = deps.augmented.get(record.id)
         target = deps.records[state["target_id"]]
-        statements = statements_for(record, state["persona"], target=target, later_ids=deps.later_ids(target))
-        statement = statements[0] if statements else None
+        statement = deps.statement(record, state["persona"], target)
         limit = deps.client.spec.context_chars // 2
         statement_text = clip(statement.text, limit) if statement else "(no statement on record)"
         messages = deps.prompts.get("reflexion").render(
@@ -282,7 +293,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             entry["reflection"] = state["pending"].get("reflection", "")
         index = state["index"] + 1
         return Command(
-            update={"history": [*state["history"], entry], "index": index, "visited": ["update_history"]},
+            update={"history": [entry], "index": index, "visited": ["update_history"]},  # appended
             goto="rehearse" if index < len(state["precedents"]) else "final_vote",
         )
 

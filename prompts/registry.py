@@ -24,7 +24,7 @@ import hashlib
 import re
 import string
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -113,12 +113,13 @@ class Prompt:
         lang = "" if self.language == DEFAULT_LANGUAGE else f"{self.language}/"
         return f"{where}{lang}{self.name}@v{self.version}:{self.sha256[:8]}"
 
-    @property
-    def fields(self) -> set[str]:
+    @cached_property
+    def fields(self) -> frozenset[str]:
+        """The placeholders, parsed once: every prompt a study renders asks for them."""
         found: set[str] = set()
         for text in (self.system, self.user):
             found |= {f for _, f, _, _ in string.Formatter().parse(text) if f}
-        return found
+        return frozenset(found)
 
     def render(self, **values: object) -> list[dict[str, str]]:
         """Fill the placeholders; a missing or unexpected value is an error, not a silent blank."""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
 from nationbias.graphs.model.client import ModelClient
@@ -140,6 +141,31 @@ def test_interrupted_sample_resumes_from_its_checkpoints_each_prompt_stored_once
     ]
     # the final prompt is also in the ``final`` channel: its write and the last checkpoint
     assert stored == [(c["node"], 3 if c["node"] == "final_vote" else 1) for c in resumed["calls"]], stored
+
+    # the precedents and the history are delta channels too: no checkpoint carries their values, and
+    # their writes hold each precedent and each history entry once
+    serde = JsonPlusSerializer()  # SqliteSaver's own
+    with sqlite3.connect(path) as conn:
+        checkpoints = [
+            serde.loads_typed(row) for row in conn.execute("SELECT type, checkpoint FROM checkpoints")
+        ]
+        logged = {
+            channel: [
+                serde.loads_typed(row)
+                for row in conn.execute("SELECT type, value FROM writes WHERE channel = ?", (channel,))
+            ]
+            for channel in ("precedents", "history")
+        }
+    assert len(resumed["precedents"]) == 2 and len(resumed["history"]) == 2
+    carried = [
+        name
+        for cp in checkpoints
+        for name in ("precedents", "history")
+        if isinstance(cp["channel_values"].get(name), list)
+    ]
+    assert not carried, carried
+    assert [p for batch in logged["precedents"] for p in batch] == resumed["precedents"]
+    assert [h for batch in logged["history"] for h in batch] == resumed["history"]
 
 
 def test_each_reflection_keeps_the_statement_it_read_and_the_final_call_its_history(corpus: Any) -> None:

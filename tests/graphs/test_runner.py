@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 
-from nationbias.graphs.study.runner import RAMP_MAX_S, Task, run_tasks
+from nationbias.graphs.study.runner import GC_YOUNG_THRESHOLD, RAMP_MAX_S, Task, frozen_gc, run_tasks
 from nationbias.stores.runstore import RunStore, SampleRow
 
 
@@ -95,3 +96,19 @@ def test_a_worker_bug_becomes_an_error_row_and_clients_still_close(tmp_path: Pat
 
     asyncio.run(main())
     assert closer.closed == 1
+
+
+def test_a_run_freezes_the_heap_and_collects_the_young_generation_less_often() -> None:
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with frozen_gc():
+            assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, 10, 10)
+            assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(0, 10, 10)  # a caller that turned collection off keeps it off
+        with frozen_gc():
+            assert gc.get_threshold() == (0, 10, 10)
+        assert gc.get_threshold() == (0, 10, 10)
+    finally:
+        gc.set_threshold(*before)

@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import operator
 import sqlite3
+import threading
 from contextlib import closing
 from pathlib import Path
 from typing import Annotated, TypedDict
 
+import pytest
+from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.graph import END, START, StateGraph
 
+from nationbias.stores import sqlite as sqlite_store
 from nationbias.stores.checkpoints import InlineSqliteSaver
 
 
@@ -97,3 +101,37 @@ def test_threads_under_a_run_prefix_only(tmp_path: Path) -> None:
             _graph(saver).invoke({"steps": []}, {"configurable": {"thread_id": thread}})
         assert saver.threads_under("r1/") == {"r1/a", "r1/b"}
         assert saver.threads_under("r3/") == set()
+
+
+def test_on_a_loop_the_wal_is_checkpointed_by_a_worker_thread_not_the_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop's commits leave the WAL to SQLite's automatic checkpoint only as a bound: a worker
+    thread copies it into the database, and what the loop committed reads back whole."""
+    monkeypatch.setattr(sqlite_store, "WAL_CHECKPOINT_S", 0.0)
+    path = tmp_path / "checkpoints.sqlite"
+    threads: set[str] = set()
+    real = sqlite_store.GroupCommit._checkpoint_wal
+
+    def spy(self: sqlite_store.GroupCommit) -> None:
+        threads.add(threading.current_thread().name)
+        real(self)
+
+    monkeypatch.setattr(sqlite_store.GroupCommit, "_checkpoint_wal", spy)
+
+    async def write() -> tuple[int, str]:
+        with InlineSqliteSaver.open(path) as saver:
+            saver.conn.execute("PRAGMA wal_autocheckpoint = 0")  # only the worker checkpoints here
+            config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+            written = await saver.aput(config, empty_checkpoint(), {}, {})  # type: ignore[arg-type]
+            for n in range(50):
+                await saver.aput_writes(written, [("steps", ["x" * 4000])], f"task-{n}")
+                await asyncio.sleep(0.01)  # a commit per turn; the worker's checkpoint between them
+            while saver.commits._checkpointing:
+                await asyncio.sleep(0.01)
+            return saver.commits.wal_checkpoints, threading.current_thread().name
+
+    done, loop_thread = asyncio.run(write())
+    assert done > 0 and threads == {"wal-checkpoint"} and loop_thread not in threads
+    with closing(sqlite3.connect(path)) as conn:
+        assert _rows(conn, "writes") == 50

@@ -1,7 +1,8 @@
 """What the speed work leans on in libraries' private parts, checked against the installed versions.
 
 ``stores/checkpoints.py``'s ``InlineSqliteSaver`` overrides ``SqliteSaver`` internals (pyproject bounds
-``langgraph-checkpoint-sqlite>=3.0,<3.2``) and ``stores/sqlite.py`` uses ``asyncio._get_running_loop``.
+``langgraph-checkpoint-sqlite>=3.0,<3.2``), ``stores/sqlite.py`` uses ``asyncio._get_running_loop`` and
+``graphs/study/chain_end.py`` wraps langchain_core's shielded ``on_chain_end``.
 A release that renames, re-signs or reroutes any of these fails here, not in a study.
 """
 
@@ -126,3 +127,18 @@ def test_upstream_async_methods_still_exist_to_be_overridden(name: str) -> None:
     assert inspect.iscoroutinefunction(getattr(SqliteSaver, name)) or inspect.isasyncgenfunction(
         getattr(SqliteSaver, name)
     )
+
+
+def test_the_chain_end_callback_wrapped_during_studies_is_upstreams_shielded_one() -> None:
+    """graphs/study/chain_end.py replaces ``on_chain_end`` only while a study runs and calls upstream's
+    for any run with handlers: it must still be the ``@shielded`` wrapper (a task per call), with the
+    parameters ours forwards, whose body does nothing without handlers."""
+    import langchain_core.callbacks.manager as manager
+
+    from nationbias.graphs.study import chain_end
+
+    upstream = manager.AsyncCallbackManagerForChainRun.on_chain_end
+    assert upstream is chain_end.SHIELDED_CHAIN_END
+    assert inspect.getsource(upstream.__wrapped__).count("if not self.handlers:") == 1  # type: ignore[attr-defined]
+    assert "create_task" in inspect.getsource(manager.shielded)
+    assert _shape(upstream) == _shape(chain_end.on_chain_end)
