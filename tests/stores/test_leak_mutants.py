@@ -248,3 +248,29 @@ def test_without_a_record_no_sentence_is_read_as_naming_its_resolution() -> None
     text = "Under the resolution none of the parties may export arms."
     assert find_outcome_language(text) == []
     assert strip_outcome_sentences(text) == (text, 0)
+
+
+def test_neutral_text_sentence_by_sentence_asides_and_the_rest_of_a_line() -> None:
+    """An aside about another text goes and the sentence stays, unless what is left still reveals the
+    outcome (here the record's own resolution number); a dropped sentence drops nothing after it on its
+    line; only the first kept sentence is read as the context's opening."""
+    extend = "The draft would extend the mission for a year."
+    aside = "The draft would extend the mission — established unanimously in 2015 — for a year."
+    why = ("an aside about another text had outcome language ('unanimously')",)
+    assert neutral_text(aside) == (extend, (ContextChange(aside, extend, why),))
+    own = _record(resolution="2231 (2015)", adopted=True)
+    still = "The draft would build on resolution 2231 — endorsed unanimously in 2015 — for a year."
+    reveals = ("reveals the outcome: adopted ('unanimously')",)
+    assert neutral_text(still, record=own) == ("", (ContextChange(still, None, reveals),))
+    more = "The draft would extend the mission for one more year."
+    adopted = "The resolution was adopted unanimously."
+    reasons = ("the text named as a draft", "reveals the outcome: adopted ('was adopted')")
+    assert neutral_text(f"{adopted} {more}") == (more, (ContextChange(adopted, None, reasons),))
+    fragment = "Council Extends Mission."
+    cut = ('a fragment ("The U.N.", "UNITED NATIONS, Aug.")',)
+    assert neutral_text(f"{fragment} {more}") == (more, (ContextChange(fragment, None, cut),))
+    opening = "The draft calls for a ceasefire."
+    now = ("present tense of what the text does",)
+    tensed = ContextChange(opening, "The draft would call for a ceasefire.", now)
+    also = "It would also demand aid for the region."
+    assert neutral_text(f"{opening} {also}") == (f"The draft would call for a ceasefire. {also}", (tensed,))
