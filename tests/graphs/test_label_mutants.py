@@ -806,3 +806,12 @@ def test_vote_rules_read_the_json_and_check_the_language_of_the_call() -> None:
     )
     with pytest.raises(PromptError, match="unknown language 'xx'"):
         vote_rules(None, truncated=True, free_text=False, language="xx")
+
+
+def test_french_free_text_votes_read_in_any_case() -> None:
+    """A conditional sentence casts no vote, whatever its case ("Si …" opens a sentence), and a vote cast
+    in capitals is still cast."""
+    conditional = "Si le projet était modifié, nous voterions contre. Nous nous abstenons."
+    assert label_vote_text(conditional, language="fr") == LabelDecision("abstention", "explicit_vote")
+    capitals = "NOUS VOTONS CONTRE ce projet."
+    assert label_vote_text(capitals, language="fr") == LabelDecision("against", "explicit_vote")
