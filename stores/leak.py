@@ -124,10 +124,13 @@ def _own_digits(record: Record | None) -> str | None:
     return number.group(1) if number else None
 
 
-@functools.lru_cache(maxsize=4096)
-def _resolution_number(number: str) -> re.Pattern[str]:
+def _resolution_number_computed(number: str) -> re.Pattern[str]:
     """Compiled once per number: every sentence of a record's texts is checked against it."""
     return re.compile(rf"\bresolution\s+{number}\b", re.IGNORECASE)
+
+
+# cached by assignment, not by a decorator: mutmut mutates no decorated function (docs/mutation.md)
+_resolution_number = functools.lru_cache(maxsize=4096)(_resolution_number_computed)
 
 
 def find_outcome_language(text: str, *, record: Record | None = None) -> list[OutcomeHit]:
@@ -139,8 +142,7 @@ def find_outcome_language(text: str, *, record: Record | None = None) -> list[Ou
     return list(_outcome_hits(text, _own_digits(record)))
 
 
-@functools.lru_cache(maxsize=16384)
-def _outcome_hits(text: str, own_digits: str | None) -> tuple[OutcomeHit, ...]:
+def _outcome_hits_computed(text: str, own_digits: str | None) -> tuple[OutcomeHit, ...]:
     """:func:`find_outcome_language` by what it reads of the record: roll calls share their texts."""
     own = _resolution_number(own_digits) if own_digits else None
     hits = []
@@ -154,6 +156,10 @@ def _outcome_hits(text: str, own_digits: str | None) -> tuple[OutcomeHit, ...]:
             if own and (found := own.search(sentence)):
                 hits.append(OutcomeHit("resolution number", found.group(0), sentence))
     return tuple(hits)
+
+
+# cached by assignment, not by a decorator: mutmut mutates no decorated function (docs/mutation.md)
+_outcome_hits = functools.lru_cache(maxsize=16384)(_outcome_hits_computed)
 
 
 def strip_outcome_sentences(text: str, *, record: Record | None = None) -> tuple[str, int]:
@@ -245,7 +251,15 @@ def fallback_text(record: Record) -> str:
     return text or "(no description available)"
 
 
-_MEMO: dict[tuple[str | None, ...], PromptContext] = {}
+class _Memo(dict[tuple[str | None, ...], PromptContext]):
+    """The prompt contexts computed so far, emptied by ``cache_clear`` as a ``functools`` cache is (so
+    what empties every cache of this module, as mutation testing does before each test, empties it too)."""
+
+    def cache_clear(self) -> None:
+        self.clear()
+
+
+_MEMO = _Memo()
 _MEMO_MAX = 50_000
 
 
@@ -271,7 +285,7 @@ def context_for_prompt(record: Record) -> PromptContext:
     hit = _MEMO.get(key)
     if hit is None:
         if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
+            _MEMO.cache_clear()
         hit = _MEMO[key] = _context_for_prompt(record)
     return hit
 
@@ -282,8 +296,9 @@ def neutral_text(raw: str, *, record: Record | None = None) -> tuple[str, tuple[
     return _neutral_text(raw, press, _own_digits(record))
 
 
-@functools.lru_cache(maxsize=8192)
-def _neutral_text(raw: str, press: bool, own_digits: str | None) -> tuple[str, tuple[ContextChange, ...]]:
+def _neutral_text_computed(
+    raw: str, press: bool, own_digits: str | None
+) -> tuple[str, tuple[ContextChange, ...]]:
     """:func:`neutral_text` by what it reads of the record (many roll calls share one description)."""
     lines: list[str] = []
     changes: list[ContextChange] = []
@@ -311,6 +326,10 @@ def _neutral_text(raw: str, press: bool, own_digits: str | None) -> tuple[str, t
         if kept:
             lines.append(" ".join(kept))
     return "\n".join(lines), tuple(changes)
+
+
+# cached by assignment, not by a decorator: mutmut mutates no decorated function (docs/mutation.md)
+_neutral_text = functools.lru_cache(maxsize=8192)(_neutral_text_computed)
 
 
 def _context_for_prompt(record: Record) -> PromptContext:

@@ -65,9 +65,14 @@ def weighted_f1_from_confusions(matrices: np.ndarray) -> np.ndarray:
     total = support.sum(axis=-1)
     tp = np.diagonal(cm[..., :k], axis1=-2, axis2=-1)
     denom = support + cm[..., :k].sum(axis=-2)
-    f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
+    # a class neither true nor predicted has F1 0 (sklearn's zero_division=0); np.divide writes only
+    # where the denominator is positive, into arrays already holding that value (never uninitialised)
+    f1 = np.zeros_like(tp)
+    np.divide(2 * tp, denom, out=f1, where=denom > 0)
     weighted = (f1 * support).sum(axis=-1)
-    return np.divide(weighted, total, out=np.full_like(weighted, np.nan), where=total > 0)
+    score = np.full_like(weighted, np.nan)
+    np.divide(weighted, total, out=score, where=total > 0)
+    return score
 
 
 def irres_score(labels: Sequence[str]) -> dict[str, float]:

@@ -26,9 +26,11 @@ def metrics_of(confusions: np.ndarray) -> np.ndarray:
     total = cm.sum(axis=(-2, -1))
     tp = np.diagonal(cm[..., :k], axis1=-2, axis2=-1)
     denom = cm.sum(axis=-1) + cm[..., :k].sum(axis=-2)
-    f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
+    f1 = np.zeros_like(tp)  # 0 for a vote neither true nor predicted; written only where denom > 0
+    np.divide(2 * tp, denom, out=f1, where=denom > 0)
     hits = tp.sum(axis=-1)
-    accuracy = np.divide(hits, total, out=np.full_like(hits, np.nan), where=total > 0)
+    accuracy = np.full_like(hits, np.nan)  # NaN for an empty matrix
+    np.divide(hits, total, out=accuracy, where=total > 0)
     return np.concatenate([accuracy[..., None], weighted_f1_from_confusions(cm)[..., None], f1], axis=-1)
 
 

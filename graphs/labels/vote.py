@@ -93,8 +93,7 @@ def _subject(nation: str | None) -> str:
     return rf"\b(?:{_SPEAKER}|{own})\b"
 
 
-@functools.lru_cache(maxsize=512)
-def _explicit(nation: str | None) -> tuple[re.Pattern[str], ...]:
+def _explicit_computed(nation: str | None) -> tuple[re.Pattern[str], ...]:
     """The patterns of a vote cast plainly, for a persona named ``nation``."""
     subject = _subject(nation)
     return (
@@ -140,6 +139,9 @@ def _explicit(nation: str | None) -> tuple[re.Pattern[str], ...]:
     )
 
 
+# cached by assignment, not by a decorator: mutmut mutates no decorated function (docs/mutation.md)
+_explicit = functools.lru_cache(maxsize=512)(_explicit_computed)
+
 # "Against. The text…", "In favour: it aligns…", "Abstain — the text…", "Against the draft."
 _LEADING = re.compile(
     rf"(?i)^[\s>*_#\"'`-]*(?P<option>{_WORD_OPTION})[\s*_\"'`]*"
@@ -152,14 +154,17 @@ _REFERENCE = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=512)
-def _supports(nation: str | None) -> re.Pattern[str]:
+def _supports_computed(nation: str | None) -> re.Pattern[str]:
     """ "France supports the draft", "we oppose this text": a weaker sign, read only when no vote is cast."""
     subject = _subject(nation)
     return re.compile(
         rf"(?i){subject}(?:[\s,]+[\w'-]+){{0,4}}?[\s,]+(?:(?P<favour>supports?)|(?P<against>opposes?|rejects?))\s+"
         r"(?:the|this)\s+(?:draft|resolution|text)\b"
     )
+
+
+# cached by assignment, not by a decorator: mutmut mutates no decorated function (docs/mutation.md)
+_supports = functools.lru_cache(maxsize=512)(_supports_computed)
 
 
 _CLAUSE = re.compile(r"[.;!?\n]+|\s[-–—]\s")
@@ -289,8 +294,7 @@ def vote_rules(
     return LabelDecision(parsed.value, "json") if parsed.ok else LabelDecision(None, parsed.reason or "")
 
 
-@functools.lru_cache(maxsize=8)
-def _vote_patterns_in(language: str) -> dict[str, re.Pattern[str]]:
+def _vote_patterns_in_computed(language: str) -> dict[str, re.Pattern[str]]:
     """The vote rules' patterns in ``language``'s words (see :func:`_vote_text_in`)."""
     lex = lexicon(language)
     assert lex is not None, language  # English has its own patterns above
@@ -329,6 +333,10 @@ def _vote_patterns_in(language: str) -> dict[str, re.Pattern[str]]:
         "not_refusal": re.compile(lex.words(lex.not_refusal), flags),
         **{label: re.compile(lex.words(lex.vote_cast[label]), flags) for label in VOTES},
     }
+
+
+# cached by assignment, not by a decorator: mutmut mutates no decorated function (docs/mutation.md)
+_vote_patterns_in = functools.lru_cache(maxsize=8)(_vote_patterns_in_computed)
 
 
 _CLAUSE_IN = re.compile(rf"{SENTENCE_END}+|\s[-–—]\s|[，،]")

@@ -74,6 +74,33 @@ def test_metrics_of_an_empty_matrix_is_nan_accuracy_and_zero_f1() -> None:
     assert values[2:].tolist() == [0.0, 0.0, 0.0]
 
 
+def test_a_zero_denominator_gives_exactly_zero_f1_and_nan_for_an_empty_matrix_in_a_stack() -> None:
+    """Where a class is neither true nor predicted (F1's denominator 0) its F1 is 0, and an empty matrix
+    scores NaN, whatever numpy's scratch memory holds: the guarded ratios never read uninitialised
+    entries (docs/mutation.md), and without numpy's 0/0 warning (a bootstrap scores thousands of resamples).
+    A stack mixes matrices with and without such classes, in both orders."""
+    absent = np.array([[3, 1, 0, 0, 0], [1, 2, 0, 0, 1], [0, 0, 0, 0, 0]], dtype=float)  # no abstention
+    full = np.array([[2, 1, 0, 1, 0], [0, 2, 1, 0, 0], [1, 0, 1, 0, 0]], dtype=float)
+    empty = np.zeros((3, 5))
+    truth = ["favour"] * 4 + ["against"] * 4
+    pred = ["favour"] * 3 + ["against", "favour", "against", "against", "error"]
+    per_vote = f1_score(truth, pred, labels=list(VOTES), average=None, zero_division=0)
+    weighted = f1_score(truth, pred, labels=list(VOTES), average="weighted", zero_division=0)
+    for _ in range(3):  # fresh arrays each time: numpy may hand back memory a NaN or inf was freed from
+        poison = np.full((4, 3), np.inf)
+        del poison
+        stack = np.stack([absent, empty, full, absent])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            scores, values = M.weighted_f1_from_confusions(stack), S.metrics_of(stack)
+        assert np.isnan(scores[1]) and scores[[0, 3]].tolist() == [weighted, weighted]
+        assert scores[2] == pytest.approx(M.weighted_f1_from_confusion(full))
+        assert values[0, 2:].tolist() == per_vote.tolist() and values[0, 4] == 0.0
+        assert values[3].tolist() == values[0].tolist()
+        assert np.isnan(values[1, :2]).all() and values[1, 2:].tolist() == [0.0, 0.0, 0.0]
+        assert np.isfinite(values[[0, 2, 3]]).all()
+
+
 # --- an independent weighted F1, checked against sklearn, for the bootstrap recomputations -------------
 def _wf1_and_metrics(cm: np.ndarray) -> np.ndarray:
     """(…, 5): accuracy, weighted F1, F1 per vote of (…, 3, 3 + misses) confusion counts, by the textbook

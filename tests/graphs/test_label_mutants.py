@@ -806,3 +806,21 @@ def test_vote_rules_read_the_json_and_check_the_language_of_the_call() -> None:
     )
     with pytest.raises(PromptError, match="unknown language 'xx'"):
         vote_rules(None, truncated=True, free_text=False, language="xx")
+
+
+def test_french_free_text_votes_read_in_any_case() -> None:
+    """A conditional sentence casts no vote, whatever its case ("Si …" opens a sentence), and a vote cast
+    in capitals is still cast."""
+    conditional = "Si le projet était modifié, nous voterions contre. Nous nous abstenons."
+    assert label_vote_text(conditional, language="fr") == LabelDecision("abstention", "explicit_vote")
+    capitals = "NOUS VOTONS CONTRE ce projet."
+    assert label_vote_text(capitals, language="fr") == LabelDecision("against", "explicit_vote")
+
+
+def test_french_labelled_vote_with_its_article_and_the_options_listed_with_or() -> None:
+    """ "Mon vote : l'abstention" is a labelled vote (the article read); "pour, contre ou abstention" lists
+    the options (joined by "ou") and casts none, so the vote after it is the only one."""
+    expected = LabelDecision("abstention", "explicit_vote")
+    assert label_vote_text("Mon vote : l'abstention.", language="fr") == expected
+    listed = "Pour, contre ou abstention ? Nous votons contre."
+    assert label_vote_text(listed, language="fr") == LabelDecision("against", "explicit_vote")

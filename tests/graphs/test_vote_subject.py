@@ -15,6 +15,10 @@ from nationbias.graphs.labels.vote import label_vote_text
         ("United States", "The United States votes in favour.", "favour"),
         ("Brazil", "Brazil abstains on this text.", "abstention"),
         ("France", "I vote in favour of the draft.", "favour"),
+        # a persona of several words, outside the P5: its words, any space between them
+        ("South Africa", "South Africa votes against the draft.", "against"),
+        ("South Africa", "South  Africa will abstain on this text.", "abstention"),
+        ("South Africa", "France votes in favour, but South Africa votes against.", "against"),
     ],
 )
 def test_the_persona_s_own_vote_is_read(nation: str, answer: str, label: str) -> None:
