@@ -303,10 +303,11 @@ def _vote_patterns_in_computed(language: str) -> dict[str, re.Pattern[str]]:
     # an option word that is a vote: at a clause's end, or before "the draft" ("contre le projet")
     end = rf"(?=[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s[-–—]\s|\s*{lex.vote_object}))"
     # a lead word may be a preposition ("Pour ce projet, le Royaume-Uni…"): before "the draft" it needs the
-    # sentence to end there ("Contre le projet.", "За проект резолюции.")
+    # sentence or clause to end there ("Contre le projet.", "За проект резолюции.", "ضد القرار؛ لأنه…"),
+    # at a full stop, colon, semicolon (the Latin, Chinese and Arabic ones) or exclamation mark
     lead_end = (
         rf"(?=[\s*_\"']*(?:$|{CLAUSE_PUNCT}|\s[-–—]\s)"
-        rf"|\s*{lex.vote_object}(?:\s*[^\s{CLAUSE_PUNCT[1:-1]}]+){{0,2}}?[\s*_\"']*(?:$|[.:;!。：；！]))"
+        rf"|\s*{lex.vote_object}(?:\s*[^\s{CLAUSE_PUNCT[1:-1]}]+){{0,2}}?[\s*_\"']*(?:$|[.:;!。：；！؛]))"
     )
     article = f"(?:{lex.article})?" if lex.article else ""
     copula = rf"\s*{lex.words(lex.copula)}\s*"

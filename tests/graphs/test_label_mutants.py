@@ -824,3 +824,29 @@ def test_french_labelled_vote_with_its_article_and_the_options_listed_with_or() 
     assert label_vote_text("Mon vote : l'abstention.", language="fr") == expected
     listed = "Pour, contre ou abstention ? Nous votons contre."
     assert label_vote_text(listed, language="fr") == LabelDecision("against", "explicit_vote")
+
+
+def test_a_lead_word_before_the_draft_needs_the_clause_to_end_there() -> None:
+    """ "Pour ce projet, contre." opens with a preposition: the comma does not end the clause, so "Pour" is
+    no lead vote and the judge reads the answer. A semicolon does end it, the Arabic one as the Latin one
+    ("ضد القرار؛ …" as "Contre le projet ; …")."""
+    judge = LabelDecision(None, "no_option", final=False)
+    assert label_vote_text("Pour ce projet, contre.", language="fr") == judge
+    against = LabelDecision("against", "explicit_vote")
+    assert label_vote_text("Contre le projet ; car il est dangereux.", language="fr") == against
+    assert label_vote_text("ضد مشروع القرار؛ لأنه خطير.", language="ar") == against
+
+
+def test_a_negation_reaches_three_words_to_an_option_not_four() -> None:
+    """ "pas neutres et nous voterons contre": four words between the negation and the option, so the vote
+    against is cast, not negated."""
+    text = "Nous ne resterons pas neutres et nous voterons contre."
+    assert label_vote_text(text, language="fr") == LabelDecision("against", "explicit_vote")
+
+
+def test_cannot_support_in_capitals_is_a_reason_not_a_refusal() -> None:
+    """ "JE NE PEUX PAS SOUTENIR" opens like a refusal ("je ne peux pas"), but "cannot support" is a vote's
+    reason in any case: no vote is cast, so the judge reads it; it is not counted as a refusal."""
+    assert label_vote_text("JE NE PEUX PAS SOUTENIR CE TEXTE.", language="fr") == LabelDecision(
+        None, "no_option", final=False
+    )
