@@ -18,6 +18,7 @@ Labels are the paper's: favour, against, abstention.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Collection, Sequence
 from functools import cache
@@ -100,6 +101,24 @@ def _rule(method: str, x: pd.DataFrame) -> np.ndarray:
     raise InputError(f"unknown Assembly baseline {method!r}: choose from {', '.join(METHODS)}")
 
 
+def _training_key(x: pd.DataFrame, y: np.ndarray) -> bytes:
+    """A digest of exactly what a fit reads: every column's name, type and values, and the labels."""
+    digest = hashlib.blake2b(repr((PARAMS, ROUNDS, y.dtype.str, len(x))).encode(), digest_size=32)
+    for name in x.columns:
+        column = np.ascontiguousarray(x[name].to_numpy())
+        digest.update(f"{name}:{column.dtype.str};".encode())
+        digest.update(column.tobytes())
+    digest.update(np.ascontiguousarray(y).tobytes())
+    return digest.digest()
+
+
+# The models fitted in this process by their training data: the fit is deterministic (one thread, fixed
+# seed), so the same rows give the same trees, and ``baselines --explain`` (its predictions, then their
+# explanations) fits each year once, not twice. Bounded: a model is small, a whole record is 75 years.
+_FITTED: dict[bytes, lgb.Booster] = {}
+MAX_FITTED = 128
+
+
 def _fit(x: pd.DataFrame, y: np.ndarray) -> lgb.Booster:
     """Boosted trees on vote codes ``y`` (1 Y, 2 N, 3 A): always three classes, so every model scores
     (and explains) Y, N and A alike, whichever of them the window saw."""
@@ -108,7 +127,14 @@ def _fit(x: pd.DataFrame, y: np.ndarray) -> lgb.Booster:
     # anything else runs (the Council model does the same).
     import lightgbm as lgb  # imported on use: a command that fits nothing skips its start-up
 
-    return lgb.train(PARAMS, lgb.Dataset(x, label=y - 1), num_boost_round=ROUNDS)
+    key = _training_key(x, y)
+    booster = _FITTED.get(key)
+    if booster is None:
+        booster = lgb.train(PARAMS, lgb.Dataset(x, label=y - 1), num_boost_round=ROUNDS)
+        if len(_FITTED) >= MAX_FITTED:
+            _FITTED.pop(next(iter(_FITTED)))  # the oldest
+        _FITTED[key] = booster
+    return booster
 
 
 def choose_weights(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:

@@ -73,7 +73,7 @@ def explain_assembly(
     rcids = sorted({int(i.removeprefix("UNGA-")) for i in items if i.startswith("UNGA-")})
     if not rcids:
         raise InputError("Assembly explanations: no roll call (ids like UNGA-5221)")
-    voters = set(assembly.votes["member"])
+    voters = set(assembly.votes["member"].unique())  # not 870,000 boxed strings one by one
     members = sorted(set(personas) & voters)
     years = assembly.roll_calls.loc[rcids, "date"].dt.year
     fits: Fits = {}
@@ -144,7 +144,7 @@ def explain_years(years: tuple[int, int], *, assembly: Assembly | None = None) -
     """Every recorded vote of ``years`` explained, a year at a time (one model each), every state."""
     assembly = assembly or load_assembly()
     calls = assembly.roll_calls
-    states = sorted(set(assembly.votes["member"]))
+    states = sorted(set(assembly.votes["member"].unique()))
     for year in range(years[0], years[1] + 1):
         rcids = calls.index[calls["date"].dt.year == year]
         if len(rcids):

@@ -6,7 +6,6 @@ a literal option such as ``favour`` always answers it; ``garbage`` answers non-J
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -15,28 +14,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-
-def _digest(text: str) -> int:
-    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
-
-
-def fill_schema(schema: dict[str, Any], seed: int, behaviour: str) -> Any:
-    kind = schema.get("type")
-    if "enum" in schema:
-        options = list(schema["enum"])
-        return behaviour if behaviour in options else options[seed % len(options)]
-    if kind == "object":
-        props = schema.get("properties", {})
-        return {name: fill_schema(sub, seed + i, behaviour) for i, (name, sub) in enumerate(props.items())}
-    if kind == "array":
-        items = schema.get("items", {})
-        if "enum" in items:  # a ranking: a permutation of the options
-            options = list(items["enum"])
-            return sorted(options, key=lambda o: _digest(f"{seed}:{o}"))
-        return [fill_schema(items, seed, behaviour)]
-    if kind in ("integer", "number"):
-        return seed % 3
-    return f"fake rationale {seed % 97}"
+from nationbias.graphs.model.schema_fill import digest, fill_schema
 
 
 class FakeChatModel(BaseChatModel):
@@ -54,7 +32,7 @@ class FakeChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         prompt = "\n".join(str(m.content) for m in messages)
-        seed = _digest(prompt)
+        seed = digest(prompt)
         schema = (kwargs.get("response_format") or {}).get("schema")
         if schema is None:
             schema = ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("schema")

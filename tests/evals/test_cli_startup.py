@@ -1,7 +1,7 @@
 """The CLI starts without the heavy libraries: every command (``--help`` too) imports the CLI, and the
 libraries it never needs for that command (matplotlib, scipy.stats, sklearn, statsmodels, LightGBM,
-LangGraph: most of 3 s of CPU) are imported where they are used. Each check runs in a fresh interpreter,
-as a user's command does; benchmarks/RESULTS.md has the times."""
+LangGraph, LangChain: most of 3 s of CPU) are imported where they are used. Each check runs in a fresh
+interpreter, as a user's command does; benchmarks/RESULTS.md has the times."""
 
 from __future__ import annotations
 
@@ -11,7 +11,16 @@ import subprocess
 import sys
 
 # Imported on first use, never by importing the CLI.
-ON_FIRST_USE = ("matplotlib", "scipy.stats", "sklearn", "statsmodels", "lightgbm", "langgraph")
+ON_FIRST_USE = (
+    "matplotlib",
+    "scipy.stats",
+    "sklearn",
+    "statsmodels",
+    "lightgbm",
+    "langgraph",
+    "langchain_core",
+    "langsmith",
+)
 
 IMPORT_CLI = """
 import json, sys
@@ -60,3 +69,14 @@ def test_a_figure_still_draws_on_the_file_backend() -> None:
     """pyplot is imported by the first figure, after matplotlib is put on Agg (whatever MPLBACKEND says),
     as it was when the figures module set it at import."""
     assert fresh(DRAW, MPLBACKEND="svg").strip().lower() == "agg"
+
+
+def test_a_dry_run_and_the_model_client_start_without_langchain() -> None:
+    """The dry run's placeholders are plain Python (graphs/model/schema_fill.py): importing it, or the
+    client a direct-wire provider uses, loads no LangChain (about 2 s of CPU); a graph's LangGraph does."""
+    code = (
+        "import sys, json\n"
+        "import nationbias.graphs.model.cost.dry_run, nationbias.graphs.model.client\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('langchain', 'langsmith')))))"
+    )
+    assert json.loads(fresh(code)) == []

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.call_result import Answer
 from nationbias.graphs.model.cost.meter import METER, Ask, Meter
-from nationbias.graphs.model.fake import fill_schema
+from nationbias.graphs.model.schema_fill import fill_schema
 from nationbias.stores.cache import ResponseCache
 
 if TYPE_CHECKING:
