@@ -43,3 +43,21 @@ def assembly_reader() -> Any:
 
 def council_reader(corpus: Corpus) -> Any:
     return corpus.drafts[-1]
+
+
+def learned_baseline_imported_in_the_test() -> Any:
+    import nationbias.evals.baselines.assembly as baselines
+
+    return baselines.run_predictions(items=["UNGA-3"], personas=["USA"])
+
+
+def learned_baseline_imported_by_name() -> Any:
+    from nationbias.evals.baselines.assembly import run_predictions
+
+    return run_predictions(items=["UNGA-3"], personas=["USA"])
+
+
+def a_cheap_module_imported_in_the_test() -> Any:
+    import nationbias.stores.countries as countries
+
+    return countries.is_iso3("USA")

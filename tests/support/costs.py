@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import inspect
 import multiprocessing.process
 import re
@@ -198,13 +199,14 @@ def _referenced(obj: Any, source: str) -> Iterator[Any]:
         tree = ast.parse(source)
     except SyntaxError:
         return
+    scope = {**scope, **_local_imports(tree)}
     for node in ast.walk(tree):
         found: Any = None
         if isinstance(node, ast.Name) and node.id in scope:
             found = scope[node.id]
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             owner = scope.get(node.value.id)
-            if inspect.ismodule(owner) and _is_test_code(owner):
+            if inspect.ismodule(owner):  # a test module's helper, or a library module's function
                 found = getattr(owner, node.attr, None)
         if inspect.isfunction(found):
             found = inspect.unwrap(found)  # a @contextmanager's own code, not contextlib's
@@ -214,6 +216,33 @@ def _referenced(obj: Any, source: str) -> Iterator[Any]:
             yield Constant(f"<uses {found.__module__}.{found.__qualname__}>")
         elif isinstance(node, ast.Name) and isinstance(found, str | list | tuple | dict):
             yield Constant(repr(found))  # a module constant: its value counts
+
+
+def _local_imports(tree: ast.AST) -> dict[str, Any]:
+    """What a function imports in its own body (``import nationbias.evals.baselines.assembly as U``,
+    ``from ... import f``): the names it binds, so ``U.run_predictions`` counts as what it uses."""
+    bound: dict[str, Any] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:  # a bare `import a.b` binds `a`: its attributes are modules, not calls
+                    bound[alias.asname] = _imported(alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            owner = _imported(node.module)
+            for alias in node.names:
+                value = getattr(owner, alias.name, None)
+                if value is None:
+                    value = _imported(f"{node.module}.{alias.name}")
+                bound[alias.asname or alias.name] = value
+    return {name: value for name, value in bound.items() if value is not None}
+
+
+def _imported(name: str) -> Any:
+    """The module ``name`` (imported now, as the test will), or None where it cannot be."""
+    try:
+        return importlib.import_module(name)
+    except Exception:
+        return None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,12 @@ def test_the_style_audit_the_report_and_study_commands_and_an_assembly_report_ar
     assert _marks("council_report") == set()  # a report of a Council run fits nothing: inner loop
 
 
+def test_what_a_test_imports_in_its_own_body_counts() -> None:
+    assert _marks("learned_baseline_imported_in_the_test") == {"slow"}  # `import ... as U`, then U.f()
+    assert _marks("learned_baseline_imported_by_name") == {"slow"}
+    assert _marks("a_cheap_module_imported_in_the_test") == set()
+
+
 class _Item:
     """What ``name_the_groups`` and ``shared_group`` read of a pytest item."""
 
