@@ -21,6 +21,7 @@ from nationbias.graphs.model.retry import (
     HTTPStatusError,
     RequestTimeout,
     Retryable,
+    RetryPolicy,
     TransportError,
     is_retryable,
 )
@@ -123,7 +124,11 @@ def dropping_host() -> Iterator[str]:
         sock.close()
 
 
-def test_a_host_that_never_accepts_is_a_failed_connection_not_a_silent_server(dropping_host: str) -> None:
+def test_a_host_that_never_accepts_is_a_failed_connection_not_a_silent_server(
+    dropping_host: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every connection attempt is still made, 10 ms apart: the backoff is tests/graphs/test_retry.py's
+    monkeypatch.setattr(RetryPolicy, "delay", lambda policy, attempt, retry_after: 0.01)
     with pytest.raises(ConnectionFailed, match=r"no connection within 0\.8 s \(a firewall dropping"):
         _create(dropping_host, timeout=1.0)
     client = ModelClient.from_spec(
