@@ -22,7 +22,6 @@ from rich.console import Console
 from nationbias.graphs.model.batch.calls import Deferred
 from nationbias.graphs.model.cost.meter import RunSpend
 from nationbias.graphs.progress import DEFAULT_EVERY_S, run_progress
-from nationbias.graphs.study.chain_end import unshielded_chain_end
 from nationbias.graphs.study.halt import Halt, RunHalted
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.stores.errors import InputError
@@ -230,8 +229,11 @@ async def run_tasks(
             progress.advance()
             await asyncio.sleep(0)  # this turn's group commit runs before the lane asks anything new
 
+    # graphs/study/chain_end.py: no task per node to end a LangChain run nobody listens to (imported
+    # here: it loads langchain_core, which the CLI does not import to start; test_cli_startup.py)
+    from nationbias.graphs.study.chain_end import unshielded_chain_end
+
     try:
-        # graphs/study/chain_end.py: no task per node to end a LangChain run nobody listens to
         async with progress:
             with unshielded_chain_end():
                 halt.tasks = [asyncio.create_task(drain(lane)) for lane in range(lanes)]
