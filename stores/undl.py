@@ -13,7 +13,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,7 +98,7 @@ def _map_columns(frame: pd.DataFrame, result: UndlImport) -> dict[str, list[str]
 
 
 def _votes(
-    row: Mapping[str, Any], by_code: dict[str, list[str]], result: UndlImport, label: str
+    row: Mapping[Hashable, Any], by_code: dict[str, list[str]], result: UndlImport, label: str
 ) -> dict[str, Vote]:
     votes: dict[str, Vote] = {}
     for code, columns in by_code.items():
@@ -126,9 +126,7 @@ def import_undl(path: str | os.PathLike[str], *, council: str = "Security Counci
     by_code = _map_columns(frame, result)
     # rows as plain dicts of the cells: a pandas Series' __getitem__ per cell cost ~4 s of CPU for the
     # export's 700,000 country cells
-    columns = list(frame.columns)
-    for index, cells in zip(frame.index, frame.to_numpy(dtype=object), strict=True):
-        row = dict(zip(columns, cells, strict=True))
+    for index, row in zip(frame.index, frame.to_dict("records"), strict=True):
         try:
             record = _record(row, by_code, result, council)
         except ValidationError as exc:
@@ -142,7 +140,7 @@ def import_undl(path: str | os.PathLike[str], *, council: str = "Security Counci
 
 
 def _record(
-    row: Mapping[str, Any], by_code: dict[str, list[str]], result: UndlImport, council: str
+    row: Mapping[Hashable, Any], by_code: dict[str, list[str]], result: UndlImport, council: str
 ) -> Record | None:
     """One row as a record, or None when it is skipped (and counted as such)."""
     if row["Council"].strip() != council:

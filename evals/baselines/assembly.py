@@ -102,13 +102,13 @@ def _rule(method: str, x: pd.DataFrame) -> np.ndarray:
 
 
 def _training_key(x: pd.DataFrame, y: np.ndarray) -> bytes:
-    """A digest of exactly what a fit reads: every column's name, type and values, and the labels."""
-    digest = hashlib.blake2b(repr((PARAMS, ROUNDS, y.dtype.str, len(x))).encode(), digest_size=32)
-    for name in x.columns:
-        column = np.ascontiguousarray(x[name].to_numpy())
-        digest.update(f"{name}:{column.dtype.str};".encode())
-        digest.update(column.tobytes())
+    """A digest of exactly what a fit reads: every column's name and type, every row's values (hashed by
+    pandas, so an object or categorical column counts by its values, never by where they sit in memory),
+    and the labels."""
+    digest = hashlib.blake2b(repr((PARAMS, ROUNDS, list(x.columns), list(map(str, x.dtypes)))).encode())
+    digest.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
     digest.update(np.ascontiguousarray(y).tobytes())
+    digest.update(y.dtype.str.encode())
     return digest.digest()
 
 
