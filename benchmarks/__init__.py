@@ -4,4 +4,13 @@ Each benchmark is one module exposing ``run(quick: bool) -> Section``; :mod:`ben
 the shared pieces (fresh state folders, the fault server in its own process, machine facts).
 """
 
-BENCHMARKS = ("throughput", "replay", "retrieval", "demo", "embedded", "assembly_scale", "sample_browser")
+BENCHMARKS = (
+    "throughput",
+    "replay",
+    "retrieval",
+    "demo",
+    "embedded",
+    "assembly_scale",
+    "sample_browser",
+    "suite",
+)
