@@ -127,7 +127,7 @@ def import_undl(path: str | os.PathLike[str], *, council: str = "Security Counci
     # rows as plain dicts of the cells: a pandas Series' __getitem__ per cell cost ~4 s of CPU for the
     # export's 700,000 country cells, and DataFrame.to_dict("records") still boxes each cell one by one
     # (~2 s); each column's list of cells is made at once
-    columns = list(frame.columns)
+    columns: list[Hashable] = list(frame.columns)
     cells = zip(*(frame[column].tolist() for column in columns), strict=True)
     rows = (dict(zip(columns, values, strict=True)) for values in cells)
     for index, row in zip(frame.index, rows, strict=True):
