@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from nationbias.evals.api import report, run
 from nationbias.evals.cli.main import app
+from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS
 from nationbias.prompts.registry import TRANSLATED_CLAUSES, PromptError, prompt_set, translation_prompt
@@ -165,8 +166,11 @@ def test_a_second_run_reuses_the_stored_translations_and_a_resume_keeps_the_tran
 
 
 def test_a_failed_translation_stops_the_run_before_it_starts_and_is_not_stored(
-    fault_server: FaultServerFactory, isolated_home: Path
+    fault_server: FaultServerFactory, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # every retry of the empty answer is still made, 10 ms apart: the backoff's length is
+    # tests/graphs/test_retry.py's; waited in full here it was ~4 s of an idle core
+    monkeypatch.setattr(RetryPolicy, "delay", lambda policy, attempt, retry_after: 0.01)
     server = fault_server(responder=Translator("es", empty=True))
     out = CliRunner().invoke(app, _args(server.base_url, "es", "failed"))
     assert out.exit_code == 2
