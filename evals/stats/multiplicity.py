@@ -38,7 +38,7 @@ def _no_full_collection() -> Iterator[None]:
     in a process that holds a corpus, paid once per family. Skipped while it adjusts; nothing else
     changes (a collection never changes a number), and ``gc.collect`` is restored after."""
     collect = gc.collect
-    gc.collect = lambda generation=2: 0  # type: ignore[assignment]
+    gc.collect = lambda generation=2: 0
     try:
         yield
     finally:
