@@ -236,14 +236,25 @@ def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
         meta = json.loads(manifest.read_text(encoding="utf-8"))
         if meta.get("corpus_sha256") == corpus.sha256:
             stored = read_augmented(derived_dir() / meta["path"])
-    missing = [r for r in corpus.records if r.id not in stored]
-    if missing:
-        offline = OfflineAugmenter(corpus)
-        for result in offline.augment(missing):
-            if isinstance(result, Augmented):
-                stored[result.id] = result
-    by_id = {r.id: stored[r.id] for r in corpus.records}
-    _CACHE[stamp] = by_id
+    # Offline fields depend on the records alone (in order), so a loaded corpus's are also those of
+    # the same records made in memory (a keyword retriever's pool of the whole corpus): a second key
+    # by the records' content lets either find what the other computed, instead of seconds again.
+    by_content: Stamp | None = None
+    if not stored:
+        by_content = (_fingerprint(corpus.records), *stamp[1:]) if corpus.sha256 else stamp
+    if by_content is not None and by_content in _CACHE:
+        by_id = _CACHE[by_content]
+    else:
+        missing = [r for r in corpus.records if r.id not in stored]
+        if missing:
+            offline = OfflineAugmenter(corpus)
+            for result in offline.augment(missing):
+                if isinstance(result, Augmented):
+                    stored[result.id] = result
+        by_id = {r.id: stored[r.id] for r in corpus.records}
+    for key in dict.fromkeys(k for k in (by_content, stamp) if k is not None):
+        _CACHE[key] = by_id
+        _CACHE.move_to_end(key)
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return dict(by_id)

@@ -1329,7 +1329,11 @@ def test_irres_ci_by_hand_against_scipy_with_its_defaults_and_columns() -> None:
     # zz_rare: one GBR answer out of one question
     rare = table[table["family"].eq("zz_rare")].set_index("nation")["irres_score"]
     assert rare.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
-    assert_frame_equal(irres_ci(samples), irres_ci(samples, n_resamples=1000, seed=0))
+    # the defaults (1000 resamples, seed 0), on one function family: its intervals move with the seed
+    # and with 999 or 1001 resamples (the general family's coarse grid hides a change of one), at a
+    # third of the bootstraps of the whole sample
+    peace = samples[samples["item"].eq("zz_peace")]
+    assert_frame_equal(irres_ci(peace), irres_ci(peace, n_resamples=1000, seed=0))
     empty = irres_ci(samples.iloc[:0])
     assert empty.columns.tolist() == ["family", "nation", "irres_score", "low", "high"] and len(empty) == 0
 
@@ -1395,6 +1399,9 @@ def test_ats_ci_by_hand_against_scipy_with_its_defaults_and_columns() -> None:
         for column in ("ats", "low", "high"):
             assert table[column].tolist() == pytest.approx(expected[column].tolist()), column
     samples = _ats_samples()
-    assert_frame_equal(ats_ci(samples), ats_ci(samples, n_resamples=1000, seed=0))
+    # the defaults (1000 resamples, seed 0), on one category: its intervals move with the seed and
+    # with 999 or 1001 resamples; half the bootstraps of both categories
+    armament = samples[samples["extra"].map(lambda extra: extra["category"]).eq("Armament")]
+    assert_frame_equal(ats_ci(armament), ats_ci(armament, n_resamples=1000, seed=0))
     empty = ats_ci(samples.iloc[:0])
     assert empty.columns.tolist() == ["category", "nation", "ats", "low", "high"] and len(empty) == 0

@@ -117,12 +117,13 @@ def test_hidden_reasoning_is_learned_from_the_usage(fault_server: FaultServerFac
 
 
 def test_a_reasoning_model_gets_minutes_to_think(fault_server: FaultServerFactory) -> None:
-    """A 1 s answer: past a plain model's 0.5 s timeout, well within a reasoning model's."""
+    """A 0.5 s answer: past a plain model's 0.25 s timeout, well within a reasoning model's (the
+    server sleeps the whole latency, so a loaded machine only makes the answer later)."""
     imitator = ReasoningImitator(answer=_vote, think_words=50)
-    server = fault_server(responder=imitator.content, finisher=imitator.finish, latency_s=1.0)
-    quick = {"params": GenerationParams(timeout=0.5), "retry": RetryPolicy(max_attempts=1)}
+    server = fault_server(responder=imitator.content, finisher=imitator.finish, latency_s=0.5)
+    quick = {"params": GenerationParams(timeout=0.25), "retry": RetryPolicy(max_attempts=1)}
     plain = asyncio.run(_client(server.base_url, "house-model", **quick).call(MESSAGES))
-    assert plain.error is not None and "RequestTimeout: no answer within 0.5 s" in plain.error
+    assert plain.error is not None and "RequestTimeout: no answer within 0.25 s" in plain.error
     reasoning = _client(server.base_url, "deepseek-r1", **quick)
     assert reasoning.timeout == REASONING_TIMEOUT_S
     result = asyncio.run(reasoning.call(MESSAGES))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
@@ -124,3 +125,27 @@ def test_rebuilt_pool_follows_the_recipe_and_overlaps_the_paper(corpus: Corpus) 
     result = CliRunner().invoke(app, ["data", "keywords", "--top", "5"], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "overlap with the paper's 48 keywords" in result.output
+
+
+def test_a_corpus_and_the_same_records_in_memory_share_their_offline_fields(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loaded corpus is keyed by its file's sha256, a pool made in memory by its records' content;
+    the offline fields of equal records are computed once, and a changed record computes again."""
+    built: list[int] = []
+    init = OfflineAugmenter.__init__
+
+    def counting(self: OfflineAugmenter, corpus: Corpus) -> None:
+        built.append(len(corpus))
+        init(self, corpus)
+
+    monkeypatch.setattr(OfflineAugmenter, "__init__", counting)
+    loaded = Corpus(records=corpus.records[:7], sha256="seven-records-file")
+    fields = augmented_for(loaded)
+    again = augmented_for(Corpus(records=list(loaded.records)))  # as a keyword retriever's pool
+    assert built == [7] and again == fields
+    fresh = {a.id: a for a in OfflineAugmenter(Corpus(records=list(loaded.records))).augment(loaded.records)}
+    assert fresh == fields  # what the shared key returns is what computing again gives
+    changed = [loaded.records[0].model_copy(update={"title": "Another title"}), *loaded.records[1:]]
+    other = augmented_for(Corpus(records=changed))
+    assert built == [7, 7, 7] and set(other) == set(fields)

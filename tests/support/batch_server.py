@@ -204,7 +204,7 @@ class BatchServer:
         sock = wire.bind(0)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off")
-        self._server = uvicorn.Server(config)
+        self._server = wire.PromptServer(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 10

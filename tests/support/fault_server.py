@@ -152,7 +152,7 @@ def _uvicorn_server(app: FaultApp, *, log_level: str) -> uvicorn.Server:
         backlog=1024,
         timeout_graceful_shutdown=2,
     )
-    return uvicorn.Server(config)
+    return wire.PromptServer(config)
 
 
 class FaultServer:
