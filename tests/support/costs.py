@@ -249,7 +249,7 @@ def _indexed_source(obj: Any) -> str | None:
         return None
     index, node = found
     start = min([d.lineno for d in node.decorator_list] + [node.lineno])
-    end = node.end_lineno
+    end = node.end_lineno or node.lineno  # never None here: _indexed made sure
     for number in range(end + 1, len(index.lines) + 1):  # the comments at the body's indent that follow it
         line = index.lines[number - 1]
         stripped = line.lstrip()
