@@ -23,9 +23,11 @@ started, so a test added later cannot slip into the inner loop with a cost nobod
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import importlib
 import inspect
+import linecache
 import multiprocessing.process
 import re
 import subprocess
@@ -164,6 +166,9 @@ def reachable_marks(roots: Iterable[Any]) -> set[str]:
 @functools.cache
 def _source(obj: Any) -> str:
     """``obj``'s code; a function's without its decorators (a parametrize list is judged per case)."""
+    found = _indexed_source(obj)
+    if found is not None:
+        return found
     try:
         text = textwrap.dedent(inspect.getsource(obj))
     except (OSError, TypeError):
@@ -177,30 +182,134 @@ def _source(obj: Any) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class _FileIndex:
+    """One test file's lines and definitions, parsed once for all its functions and classes (``inspect``
+    tokenises each function's block again, and parses the whole file again for each class)."""
+
+    lines: tuple[str, ...]
+    tree: ast.Module
+    functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef]  # by first line (a decorator's or the def's)
+    classes: dict[str, ast.ClassDef]  # by qualified name, the first in the file as ``inspect`` finds it
+
+
+@functools.cache
+def _file_index(filename: str) -> _FileIndex | None:
+    lines = tuple(linecache.getlines(filename))
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    classes: dict[str, ast.ClassDef] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                continue  # an expression holds no def or class statement
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                functions.setdefault(min([d.lineno for d in child.decorator_list] + [child.lineno]), child)
+                visit(child, f"{prefix}{child.name}.<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                classes.setdefault(prefix + child.name, child)
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return _FileIndex(lines, tree, functions, classes)
+
+
+def _indexed(obj: Any) -> tuple[_FileIndex, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] | None:
+    """``obj``'s definition in its file's index, or None where the index cannot say (``inspect`` then)."""
+    if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+        return None
+    try:
+        filename = inspect.getsourcefile(obj)
+    except TypeError:
+        return None
+    index = _file_index(filename) if filename else None
+    if index is None:
+        return None
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None
+    if inspect.isfunction(obj):
+        node = index.functions.get(obj.__code__.co_firstlineno)
+    else:
+        node = index.classes.get(obj.__qualname__)
+    if node is None or node.end_lineno is None or node.body[0].lineno == node.lineno:
+        return None  # a one-line definition: inspect's own reading
+    return index, node
+
+
+def _indexed_source(obj: Any) -> str | None:
+    """:func:`_source` from the file's index: the text ``inspect.getsource`` gives (the block, with the
+    comments indented as its body that follow it), or None where the index cannot say."""
+    found = _indexed(obj)
+    if found is None:
+        return None
+    index, node = found
+    start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    end = node.end_lineno or node.lineno  # never None here: _indexed made sure
+    for number in range(end + 1, len(index.lines) + 1):  # the comments at the body's indent that follow it
+        line = index.lines[number - 1]
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith("#"):
+            if stripped and len(line) - len(stripped) >= node.body[0].col_offset:
+                end = number
+            continue
+        break  # the next statement: the block has ended
+    text = textwrap.dedent("".join(index.lines[start - 1 : end]))
+    if inspect.isfunction(obj):  # without its decorators, as _source cuts them
+        text = "\n".join(text.splitlines()[node.lineno - start :])
+    return text
+
+
 def _is_test_code(obj: Any) -> bool:
     """Defined under tests/ or benchmarks/ (whatever name pytest imported it by), not these rules."""
     try:
-        path = Path(inspect.getsourcefile(obj) or "").resolve()
+        filename = inspect.getsourcefile(obj) or ""
     except TypeError:
         return False
+    return _is_test_file(filename)
+
+
+@functools.cache
+def _is_test_file(filename: str) -> bool:
+    path = Path(filename).resolve()
     return any(path.is_relative_to(root) for root in FOLLOWED) and path != Path(__file__).resolve()
 
 
 @functools.cache
 def _references(obj: Any) -> tuple[Any, ...]:
-    return tuple(_referenced(obj, _source(obj)))
+    return tuple(_referenced(obj, _syntax(obj)))
 
 
-def _referenced(obj: Any, source: str) -> Iterator[Any]:
-    """Functions and classes of the test code that ``source`` names (``name`` or ``module.name``)."""
+def _syntax(obj: Any) -> list[ast.AST]:
+    """Every syntax node of :func:`_source`'s text, from the file's index where it has ``obj`` (the same
+    nodes a parse of that text gives: a function's without its decorators), else by parsing the text."""
+    found = _indexed(obj)
+    if found is not None:
+        node = found[1]
+        if inspect.isfunction(obj):
+            node = copy.copy(node)
+            node.decorator_list = []
+        return list(ast.walk(node))
+    if inspect.ismodule(obj) and (filename := getattr(obj, "__file__", None)):
+        index = _file_index(filename)
+        if index is not None and "".join(index.lines) == _source(obj):
+            return list(ast.walk(index.tree))
+    try:
+        return list(ast.walk(ast.parse(_source(obj))))
+    except SyntaxError:
+        return []
+
+
+def _referenced(obj: Any, nodes: list[ast.AST]) -> Iterator[Any]:
+    """Functions and classes of the test code that ``nodes`` name (``name`` or ``module.name``)."""
     module = sys.modules.get(getattr(obj, "__module__", "") or "")
     scope: dict[str, Any] = getattr(obj, "__globals__", None) or (vars(module) if module else {})
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return
-    scope = {**scope, **_local_imports(tree)}
-    for node in ast.walk(tree):
+    scope = {**scope, **_local_imports(nodes)}
+    for node in nodes:
         found: Any = None
         if isinstance(node, ast.Name) and node.id in scope:
             found = scope[node.id]
@@ -218,11 +327,11 @@ def _referenced(obj: Any, source: str) -> Iterator[Any]:
             yield Constant(repr(found))  # a module constant: its value counts
 
 
-def _local_imports(tree: ast.AST) -> dict[str, Any]:
+def _local_imports(nodes: Iterable[ast.AST]) -> dict[str, Any]:
     """What a function imports in its own body (``import nationbias.evals.baselines.assembly as U``,
     ``from ... import f``): the names it binds, so ``U.run_predictions`` counts as what it uses."""
     bound: dict[str, Any] = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:  # a bare `import a.b` binds `a`: its attributes are modules, not calls
