@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from nationbias.stores.runstore import RunStore
+from tests.support.embedded_runs import copy_home
 
 REPO = Path(__file__).resolve().parents[2]
 # The README's demo is `uv run nationbias demo`; the smallest subset keeps this to a few minutes.
@@ -27,7 +28,7 @@ def _run(args: list[str], *, cwd: Path, env: dict[str, str]) -> subprocess.Compl
 
 
 @pytest.mark.timeout(1800)
-def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path) -> None:
+def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path, embedded_directqa: Path) -> None:
     git, uv = shutil.which("git"), shutil.which("uv")
     assert git and uv, "git and uv are needed (pip install uv)"
     head = subprocess.run([git, "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True)
@@ -55,7 +56,12 @@ def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path) -> Non
     assert f"paper: the packaged copy in {clone}/stores/data/paper" in info
     assert "758 records: 66 non-adopted drafts" in info
 
-    # The one run of the demo command in the suite (the embedded model end to end, every test).
+    # The one run of the demo command in the suite (the embedded model end to end, every test). Its
+    # DirectQA slice is the general family's 20 questions, the very calls of the session's embedded
+    # DirectQA run (tests/support/embedded_runs.py: the same prompts, the same options, the same cache
+    # key): they start in the response cache, as a user's rerun finds them, and the demo's own calls to
+    # the clone's embedded model are the rest (the Association Test, the vote, debias, the judge).
+    copy_home(embedded_directqa, home, only=("cache.sqlite",))
     demo = _run([*uv_run, "nationbias", *DEMO], cwd=clone, env=env)
     report = Path(demo.stdout.strip().splitlines()[-1])
     assert report.name == "index.html" and report.is_file() and report.is_relative_to(home)
