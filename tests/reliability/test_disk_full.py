@@ -17,13 +17,12 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from tests.support.fault_server import FaultConfig
-from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import (
     MODEL,
     REPO,
     cli_command,
     cli_env,
+    fault_server_process,
     rows,
 )
 from tests.support.small_fs import SmallFilesystem, small_filesystem
@@ -56,13 +55,15 @@ def _cache_size(home: Path) -> int:
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("cache", [True, False], ids=["cache-and-run-store", "run-store-only"])
 def test_full_disk_stops_at_the_first_failed_write_and_resume_pays_only_for_the_rest(
-    tmp_path: Path, cache: bool, fault_server: FaultServerFactory
+    tmp_path: Path, cache: bool
 ) -> None:
     run_id = "full-disk"
     args = ["run", "vote", "-m", MODEL, "--repeats", "1", "--concurrency", str(CONCURRENCY)]
     args += ["--run-id", run_id] + ([] if cache else ["--no-cache"])
-    server = fault_server(latency_s=0.02)
-    with small_filesystem(tmp_path / "small") as fs:
+    with (
+        fault_server_process("--latency", "0.02") as server,
+        small_filesystem(tmp_path / "small") as fs,
+    ):
         home = fs.root / "home"
         first = _run(fs, home, server.base_url, args)
         output = first.stdout + first.stderr
@@ -84,10 +85,8 @@ def test_full_disk_stops_at_the_first_failed_write_and_resume_pays_only_for_the_
         assert all(r["status"] == "ok" for r in stored_first)  # a failed write is no sample error
         assert asked_first - kept <= CONCURRENCY, (asked_first, kept)
 
-        # space freed: the same command completes and asks only for what was not kept (each call
-        # once, however long it takes: it needs no latency)
+        # space freed: the same command completes and asks only for what was not kept
         fs.free()
-        server.config = FaultConfig()
         second = _run(fs, home, server.base_url, args)
         assert second.returncode == 0, second.stdout + second.stderr
         asked_second = sum(server.prompt_counts().values()) - asked_first
@@ -99,7 +98,7 @@ def test_full_disk_stops_at_the_first_failed_write_and_resume_pays_only_for_the_
 
 @pytest.mark.timeout(600)
 def test_full_disk_under_the_debias_checkpoints_resumes_each_sample_where_it_stopped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault_server: FaultServerFactory
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With ``--no-cache`` the checkpoints are the only record of a debias sample's paid calls: a failed
     checkpoint commit stops the run, and the resume redoes at most the nodes that were not stored
@@ -107,32 +106,28 @@ def test_full_disk_under_the_debias_checkpoints_resumes_each_sample_where_it_sto
     run_id = "full-disk-debias"
     args = ["run", "vote", "-m", MODEL, "--debias", "--k", "1", "--limit", "12", "--repeats", "1"]
     args += ["--no-cache", "--concurrency", str(CONCURRENCY), "--run-id", run_id]
-    # latency only while the disk fills (calls in flight at the failed write): without a cache the
-    # reference and the resume ask each of their calls once, however long a call takes
-    server = fault_server()
-    # the uninterrupted reference in this process (the full disk needs the child, the reference not)
-    reference_home = tmp_path / "reference"
-    monkeypatch.setenv("NATIONBIAS_HOME", str(reference_home))
-    monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
-    reference = CliRunner().invoke(app, args)
-    assert reference.exit_code == 0, reference.output
-    asked_reference = sum(server.prompt_counts().values())
-    with small_filesystem(tmp_path / "small", room_kb=300) as fs:
-        home = fs.root / "home"
-        server.config = FaultConfig(latency_s=0.02)
-        first = _run(fs, home, server.base_url, args)
-        output = first.stdout + first.stderr
-        assert first.returncode == 1, output
-        assert "Traceback" not in output, output
-        failed = [line for line in output.splitlines() if line.startswith("error: cannot write ")]
-        assert len(failed) == 1 and str(home) in failed[0], output
-        assert len(rows(home, run_id)) < 60
-        fs.free()
-        server.config = FaultConfig()
-        second = _run(fs, home, server.base_url, args)
-        assert second.returncode == 0, second.stdout + second.stderr
-        final = rows(home, run_id)
-    asked = sum(server.prompt_counts().values()) - asked_reference
+    with fault_server_process("--latency", "0.02") as server:
+        # the uninterrupted reference in this process (the full disk needs the child, the reference not)
+        reference_home = tmp_path / "reference"
+        monkeypatch.setenv("NATIONBIAS_HOME", str(reference_home))
+        monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
+        reference = CliRunner().invoke(app, args)
+        assert reference.exit_code == 0, reference.output
+        asked_reference = sum(server.prompt_counts().values())
+        with small_filesystem(tmp_path / "small", room_kb=300) as fs:
+            home = fs.root / "home"
+            first = _run(fs, home, server.base_url, args)
+            output = first.stdout + first.stderr
+            assert first.returncode == 1, output
+            assert "Traceback" not in output, output
+            failed = [line for line in output.splitlines() if line.startswith("error: cannot write ")]
+            assert len(failed) == 1 and str(home) in failed[0], output
+            assert len(rows(home, run_id)) < 60
+            fs.free()
+            second = _run(fs, home, server.base_url, args)
+            assert second.returncode == 0, second.stdout + second.stderr
+            final = rows(home, run_id)
+        asked = sum(server.prompt_counts().values()) - asked_reference
     assert len(final) == 60 and all(r["status"] == "ok" for r in final)
     want = {r["sample_id"]: r["raw"] for r in rows(reference_home, run_id)}
     assert {r["sample_id"]: r["raw"] for r in final} == want

@@ -17,11 +17,10 @@ from typer.testing import CliRunner
 from nationbias.evals.cli.main import app
 from nationbias.evals.results import RESULT_TABLES, results
 from nationbias.stores.runstore import RunStore
-from tests.support.fault_server import FaultConfig
-from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import (
     MODEL,
     cli_env,
+    fault_server_process,
     launch,
     rows,
     sample_count,
@@ -64,48 +63,44 @@ def _tables(home: Path, run_id: str) -> dict[str, pd.DataFrame]:
 
 @pytest.mark.timeout(600)
 def test_sigkilled_study_resumes_to_the_uninterrupted_result(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault_server: FaultServerFactory
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(SEED)
-    # Latency keeps calls in flight where a kill is to catch them; the uninterrupted reference and the
-    # last, unkilled segment of each stage need none: with the cache on, identical calls in flight are
-    # asked once (graphs/model/client.py), so what they ask does not depend on how long a call takes.
-    server = fault_server()
-    # 1. the uninterrupted reference, in its own NATIONBIAS_HOME
-    baseline_home = tmp_path / "baseline"
-    monkeypatch.setenv("NATIONBIAS_HOME", str(baseline_home))
-    monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
-    for run_id, extra, _, _ in STAGES:
-        result = CliRunner().invoke(app, _args(run_id, extra))
-        assert result.exit_code == 0, result.output
-    reference = server.prompt_counts()  # with the cache on, each distinct call is asked once
+    with fault_server_process("--latency", "0.03") as server:
+        # 1. the uninterrupted reference, in its own NATIONBIAS_HOME
+        baseline_home = tmp_path / "baseline"
+        monkeypatch.setenv("NATIONBIAS_HOME", str(baseline_home))
+        monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
+        for run_id, extra, _, _ in STAGES:
+            result = CliRunner().invoke(app, _args(run_id, extra))
+            assert result.exit_code == 0, result.output
+        reference = server.prompt_counts()  # with the cache on, each distinct call is asked once
 
-    # 2. the same study, SIGKILLed at seeded moments and resumed with the same run ids
-    home = tmp_path / "durable"
-    env = cli_env(home, server.base_url)
-    snapshots = [reference]
-    killed_segments: list[int] = []
-    kills = 0
-    with (tmp_path / "cli.log").open("w") as log:
-        for run_id, extra, total, n_kills in STAGES:
-            thresholds = sorted(rng.sample(range(total // 20, total * 9 // 10), n_kills))
-            for threshold in [*thresholds, None]:
-                before = sample_count(home, run_id)
-                server.config = FaultConfig(latency_s=0.0 if threshold is None else 0.03)
-                process = launch(_args(run_id, extra), env, log)
-                if threshold is None:
-                    assert process.wait(timeout=300) == 0, (tmp_path / "cli.log").read_text()[-3000:]
-                else:
-                    wait_for_samples(process, home, run_id, max(threshold, before + 1))
-                    time.sleep(rng.uniform(0.0, 0.03))
-                    process.send_signal(signal.SIGKILL)
-                    assert process.wait(timeout=30) == -signal.SIGKILL
-                    killed_segments.append(len(snapshots))
-                    kills += 1
-                    time.sleep(0.3)  # let the server admit whatever was already on the wire
-                snapshots.append(server.prompt_counts())
-    assert kills == 5
-    final = snapshots[-1]
+        # 2. the same study, SIGKILLed at seeded moments and resumed with the same run ids
+        home = tmp_path / "durable"
+        env = cli_env(home, server.base_url)
+        snapshots = [reference]
+        killed_segments: list[int] = []
+        kills = 0
+        with (tmp_path / "cli.log").open("w") as log:
+            for run_id, extra, total, n_kills in STAGES:
+                thresholds = sorted(rng.sample(range(total // 20, total * 9 // 10), n_kills))
+                for threshold in [*thresholds, None]:
+                    before = sample_count(home, run_id)
+                    process = launch(_args(run_id, extra), env, log)
+                    if threshold is None:
+                        assert process.wait(timeout=300) == 0, (tmp_path / "cli.log").read_text()[-3000:]
+                    else:
+                        wait_for_samples(process, home, run_id, max(threshold, before + 1))
+                        time.sleep(rng.uniform(0.0, 0.03))
+                        process.send_signal(signal.SIGKILL)
+                        assert process.wait(timeout=30) == -signal.SIGKILL
+                        killed_segments.append(len(snapshots))
+                        kills += 1
+                        time.sleep(0.3)  # let the server admit whatever was already on the wire
+                    snapshots.append(server.prompt_counts())
+        assert kills == 5
+        final = snapshots[-1]
 
     # zero lost, zero duplicated: exactly the expected samples, each once, none failed
     for run_id, extra, total, _ in STAGES:
@@ -145,7 +140,7 @@ def test_sigkilled_study_resumes_to_the_uninterrupted_result(
 
 @pytest.mark.timeout(300)
 def test_sigkilled_debias_without_cache_resumes_each_sample_at_its_last_node(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault_server: FaultServerFactory
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With ``--no-cache`` the per-node checkpoints are the only record of paid calls: a kill costs
     at most one call per sample in flight (the one on the wire), not each sample's earlier calls."""
@@ -154,32 +149,29 @@ def test_sigkilled_debias_without_cache_resumes_each_sample_at_its_last_node(
         ["--debias", "--k", "1", "--limit", "10", "--repeats", "1", "--no-cache"],
     )
     rng = random.Random(SEED + 1)
-    # latency only where a kill is to catch calls in flight: without a cache every run asks each of its
-    # calls once, however long a call takes, so the reference and the last segment run without it
-    server = fault_server()
-    monkeypatch.setenv("NATIONBIAS_HOME", str(tmp_path / "baseline"))
-    monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
-    result = CliRunner().invoke(app, _args(run_id, extra))
-    assert result.exit_code == 0, result.output
-    reference = server.prompt_counts()
+    with fault_server_process("--latency", "0.1") as server:
+        monkeypatch.setenv("NATIONBIAS_HOME", str(tmp_path / "baseline"))
+        monkeypatch.setenv("NATIONBIAS_BASE_URL", server.base_url)
+        result = CliRunner().invoke(app, _args(run_id, extra))
+        assert result.exit_code == 0, result.output
+        reference = server.prompt_counts()
 
-    home = tmp_path / "durable"
-    env = cli_env(home, server.base_url)
-    total, kills = 50, 2
-    with (tmp_path / "cli.log").open("w") as log:
-        for threshold in [*sorted(rng.sample(range(5, 40), kills)), None]:
-            before = sample_count(home, run_id)
-            server.config = FaultConfig(latency_s=0.0 if threshold is None else 0.1)
-            process = launch(_args(run_id, extra), env, log)
-            if threshold is None:
-                assert process.wait(timeout=120) == 0, (tmp_path / "cli.log").read_text()[-3000:]
-                break
-            wait_for_samples(process, home, run_id, max(threshold, before + 1))
-            time.sleep(rng.uniform(0.0, 0.1))
-            process.send_signal(signal.SIGKILL)
-            assert process.wait(timeout=30) == -signal.SIGKILL
-            time.sleep(0.3)
-    final = server.prompt_counts()
+        home = tmp_path / "durable"
+        env = cli_env(home, server.base_url)
+        total, kills = 50, 2
+        with (tmp_path / "cli.log").open("w") as log:
+            for threshold in [*sorted(rng.sample(range(5, 40), kills)), None]:
+                before = sample_count(home, run_id)
+                process = launch(_args(run_id, extra), env, log)
+                if threshold is None:
+                    assert process.wait(timeout=120) == 0, (tmp_path / "cli.log").read_text()[-3000:]
+                    break
+                wait_for_samples(process, home, run_id, max(threshold, before + 1))
+                time.sleep(rng.uniform(0.0, 0.1))
+                process.send_signal(signal.SIGKILL)
+                assert process.wait(timeout=30) == -signal.SIGKILL
+                time.sleep(0.3)
+        final = server.prompt_counts()
 
     got, want = rows(home, run_id), rows(tmp_path / "baseline", run_id)
     assert len(got) == total == len({r["sample_id"] for r in got})
