@@ -18,12 +18,13 @@ import nationbias
 from nationbias.stores.lease import SCHEMA, RunBusyError, RunLease
 from nationbias.stores.runstore import RunStore
 from nationbias.stores.sqlite import connect
+from tests.support.fault_server import FaultConfig
+from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import (
     MODEL,
     REPO,
     cli_command,
     cli_env,
-    fault_server_process,
     rows,
     wait_for_samples,
 )
@@ -45,16 +46,20 @@ def _launch(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen
 
 @pytest.mark.timeout(180)
 def test_the_same_run_started_twice_spends_each_call_once_and_the_second_refuses_at_once(
-    tmp_path: Path,
+    tmp_path: Path, fault_server: FaultServerFactory
 ) -> None:
     run_id, home = "twice", tmp_path / "home"
-    with fault_server_process("--latency", "0.5") as server:
-        env = cli_env(home, server.base_url)
-        first = _launch(_args(run_id), env, tmp_path / "first.log")
-        time.sleep(0.5)
-        second = _launch(_args(run_id), env, tmp_path / "second.log")
-        codes = {first.wait(timeout=120), second.wait(timeout=120)}
-        calls = sum(server.prompt_counts().values())
+    server = fault_server(latency_s=0.5)  # the winner's run outlasts the loser's start
+    env = cli_env(home, server.base_url)
+    first = _launch(_args(run_id), env, tmp_path / "first.log")
+    time.sleep(0.5)
+    second = _launch(_args(run_id), env, tmp_path / "second.log")
+    while first.poll() is None and second.poll() is None:
+        time.sleep(0.02)
+    # one has ended (the loser refuses at once): the other's remaining calls need no latency
+    server.config = FaultConfig(latency_s=0.01)
+    codes = {first.wait(timeout=120), second.wait(timeout=120)}
+    calls = sum(server.prompt_counts().values())
     assert codes == {0, 2}, (
         codes,
         (tmp_path / "first.log").read_text(),
@@ -70,21 +75,22 @@ def test_the_same_run_started_twice_spends_each_call_once_and_the_second_refuses
 
 
 @pytest.mark.timeout(180)
-def test_the_lease_of_a_killed_process_is_taken_over_with_a_line(tmp_path: Path) -> None:
+def test_the_lease_of_a_killed_process_is_taken_over_with_a_line(
+    tmp_path: Path, fault_server: FaultServerFactory
+) -> None:
     run_id, home = "killed", tmp_path / "home"
-    with fault_server_process("--latency", "0.3") as server:
-        env = cli_env(home, server.base_url)
-        killed = _launch(_args(run_id), env, tmp_path / "killed.log")
-        wait_for_samples(killed, home, run_id, 4)
-        killed.send_signal(signal.SIGKILL)  # no handler runs: the lease stays behind
-        killed.wait(timeout=30)
-        with closing(sqlite3.connect(home / "runs.sqlite")) as conn:
-            assert conn.execute("SELECT pid FROM leases WHERE run_id = ?", (run_id,)).fetchone() == (
-                killed.pid,
-            )
-        log = tmp_path / "resumed.log"
-        resumed = _launch(_args(run_id), env, log)
-        assert resumed.wait(timeout=120) == 0, log.read_text()[-3000:]
+    server = fault_server(latency_s=0.3)  # the kill lands mid-run
+    env = cli_env(home, server.base_url)
+    killed = _launch(_args(run_id), env, tmp_path / "killed.log")
+    wait_for_samples(killed, home, run_id, 4)
+    killed.send_signal(signal.SIGKILL)  # no handler runs: the lease stays behind
+    killed.wait(timeout=30)
+    with closing(sqlite3.connect(home / "runs.sqlite")) as conn:
+        assert conn.execute("SELECT pid FROM leases WHERE run_id = ?", (run_id,)).fetchone() == (killed.pid,)
+    server.config = FaultConfig(latency_s=0.01)  # the resume is about the lease, not the timing
+    log = tmp_path / "resumed.log"
+    resumed = _launch(_args(run_id), env, log)
+    assert resumed.wait(timeout=120) == 0, log.read_text()[-3000:]
     output = log.read_text()
     assert f"run {run_id}: taking over the lease of process {killed.pid} on host" in output, output
     assert f"process {killed.pid} no longer exists on this host" in output, output

@@ -228,6 +228,13 @@ class FaultServer:
         """A snapshot, as served by ``GET /stats``."""
         return self.counters.snapshot()
 
+    def prompt_counts(self) -> dict[str, int]:
+        """Model calls so far per prompt key, read as ``ServerProcess.prompt_counts`` reads them over HTTP
+        (tests/support/reliability.py): a request whose body never fully arrived is no model call."""
+        prompts = self.stats()["prompts"].items()
+        counts = {key: p["total"] - p["by_outcome"].get("bad_request", 0) for key, p in prompts}
+        return {key: n for key, n in counts.items() if n}
+
     def count(self, *, messages: object = None, outcome: Outcome | str | None = None) -> int:
         """Chat requests overall, or for one ``messages`` list; optionally only one ``outcome``."""
         key = None if messages is None else prompt_key(messages)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.support.fault_server import FaultConfig
+from tests.support.fault_server import FaultConfig, FaultServer
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, REPO, ServerProcess, cli_env, rows, wait_for_samples
 
@@ -55,7 +55,7 @@ def launch(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[
 
 def first_signal_stores_the_calls_in_flight(
     process: subprocess.Popen[str],
-    server: ServerProcess,
+    server: ServerProcess | FaultServer,
     *,
     home: Path,
     run_id: str,
