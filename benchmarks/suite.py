@@ -25,6 +25,7 @@ FULL_BUDGET_S = 600.0
 RUNS = 3
 # --quick proves the harness on one small file (the inner-loop command, narrowed), once.
 QUICK_TARGET = "tests/evals/test_metrics.py"
+DURATION = re.compile(r"^[\d.]+s (call|setup|teardown) +\S")
 SUMMARY = re.compile(
     r"^(?:=+ )?(?P<counts>\d+ \w+(?:, \d+ \w+)*) in [\d.]+s(?: \([\d:]+\))?(?: =+)?$", re.MULTILINE
 )
@@ -39,6 +40,7 @@ class SuiteRun:
     counts: dict[str, int]
     load: str
     returncode: int
+    slowest: tuple[str, ...] = ()
 
 
 def readme_commands(readme: Path = README) -> tuple[list[str], list[str]]:
@@ -75,7 +77,14 @@ def run_once(command: list[str], *, timeout_s: float) -> SuiteRun:
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return SuiteRun(wall, cpu, parse_counts(done.stdout), load, done.returncode)
+    return SuiteRun(wall, cpu, parse_counts(done.stdout), load, done.returncode, slowest(done.stdout))
+
+
+def slowest(output: str, n: int = 5) -> tuple[str, ...]:
+    """The first ``n`` lines of pytest's ``--durations`` table, where the command asks for one."""
+    _, found, table = output.partition("slowest ")
+    lines = table.splitlines()[1:] if found else []
+    return tuple(line.strip() for line in lines if DURATION.match(line.strip()))[:n]
 
 
 def _describe(counts: dict[str, int]) -> str:
@@ -113,6 +122,9 @@ def run(quick: bool = False) -> Section:
             f"<= {fmt_s(FULL_BUDGET_S)}",
             whole.wall_s <= FULL_BUDGET_S and _clean(whole),
             f"CPU {fmt_s(whole.cpu_s)}; {_describe(whole.counts)}; load before: {whole.load}",
+        )
+        section.notes.append(
+            "The full command's slowest tests: " + "; ".join(f"`{t}`" for t in whole.slowest)
         )
     section.notes.append(
         "Commands, from the README: `"

@@ -52,3 +52,17 @@ def test_a_quick_run_times_a_real_pytest_run_of_one_file() -> None:
     assert row.value.endswith(" s") and float(row.value.removesuffix(" s")) > 0
     assert " passed" in row.note and "failed" not in row.note and "skipped" not in row.note
     assert suite.QUICK_TARGET in section.notes[0] and INNER_LOOP in section.notes[0]
+
+
+def test_the_slowest_tests_are_read_from_the_durations_table() -> None:
+    output = (
+        "....\n=== slowest 20 durations ===\n157.22s call     tests/evals/test_fresh_clone.py::test_a\n"
+        "59.94s setup    tests/evals/test_framing_embedded.py::test_b@llama_server\n\n"
+        "(3 durations < 0.005s hidden.)\n=== 2 passed in 3.00s ===\n"
+    )
+    assert suite.slowest(output) == (
+        "157.22s call     tests/evals/test_fresh_clone.py::test_a",
+        "59.94s setup    tests/evals/test_framing_embedded.py::test_b@llama_server",
+    )
+    assert suite.slowest(output, 1) == ("157.22s call     tests/evals/test_fresh_clone.py::test_a",)
+    assert suite.slowest("== 2 passed in 3.00s ==") == ()
