@@ -13,6 +13,7 @@ The second family is every claim of the table at once (the whole report). statsm
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -31,18 +32,23 @@ ADJUSTED = tuple(f"p_{m}_{f}" for f in ("family", "report") for m in METHODS)
 SURVIVES = tuple(f"survives_{m}_{f}" for f in ("family", "report") for m in METHODS)
 
 
+_NO_COLLECTION = threading.Lock()
+
+
 @contextmanager
 def _no_full_collection() -> Iterator[None]:
     """statsmodels' Holm ends with ``gc.collect()`` to free its few temporary arrays (reference
     counting frees them anyway): a full pass of the cyclic collector over the whole heap, about 0.2 s
     in a process that holds a corpus, paid once per family. Skipped while it adjusts; nothing else
-    changes (a collection never changes a number), and ``gc.collect`` is restored after."""
-    collect = gc.collect
-    gc.collect = lambda generation=2: 0
-    try:
-        yield
-    finally:
-        gc.collect = collect
+    changes (a collection never changes a number). One adjustment at a time (a lock), so two threads
+    adjusting at once cannot take each other's stand-in for the real ``gc.collect``, put back after."""
+    with _NO_COLLECTION:
+        collect = gc.collect
+        gc.collect = lambda generation=2: 0
+        try:
+            yield
+        finally:
+            gc.collect = collect
 
 
 def adjust_pvalues(p: Sequence[float] | np.ndarray, *, method: str) -> np.ndarray:

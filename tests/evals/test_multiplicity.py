@@ -140,3 +140,30 @@ def test_bad_tables_fail_with_what_is_wrong() -> None:
         adjust_claims(claims(P), alpha=0)
     with pytest.raises(ValueError, match="unknown method 'bonferroni'"):
         adjust_pvalues(P, method="bonferroni")
+
+
+def test_adjusting_in_threads_at_once_leaves_the_real_gc_collect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """statsmodels' full collection is skipped while a family is adjusted, one family at a time, and the
+    real ``gc.collect`` is back afterwards: adjustments that overlap (here each waits 10 ms inside the
+    window) cannot take each other's stand-in for it."""
+    import gc
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from nationbias.evals.stats import multiplicity
+
+    real, upstream = gc.collect, multiplicity.multipletests
+    seen = []
+
+    def slow_multipletests(*args, **kwargs):
+        seen.append(gc.collect is real)
+        time.sleep(0.01)  # another thread would enter the window now
+        return upstream(*args, **kwargs)
+
+    monkeypatch.setattr(multiplicity, "multipletests", slow_multipletests)
+    p = [0.01, 0.04, 0.03, 0.2, float("nan")]
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: adjust_pvalues(p, method="holm"), range(16)))
+    assert gc.collect is real and seen == [False] * 16
+    expected = upstream(np.array([0.01, 0.04, 0.03, 0.2]), method="holm")[1]
+    assert all(np.array_equal(r[:4], expected) and np.isnan(r[4]) for r in results)
