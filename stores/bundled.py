@@ -35,6 +35,12 @@ Source = Literal["packaged", "override", "file"]
 SHIPPED: dict[Group, tuple[str, ...]] = {
     "data": (
         "unsc/corpus.jsonl",
+        "unsc/un_texts/en.jsonl",
+        "unsc/un_texts/fr.jsonl",
+        "unsc/un_texts/es.jsonl",
+        "unsc/un_texts/ru.jsonl",
+        "unsc/un_texts/zh.jsonl",
+        "unsc/un_texts/ar.jsonl",
         "undl/undl_export_wide_1946_2021.csv.gz",
         "unga/unga_voeten_un_roll_calls.csv.gz",
         "unga/unga_voeten_un_roll_call_issues.csv.gz",
