@@ -90,6 +90,7 @@ async def arun(
             )
         check_model(model, base_url=run.base_url)  # a bad spec or key fails first
         from nationbias.graphs.model.registry import shared_url
+
         chosen = for_body(check_prompts(run.prompts, language=run.language), run.body)
         translate_url = run.translate_base_url or shared_url(run.translate_with or "", run.base_url)
         check_translate(run.translate_with, language=chosen.language, base_url=translate_url)

@@ -321,7 +321,9 @@ class RunStore:
         """How far ``run_id`` is: its rows, the samples it plans, and whether a live process runs it."""
         config = self.get_run(run_id)
         with self._lock:
-            done = self._conn.execute("SELECT COUNT(*) FROM samples WHERE run_id = ?", (run_id,)).fetchone()[0]
+            done = self._conn.execute("SELECT COUNT(*) FROM samples WHERE run_id = ?", (run_id,)).fetchone()[
+                0
+            ]
             row = self._conn.execute(
                 "SELECT host, pid, token, started, heartbeat FROM leases WHERE run_id = ?", (run_id,)
             ).fetchone()

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from nationbias.graphs.terminal_text import plain
 from nationbias.evals.cli.common import cli_errors, console, err_console
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.errors import InputError
 
 batch_app = typer.Typer(help="Run a batch round elsewhere: export its requests, import the results.")

@@ -10,7 +10,6 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from nationbias.graphs.terminal_text import plain
 from nationbias.evals.cli.cost import COST, cost_scope, dry_running
 from nationbias.evals.cli.cost import OPTIONS as COST_OPTIONS
 from nationbias.evals.cli.outcome import EXIT_BAD_INPUT, finish, outcome_scope, parse_fail_on_error, stopped
@@ -18,6 +17,7 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_model, check_prompts, make_client, new_run_id
 from nationbias.graphs.study.halt import signals_raise
 from nationbias.graphs.study.options import RunOptions
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.bundled import using_data
 from nationbias.stores.domain import EMBEDDED_NOTICE
 from nationbias.stores.errors import InputError

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from nationbias.graphs.terminal_text import plain
 from nationbias.evals.cli.common import (
     BaseUrlOpt,
     DataOpt,
@@ -22,6 +21,7 @@ from nationbias.evals.cli.common import (
     err_console,
     make_client,
 )
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.domain import KEYWORD_THRESHOLD
 from nationbias.stores.errors import InputError
 

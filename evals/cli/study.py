@@ -242,9 +242,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """One self-contained HTML page for the runs given, with CSVs and PNGs beside it."""
-        from nationbias.stores.runstore import RunStore
-
         from nationbias.evals.report.reportable import progress_notes, reportable
+        from nationbias.stores.runstore import RunStore
 
         store = RunStore()
         ids = reportable(run_ids, store)  # each once; an unknown id or one with no samples fails first

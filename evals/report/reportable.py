@@ -4,9 +4,12 @@ and a run still running (or stopped short) said to be so, on the terminal and on
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import RunStore
+
+if TYPE_CHECKING:
+    from nationbias.stores.runstore import RunStore
 
 
 def reportable(run_ids: Iterable[str], store: RunStore) -> list[str]:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from nationbias.evals.report.html import Page, page
-from nationbias.evals.report.sample_browser import sample_browser_section
 from nationbias.evals.report.reportable import progress_notes, reportable
+from nationbias.evals.report.sample_browser import sample_browser_section
 from nationbias.evals.report.sections import BANNER, Context, load_runs, write_sections
 from nationbias.stores.errors import InputError
 

@@ -38,7 +38,20 @@ def test_an_over_long_answer_is_kept_up_to_the_cap_with_its_size_and_hash(
         return done
 
     server = fault_server(responder=lambda body: HUGE, finisher=finisher)
-    args = ["run", "vote", "-m", MODEL, "--limit", "1", "--repeats", "1", "--personas", "USA", "--run-id", "big"]
+    args = [
+        "run",
+        "vote",
+        "-m",
+        MODEL,
+        "--limit",
+        "1",
+        "--repeats",
+        "1",
+        "--personas",
+        "USA",
+        "--run-id",
+        "big",
+    ]
     result = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url}).invoke(app, args)
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     (row,) = rows(isolated_home, "big")
@@ -50,7 +63,9 @@ def test_an_over_long_answer_is_kept_up_to_the_cap_with_its_size_and_hash(
     assert row["raw"].encode() == body[:cap]  # kept up to the cap
     stored = files_under(isolated_home)
     assert sum(stored.values()) < 1_000_000, stored  # never stored whole (run store, cache)
-    assert row["prompt_tokens"] == 0 and not any("cache.sqlite" in f and n > 100_000 for f, n in stored.items())
+    assert row["prompt_tokens"] == 0 and not any(
+        "cache.sqlite" in f and n > 100_000 for f, n in stored.items()
+    )
 
 
 CHUNK = b"x" * (1 << 20)

@@ -23,7 +23,12 @@ def test_a_run_in_progress_is_reported_as_such_and_a_run_named_twice_once(
     fault_server: FaultServerFactory, isolated_home: Path, tmp_path: Path
 ) -> None:
     server = fault_server()
-    assert CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url}).invoke(app, [*VOTE, "--run-id", "r"]).exit_code == 0
+    assert (
+        CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url})
+        .invoke(app, [*VOTE, "--run-id", "r"])
+        .exit_code
+        == 0
+    )
     assert RunStore().get_run("r")["samples_planned"] == 2
     first = rows(isolated_home, "r")[0]["sample_id"]
     with closing(sqlite3.connect(isolated_home / "runs.sqlite")) as conn, conn:
@@ -38,7 +43,9 @@ def test_a_run_in_progress_is_reported_as_such_and_a_run_named_twice_once(
     assert "run r: in progress: 1 of 2" in page
     assert f'<p class="subtitle">{MODEL} · vote · r</p>' in page  # named once
 
-    result = CliRunner().invoke(app, ["report", "r", "--out", str(tmp_path / "stopped")])  # no one runs it now
+    result = CliRunner().invoke(
+        app, ["report", "r", "--out", str(tmp_path / "stopped")]
+    )  # no one runs it now
     assert result.exit_code == 0, result.output
     assert "run r: incomplete: 1 of 2" in result.stderr
 

@@ -53,4 +53,7 @@ def test_a_grown_limit_audits_and_records_the_new_targets(
     assert len(stored) == 6 and config["sample"]["limit"] == 6
     assert config["leak_audit"]["targets"] == 6  # every target the run asks was audited
     assert {r["id"] for r in config["leak_audit"]["rows"]} == stored
-    assert (config["data_sha256"], config["prompt_versions"]) == (first["data_sha256"], first["prompt_versions"])
+    assert (config["data_sha256"], config["prompt_versions"]) == (
+        first["data_sha256"],
+        first["prompt_versions"],
+    )

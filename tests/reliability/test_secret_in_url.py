@@ -43,7 +43,9 @@ def test_a_base_url_with_user_info_is_refused_and_its_secret_never_stored_or_sho
     else:
         result = CliRunner(env={"NATIONBIAS_BASE_URL": url}).invoke(app, args)
         source = "NATIONBIAS_BASE_URL"
-    line = _one_line_error(result, source, "user info", f"http://127.0.0.1:{server.port}/v1", "NATIONBIAS_API_KEY")
+    line = _one_line_error(
+        result, source, "user info", f"http://127.0.0.1:{server.port}/v1", "NATIONBIAS_API_KEY"
+    )
     assert SECRET not in result.output and "user:" not in line
     assert server.count() == 0  # refused before the run
     leaked = [f for f in files_under(isolated_home) if SECRET.encode() in Path(f).read_bytes()]
@@ -63,7 +65,9 @@ def test_base_url_with_openai_is_refused_with_a_pointer(
     assert not (isolated_home / "runs.sqlite").exists()
 
 
-def test_openai_base_url_on_another_host_is_refused(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_base_url_on_another_host_is_refused(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("OPENAI_BASE_URL", "https://proxy.example.invalid/v1")
     result = CliRunner().invoke(app, [*VOTE, "-m", "openai:gpt-4o-mini", "--run-id", "oa"])

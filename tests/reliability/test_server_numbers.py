@@ -51,14 +51,18 @@ def test_a_bad_token_count_is_a_sample_error_with_its_reason_and_the_run_resumes
     fault_server: FaultServerFactory, isolated_home: Path, case: str
 ) -> None:
     usage, reason = BAD_USAGE[case]
-    server = fault_server(responder=lambda body: VOTE_JSON, finisher=lambda body, done: {**done, "usage": usage})
+    server = fault_server(
+        responder=lambda body: VOTE_JSON, finisher=lambda body, done: {**done, "usage": usage}
+    )
     runner = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url})
     first = runner.invoke(app, [*VOTE, "--run-id", "numbers"])
     assert first.exit_code == 1, first.output  # one errored sample, beyond --fail-on-error 0
     assert isinstance(first.exception, SystemExit), first.exception  # an exit code, not a traceback
     assert "summary: 1 done now" in first.stderr and "--run-id numbers --retry-errors" in first.stderr
     (row,) = rows(isolated_home, "numbers")
-    assert row["status"] == "error" and reason in row["error"] and "BrokenAnswer" in row["error"], row["error"]
+    assert row["status"] == "error" and reason in row["error"] and "BrokenAnswer" in row["error"], row[
+        "error"
+    ]
     assert row["prompt_tokens"] == 0 and row["completion_tokens"] == 0
     assert VOTE_JSON in json.loads(row["raw"])["choices"][0]["message"]["content"]  # the paid body, kept
     assert server.count() == 4  # retried: a server may answer well the next time
@@ -97,7 +101,7 @@ def _number(body: dict[str, Any], done: dict[str, Any]) -> dict[str, Any]:
     ("shape", "reason"),
     [
         (_parts, None),  # a list of text parts is an answer: joined
-        (_message_string, "choices[0].message is '{\"vote\""),
+        (_message_string, 'choices[0].message is \'{"vote"'),
         (_image_part, "choices[0].message.content[0] is {'type': 'image_url'"),
         (_number, "choices[0].message.content is 42: neither text nor a list of text parts"),
     ],
@@ -127,7 +131,9 @@ def _output_line(request: dict[str, Any], usage: Any) -> str:
     completion = {
         "id": "chatcmpl-x",
         "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": VOTE_JSON}, "finish_reason": "stop"}],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": VOTE_JSON}, "finish_reason": "stop"}
+        ],
         "usage": usage,
     }
     response = {"status_code": 200, "request_id": "r", "body": completion}
@@ -145,7 +151,9 @@ def test_batch_import_refuses_a_bad_number_whole_naming_the_line(
     isolated_home: Path, tmp_path: Path, usage: Any, says: str
 ) -> None:
     base = ["run", "vote", "-m", MODEL, "--limit", "2", "--repeats", "1", "--personas", "USA"]
-    offline = CliRunner().invoke(app, [*base, "--base-url", NOWHERE, "--batch-offline", "--run-id", "offline"])
+    offline = CliRunner().invoke(
+        app, [*base, "--base-url", NOWHERE, "--batch-offline", "--run-id", "offline"]
+    )
     assert offline.exit_code == 0, offline.output
     exported = CliRunner().invoke(app, ["batch", "export", "offline", "--round", "1"])
     requests = [json.loads(line) for line in exported.output.splitlines() if line.strip()]
