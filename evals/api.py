@@ -153,8 +153,9 @@ async def arun(
 def _notice(text: str) -> None:
     """A line for the user on stderr (a stale lease taken over), as the runner's progress goes."""
     from nationbias.graphs.study.runner import console
+    from nationbias.graphs.terminal_text import controls_escaped
 
-    console.print(text, highlight=False, soft_wrap=True, markup=False)
+    console.print(controls_escaped(text), highlight=False, soft_wrap=True, markup=False)
 
 
 def sync(main: Coroutine[Any, Any, T]) -> T:

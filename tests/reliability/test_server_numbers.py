@@ -5,6 +5,7 @@ of parts is read; a batch results file with such a line is refused whole, naming
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from contextlib import closing
@@ -15,8 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
+from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.stores.batches import BatchStore
+from nationbias.stores.cache import ResponseCache
 from tests.support.fault_server import FaultConfig
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, rows
@@ -168,3 +171,21 @@ def test_batch_import_refuses_a_bad_number_whole_naming_the_line(
     assert says in " ".join(result.output.split()) and "results.jsonl" in result.output
     assert _cached(isolated_home) == 0  # checked whole before anything is written: the good line too
     assert {r["status"] for r in BatchStore().requests("offline")} == {"pending"}
+
+
+def test_a_cached_answer_with_a_bad_count_is_asked_again_and_replaced(
+    fault_server: FaultServerFactory, isolated_home: Path
+) -> None:
+    """An answer an older version cached with a count it would now refuse is a miss, not a wedge."""
+    server = fault_server(responder=lambda body: VOTE_JSON)
+    messages = [{"role": "user", "content": "How do you vote?"}]
+    client = ModelClient.from_spec(MODEL, base_url=server.base_url, cache=ResponseCache())
+    key = client._key(messages, None, 0, 40)
+    stale = {"raw": VOTE_JSON, "error": None, "prompt_tokens": 10**30, "completion_tokens": 3}
+    ResponseCache().put(key, provider="openai-compatible", model="fault-model", response=stale)
+
+    result = asyncio.run(client.call(messages, max_tokens=40))
+    assert result.error is None and not result.cached and result.raw == VOTE_JSON
+    assert server.count() == 1 and 0 < result.prompt_tokens < 100
+    again = asyncio.run(client.call(messages, max_tokens=40))  # the fresh answer replaced it
+    assert again.cached and again.prompt_tokens == result.prompt_tokens and server.count() == 1
