@@ -89,6 +89,13 @@ class OpenAI(OpenAIWire):
         openai_base_url()
         self.key(cfg)
 
+    def status(self, cfg: Settings, *, recheck: bool = False) -> str:
+        try:
+            openai_base_url()
+        except ModelSpecError:
+            return "no: OPENAI_BASE_URL names a host other than api.openai.com or this machine"
+        return super().status(cfg, recheck=recheck)
+
     def headers(self, cfg: Settings) -> dict[str, str]:
         """The organisation and project headers, from the variables the SDK reads."""
         own = read_settings(OpenAISettings)
