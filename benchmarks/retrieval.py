@@ -23,7 +23,7 @@ from benchmarks.common import REPO, Section, fmt_s
 STRATEGIES = ("keyword", "keyword-naive", "bm25", "dense", "hybrid")
 POOLS = ("unsc", "unga", "100k")
 KEYWORD_TARGETS = {"unsc": 0.001, "100k": 0.050}
-SCALE_TARGET = 0.050  # issue 16: every strategy under 50 ms a query on the Assembly pool and at 100k
+SCALE_TARGET = 0.050  # every strategy under 50 ms a query on the Assembly pool and at 100k items
 BIG = 100_000
 SURROGATE_NOISE = 0.02  # per dimension: a perturbed copy's vector keeps cosine ≈ 0.93 with its source's
 

@@ -177,7 +177,7 @@ def audit(
 
 
 def _print_voice_audit(corpus: Corpus) -> None:
-    """Wording, labels, reflection statements and the style-only classifier (issue 30 §2)."""
+    """Wording, labels, reflection statements and the style-only classifier."""
     from nationbias.evals.style_audit import (
         label_outcome_counts,
         save_style_audit,

@@ -213,7 +213,7 @@ async def run_tasks(
             except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
                 halt.lose(fault)  # after a stop signal: a call lost with the backend, counted
                 return
-            except Deferred:  # --batch: it waits for this round's batch, no row (graphs/model/batch/calls.py)
+            except Deferred:  # --batch: it waits for the current round's batch, no row (graphs/model/batch/calls.py)
                 continue
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)
