@@ -99,6 +99,7 @@ def child(strategy: str, pool_name: str, queries: int, quick: bool, chroma: str)
     import gc
 
     from nationbias.retrievers import get_retriever
+    from tests.support.keyword_reference import retrieve_naive
 
     naive = strategy == "keyword-naive"  # the scorer before the index: every earlier item scored
     options: dict[str, Any] = {"augmented": fields} if strategy.startswith("keyword") else {}
@@ -133,7 +134,10 @@ def child(strategy: str, pool_name: str, queries: int, quick: bool, chroma: str)
     found = 0
     started = time.perf_counter()
     for target in targets:
-        found += len((retriever.retrieve_naive if naive else retriever.retrieve)(target, pool, 1))
+        if naive:
+            found += len(retrieve_naive(target, pool, 1, threshold=retriever.threshold, augmented=fields))
+        else:
+            found += len(retriever.retrieve(target, pool, 1))
     query_s = (time.perf_counter() - started) / max(1, len(targets))
     return {
         "strategy": strategy,

@@ -23,11 +23,11 @@ from typing import Any
 
 from benchmarks import transport
 from benchmarks.common import Section, fault_server_process, fmt_s, fresh_home
+from benchmarks.sdk_wire import WIRES, on_wire
 from nationbias.graphs.debias import DebiasOptions
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.http import ChatCompletionsClient
-from nationbias.graphs.model.providers.wire import WIRES
 from nationbias.graphs.study.runner import RAMP_S, frozen_gc, run_async
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts, vote_tasks
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
@@ -150,7 +150,7 @@ def _median_of(runs: list[Measured]) -> Measured:
 
 
 def _client(base_url: str, wire: str = WIRES[0]) -> ModelClient:
-    return ModelClient.from_spec(MODEL_SPEC, base_url=base_url, cache=None, wire=wire)
+    return on_wire(ModelClient.from_spec(MODEL_SPEC, base_url=base_url, cache=None), wire)
 
 
 async def _run(

@@ -12,8 +12,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, rules_then_judge_graph, settle
+from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, settle
 from nationbias.graphs.labels.parsing import Parsed, truncated_reason
+from nationbias.graphs.labels.rules_then_judge import rules_then_judge_graph
 from nationbias.graphs.labels.ranking import (
     POLARITY_SIGN,
     label_polarity,

@@ -28,7 +28,7 @@ from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import Precedent, Retriever
 from nationbias.retrievers.recency import DEFAULT_UNGA_HALFLIFE
 from nationbias.stores.augment import Augmented
-from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
 from nationbias.stores.statements import MemberStatement, statements_for

@@ -21,7 +21,7 @@ from nationbias.evals.cli.common import (
     err_console,
     make_client,
 )
-from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:

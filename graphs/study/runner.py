@@ -151,14 +151,13 @@ async def run_tasks(
     description: str = "samples",
     show_progress: bool = True,
     clients: Iterable[Closeable | None] = (),
-    ramp_s: float | None = None,
     commits: Iterable[GroupCommit] = (),
     progress_every: float = DEFAULT_EVERY_S,
 ) -> RunSummary:
     """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``).
 
     ``clients`` (the model and judge) are closed at the end, so no connection outlives its loop.
-    ``ramp_s`` spaces the workers' starts (default ``RAMP_S``; 0 starts them all at once).
+    The workers' starts are spaced ``RAMP_S`` apart (at most ``RAMP_MAX_S`` in all).
     A run fault (a store that cannot be written, an unreachable endpoint, Ctrl-C: graphs/study/halt.py)
     stops it early with :class:`RunHalted`, whose ``summary`` counts what was stored. ``commits``
     are other stores' group commits (the debias checkpoints) whose first failure stops it too.
@@ -190,7 +189,7 @@ async def run_tasks(
     )
 
     lanes = min(concurrency, max(1, len(pending)))
-    spacing = min(RAMP_S if ramp_s is None else ramp_s, RAMP_MAX_S / lanes)
+    spacing = min(RAMP_S, RAMP_MAX_S / lanes)  # read at each run: a test may set either
     halt = Halt(notify=lambda text: console.print(text, highlight=False))
     written: dict[str, str] = {}
     watched = [store.commits, *commits]

@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field, SecretStr
 from nationbias.graphs.model.cost.tokens import TokenCounter, openai_counter
 from nationbias.graphs.model.providers.base import ModelSpec, require
 from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.settings import EnvSettings, Settings, read_settings
+from nationbias.stores.settings import EnvSettings, read_settings
 
 _UNSUPPORTED_IN_STRICT = {"maxLength", "minLength", "minItems", "maxItems", "uniqueItems"}
 
@@ -39,13 +39,13 @@ class OpenAI(OpenAIWire):
     describe = "OpenAI API"
     key_envs = ("OPENAI_API_KEY",)
 
-    def endpoint(self, spec: ModelSpec, cfg: Settings) -> str | None:
+    def endpoint(self, spec: ModelSpec) -> str | None:
         return read_settings(OpenAISettings).base_url  # as the SDK reads it; None: api.openai.com
 
-    def key(self, cfg: Settings) -> str:
+    def key(self) -> str:
         return require(read_settings(OpenAISettings).api_key, "OPENAI_API_KEY")
 
-    def headers(self, cfg: Settings) -> dict[str, str]:
+    def headers(self) -> dict[str, str]:
         """The organisation and project headers, from the variables the SDK reads."""
         own = read_settings(OpenAISettings)
         pairs = (("OpenAI-Organization", own.org_id), ("OpenAI-Project", own.project_id))
