@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out",
         type=Path,
         default=None,
-        help=f"results file (default {RESULTS.with_name('RESULTS-<names>.md')}; RESULTS-all.md for a full run)",
+        help="results file (default benchmarks/RESULTS-<names>.md; RESULTS-all.md for a full run)",
     )
     args = parser.parse_args(argv)
     if args.out is None:  # a run never overwrites RESULTS.md, the page of current figures

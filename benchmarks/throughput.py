@@ -60,7 +60,7 @@ every finished call);
 (11) all 64 workers started at once, so their calls left in one burst and came back in one; the loop
 served each burst while interleaving LangGraph's hops, every sample ended late and the burst
 re-formed every wave (per-call latency ~230 ms for 200 ms of server time). Workers now start 2 ms
-apart, like a load generator's ramp-up (`graphs/runner.RAMP_S`), and the spacing holds;
+apart, like a load generator's ramp-up (`graphs/study/runner.RAMP_S`), and the spacing holds;
 (12) debias samples make 1, 3 or 5 chained calls: run in the given order, the last 5-call samples
 left single workers running alone; samples now start longest first (retrieval is asked once per draft);
 (13) debias sat on the 0.90 line (0.83–0.91 across earlier full runs). py-spy put ~20% of its CPU in

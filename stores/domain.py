@@ -48,6 +48,7 @@ def config_language(config: Mapping[str, Any]) -> str:
 # Target nations too general to make two items alike (the paper's retriever skips them).
 EXCLUDED_NATIONS = frozenset({"Member States", "United Nations"})
 
+
 def slug(text: str, *, keep: str = "._-", limit: int = 100) -> str:
     """``text`` with every character outside letters, digits and ``keep`` replaced by ``-``,
     cut to ``limit``: safe as a file name and a run id."""

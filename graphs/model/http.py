@@ -9,7 +9,7 @@ remain the public registry (``nationbias.graphs.model.registry.get_chat_model``)
 
 Errors are typed for the retry policy (graphs/model/retry.py): the status, the server's own message and
 its Retry-After. Measured against the SDK's own aiohttp transport (benchmarks/sdk_wire.py) in the
-same benchmark run: benchmarks/RESULTS.md, "Transport".
+same benchmark run: benchmarks/RESULTS.md, "Throughput against the physical limit".
 """
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ from nationbias.graphs.model.providers import PROVIDERS, ModelSpec, ModelSpecErr
 from nationbias.graphs.model.providers.base import listed
 from nationbias.graphs.model.retry import RetryPolicy
 
-
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 

@@ -35,7 +35,7 @@ T = TypeVar("T")
 # together, their calls leave in one burst and come back in one; the loop then serves each burst
 # one sample at a time while interleaving them all, so every sample ends late and the burst
 # re-forms every wave. 2 ms apart is longer than a sample's own CPU, so the spacing holds
-# (vote study at c=64: efficiency 0.73 -> 0.86, benchmarks/RESULTS.md).
+# (benchmarks/throughput.py, finding 11).
 RAMP_S = 0.002
 RAMP_MAX_S = 1.0
 
@@ -212,7 +212,9 @@ async def run_tasks(
             except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
                 halt.lose(fault)  # after a stop signal: a call lost with the backend, counted
                 return
-            except Deferred:  # --batch: it waits for the current round's batch, no row (graphs/model/batch/calls.py)
+            except (
+                Deferred
+            ):  # --batch: it waits for the current round's batch, no row (graphs/model/batch/calls.py)
                 continue
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)

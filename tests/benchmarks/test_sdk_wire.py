@@ -53,9 +53,9 @@ def test_a_call_retries_through_either_wire(fault_server: FaultServerFactory, wi
     server = fault_server(fail_first_n_per_prompt=2)
     client = on_wire(
         ModelClient(
-        spec=parse_spec("openai-compatible:m", base_url=server.base_url),
-        params=GenerationParams(timeout=5),
-        retry=RetryPolicy(initial_delay=0.01),
+            spec=parse_spec("openai-compatible:m", base_url=server.base_url),
+            params=GenerationParams(timeout=5),
+            retry=RetryPolicy(initial_delay=0.01),
         ),
         wire,
     )

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from nationbias.graphs.model.errors import BackendFatalError
-from nationbias.graphs.study.halt import Interrupted, RunHalted
 from nationbias.graphs.study import runner
+from nationbias.graphs.study.halt import Interrupted, RunHalted
 from nationbias.graphs.study.runner import Task, run_tasks
 from nationbias.stores.runstore import RunStore, SampleRow
 from tests.support.fixtures import FaultServerFactory

@@ -10,6 +10,7 @@ from nationbias.graphs.model.retry import RetryPolicy
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+
 def langchain_http(params: dict[str, Any], policy: RetryPolicy | None) -> dict[str, Any]:
     """A model's own HTTP clients, with ``policy`` in them (retrying_http.py; None: the caller
     retries): langchain-openai otherwise shares one per base URL across the process, whose pooled
