@@ -22,7 +22,7 @@ from nationbias.evals.cli.common import (
     make_client,
 )
 from nationbias.graphs.terminal_text import plain
-from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def audit(
 
 
 def _print_voice_audit(corpus: Corpus) -> None:
-    """Wording, labels, reflection statements and the style-only classifier (issue 30 §2)."""
+    """Wording, labels, reflection statements and the style-only classifier."""
     from nationbias.evals.style_audit import (
         label_outcome_counts,
         save_style_audit,

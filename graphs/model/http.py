@@ -8,8 +8,8 @@ httpcore's pool scans) cost ~2 ms of event-loop CPU per call and held a 200 ms-l
 remain the public registry (``nationbias.graphs.model.registry.get_chat_model``) for user graphs.
 
 Errors are typed for the retry policy (graphs/model/retry.py): the status, the server's own message and
-its Retry-After. Measured against the SDK's own aiohttp transport (graphs/model/providers/sdk.py) in the
-same benchmark run: benchmarks/RESULTS.md, "Transport".
+its Retry-After. Measured against the SDK's own aiohttp transport (benchmarks/sdk_wire.py) in the
+same benchmark run: benchmarks/RESULTS.md, "Throughput against the physical limit".
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ T = TypeVar("T")
 # together, their calls leave in one burst and come back in one; the loop then serves each burst
 # one sample at a time while interleaving them all, so every sample ends late and the burst
 # re-forms every wave. 2 ms apart is longer than a sample's own CPU, so the spacing holds
-# (vote study at c=64: efficiency 0.73 -> 0.86, benchmarks/RESULTS.md).
+# (benchmarks/throughput.py, finding 11).
 RAMP_S = 0.002
 RAMP_MAX_S = 1.0
 
@@ -162,14 +162,13 @@ async def run_tasks(
     description: str = "samples",
     show_progress: bool = True,
     clients: Iterable[Closeable | None] = (),
-    ramp_s: float | None = None,
     commits: Iterable[GroupCommit] = (),
     progress_every: float = DEFAULT_EVERY_S,
 ) -> RunSummary:
     """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``).
 
     ``clients`` (the model and judge) are closed at the end, so no connection outlives its loop.
-    ``ramp_s`` spaces the workers' starts (default ``RAMP_S``; 0 starts them all at once).
+    The workers' starts are spaced ``RAMP_S`` apart (at most ``RAMP_MAX_S`` in all).
     A run fault (a store that cannot be written, an unreachable endpoint, Ctrl-C: graphs/study/halt.py)
     stops it early with :class:`RunHalted`, whose ``summary`` counts what was stored. ``commits``
     are other stores' group commits (the debias checkpoints) whose first failure stops it too.
@@ -202,7 +201,7 @@ async def run_tasks(
     )
 
     lanes = min(concurrency, max(1, len(pending)))
-    spacing = min(RAMP_S if ramp_s is None else ramp_s, RAMP_MAX_S / lanes)
+    spacing = min(RAMP_S, RAMP_MAX_S / lanes)  # read at each run: a test may set either
     halt = Halt(notify=lambda text: console.print(plain(text), highlight=False, soft_wrap=True))
     written: dict[str, str] = {}
     watched = [store.commits, *commits]
@@ -225,7 +224,9 @@ async def run_tasks(
             except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
                 halt.lose(fault)  # after a stop signal: a call lost with the backend, counted
                 return
-            except Deferred:  # --batch: it waits for this round's batch, no row (graphs/model/batch/calls.py)
+            except (
+                Deferred
+            ):  # --batch: it waits for the current round's batch, no row (graphs/model/batch/calls.py)
                 continue
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)

@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field, SecretStr
 from nationbias.graphs.model.cost.tokens import TokenCounter, openai_counter
 from nationbias.graphs.model.providers.base import ModelSpec, ModelSpecError, require
 from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.settings import EnvSettings, Settings, read_settings
+from nationbias.stores.settings import EnvSettings, read_settings
 
 _UNSUPPORTED_IN_STRICT = {"maxLength", "minLength", "minItems", "maxItems", "uniqueItems"}
 
@@ -67,7 +67,7 @@ class OpenAI(OpenAIWire):
 
     takes_base_url = False
 
-    def base_urls(self, given: tuple[str, ...], cfg: Settings) -> tuple[str, ...]:
+    def base_urls(self, given: tuple[str, ...]) -> tuple[str, ...]:
         """None: ``--base-url`` is refused, so OPENAI_API_KEY never goes to a host it was not meant for."""
         if given:
             from nationbias.graphs.model.breaker import display_url
@@ -78,25 +78,25 @@ class OpenAI(OpenAIWire):
             )
         return ()
 
-    def endpoint(self, spec: ModelSpec, cfg: Settings) -> str | None:
+    def endpoint(self, spec: ModelSpec) -> str | None:
         """OPENAI_BASE_URL as the SDK reads it, if it is OpenAI's or on this machine; None: api.openai.com."""
         return openai_base_url()
 
-    def key(self, cfg: Settings) -> str:
+    def key(self) -> str:
         return require(read_settings(OpenAISettings).api_key, "OPENAI_API_KEY")
 
-    def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
+    def check_ready(self, spec: ModelSpec) -> None:
         openai_base_url()
-        self.key(cfg)
+        self.key()
 
-    def status(self, cfg: Settings, *, recheck: bool = False) -> str:
+    def status(self, *, recheck: bool = False) -> str:
         try:
             openai_base_url()
         except ModelSpecError:
             return "no: OPENAI_BASE_URL names a host other than api.openai.com or this machine"
-        return super().status(cfg, recheck=recheck)
+        return super().status(recheck=recheck)
 
-    def headers(self, cfg: Settings) -> dict[str, str]:
+    def headers(self) -> dict[str, str]:
         """The organisation and project headers, from the variables the SDK reads."""
         own = read_settings(OpenAISettings)
         pairs = (("OpenAI-Organization", own.org_id), ("OpenAI-Project", own.project_id))

@@ -1,7 +1,8 @@
 """The openai SDK over its own aiohttp transport (``openai.DefaultAioHttpClient``), as a wire client.
 
-The same interface as graphs/model/http.py's client, measured against it in one benchmark run
-(benchmarks/RESULTS.md, "Transport"); the faster is the default (graphs/model/providers/wire.py).
+The library asks the OpenAI-wire providers through its own aiohttp client (graphs/model/http.py); the
+throughput benchmark runs the same study through this one beside it (benchmarks/transport.py), to show
+the choice still holds. Same interface, same typed errors (tests/benchmarks/test_sdk_wire.py).
 It needs the ``httpx-aiohttp`` package (``openai[aiohttp]``).
 """
 
@@ -15,7 +16,12 @@ import openai
 
 from nationbias.graphs.model.answer_shape import body_budget
 from nationbias.graphs.model.call_result import Answer, answer_from_json
+from nationbias.graphs.model.client import ModelClient
+from nationbias.graphs.model.providers.base import ChatTransport
+from nationbias.graphs.model.providers.compatible import Compatible
 from nationbias.graphs.model.retry import ConnectionFailed, RequestTimeout, classify
+
+WIRES = ("aiohttp", "sdk")  # the library's own client first
 
 
 def _typed(exc: BaseException) -> BaseException:
@@ -60,3 +66,21 @@ class SDKChatClient:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+class CompatibleOnSDK(Compatible):
+    """``openai-compatible:`` asked through the SDK's transport instead of the library's client."""
+
+    def wire_client(self, base_url: str | None, *, timeout: float) -> ChatTransport:
+        return SDKChatClient(base_url=base_url, api_key=self.key(), timeout=timeout, headers=self.headers())
+
+
+def on_wire(client: ModelClient, wire: str) -> ModelClient:
+    """``client`` (an ``openai-compatible:`` spec) asking through ``wire``, one of :data:`WIRES`."""
+    if wire not in WIRES:
+        raise ValueError(f"unknown wire {wire!r}: one of {', '.join(WIRES)}")
+    if wire == "sdk":
+        if not isinstance(client.provider, Compatible):
+            raise ValueError(f"the SDK wire is measured on openai-compatible: specs, not {client.spec}")
+        client.provider = CompatibleOnSDK()
+    return client
