@@ -20,7 +20,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 from tokenizers import Tokenizer
 
-from nationbias.stores.paths import DataNotFoundError
+from nationbias.stores.paths import DataNotFoundError, libraries_inside_home
 
 DIMENSIONS = 384
 MAX_TOKENS = 256
@@ -71,6 +71,7 @@ class OnnxMiniLM(EmbeddingFunction[Documents]):
 
     @cached_property
     def _session(self) -> ort.InferenceSession:
+        libraries_inside_home()  # onnxruntime's device id and database, not under ~/.cache
         options = ort.SessionOptions()
         options.log_severity_level = 3
         options.intra_op_num_threads = self.threads
