@@ -91,7 +91,8 @@ class ResponseCache:
         if not self.unreadable + self.unstored:
             sys.stderr.write(
                 f"warning: {self.path} is damaged ({exc}): rows it cannot read are asked again and "
-                "counted; `nationbias cache clear` starts the cache afresh (the run store keeps every answer)\n"
+                "counted; `nationbias cache clear` starts the cache afresh (the run store keeps every "
+                "answer)\n"
             )
 
     def get(self, key: str) -> dict[str, Any] | None:
@@ -167,4 +168,3 @@ class ResponseCache:
 
     def close(self) -> None:
         self._conn.close()
-

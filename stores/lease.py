@@ -18,6 +18,7 @@ answer still received is in the response cache for the new holder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import socket
@@ -192,10 +193,9 @@ class RunLease:
 
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s):
-            try:
+            # a full disk: the run's own writes report it; the next beat tries again
+            with contextlib.suppress(sqlite3.Error):
                 self._renew()
-            except sqlite3.Error:
-                pass  # a full disk: the run's own writes report it; the next beat tries again
 
     def _renew(self) -> None:
         """Move the heartbeat on, if the lease is still ours; note it lost otherwise."""
@@ -214,9 +214,7 @@ class RunLease:
                 "SELECT host, pid, token, started, heartbeat FROM leases WHERE run_id = ?", (self.run_id,)
             ).fetchone()
             paused = max(before[0] - self._confirmed[0], before[1] - self._confirmed[1])
-            holder = (
-                Holder(*row).describe(before[1]) if row is not None else "another process (since ended)"
-            )
+            holder = Holder(*row).describe(before[1]) if row is not None else "another process (since ended)"
             self.lost = LeaseLostError(
                 f"run {self.run_id!r} was taken over by {holder}: this process (pid {self.pid}) went "
                 f"{paused:.0f} s without renewing its lease (paused?), more than the {self.stale_s:g} s "

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
 import threading
 import time
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 

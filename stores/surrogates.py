@@ -47,4 +47,7 @@ def surrogate_problem(line: str, obj: object) -> tuple[str, str] | None:
     field = lone_surrogate_field(obj)
     if field is None:
         return None
-    return field, "holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair): not text; fix the escape"
+    return (
+        field,
+        "holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair): not text; fix the escape",
+    )

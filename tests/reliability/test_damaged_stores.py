@@ -39,7 +39,10 @@ def _one_error_line(result: Result, *needles: str) -> str:
 
 
 def _damage_middle(path: Path, *, size: int = 8192) -> None:
-    """Overwrite ``size`` bytes in the middle of ``path`` (page-aligned) with random bytes."""
+    """Overwrite ``size`` bytes in the middle of ``path`` (page-aligned) with random bytes, once its
+    write-ahead log is in it (as when the last process using it has ended)."""
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = bytearray(path.read_bytes())
     middle = (len(data) // 2) // 4096 * 4096
     assert middle > 4096 and middle + size < len(data), len(data)

@@ -23,7 +23,7 @@ def _read_only(home: Path, args: list[str], env: dict[str, str]) -> subprocess.C
     """``nationbias ARGS`` in a mount namespace where ``home`` is bind-mounted read-only onto itself
     (as root; otherwise in a user namespace that maps this user to root, where the mount is allowed)."""
     namespace = ["unshare", "--mount"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
-    script = f"mount --bind -o ro {shlex.quote(str(home))} {shlex.quote(str(home))} && exec \"$@\""
+    script = f'mount --bind -o ro {shlex.quote(str(home))} {shlex.quote(str(home))} && exec "$@"'
     command = [*namespace, "sh", "-c", script, "sh", *cli_command(*args)]
     return subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
 

@@ -75,10 +75,10 @@ def test_the_suite_does_not_read_the_users_nationbias_data(tmp_path: Path) -> No
     (other / "unsc").mkdir(parents=True)
     (other / "unsc" / "corpus.jsonl").write_text("{}\n")
     env = cli_env(tmp_path / "home", "http://127.0.0.1:9/v1", NATIONBIAS_DATA=str(other))
+    inner = "not (embedded or browser or subprocess or build or slow)"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/stores/test_bundled.py"]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/stores/test_bundled.py",
-         "-m", "not (embedded or browser or subprocess or build or slow)"],  # fmt: skip
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [*command, "-m", inner], env=env, cwd=REPO, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and " failed" not in done.stdout, done.stdout[-2000:]
