@@ -21,7 +21,7 @@ from pathlib import Path
 from nationbias.stores.errors import InputError
 from nationbias.stores.settings import settings
 
-__all__ = ["DataNotFoundError", "home", "libraries_inside_home", "using_home"]
+__all__ = ["DataNotFoundError", "home", "libraries_inside_home", "using_home", "writable"]
 
 _HOME: ContextVar[Path | None] = ContextVar("nationbias_home", default=None)
 
@@ -43,6 +43,17 @@ def home() -> Path:
             f"NATIONBIAS_HOME={path}: cannot create the state folder ({exc.strerror or exc})"
         ) from None
     return path
+
+
+def writable(path: Path) -> bool:
+    """Whether this process may write ``path`` (or create it in its folder): false on a read-only
+    mount even for root (``access`` answers EROFS)."""
+    if path.exists():
+        return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    return os.access(parent, os.W_OK)
 
 
 # The libraries that keep files of their own under $HOME unless told otherwise: matplotlib's config

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sqlite3
 import threading
 import time
@@ -24,6 +23,7 @@ from nationbias.stores.faults import (
     guarded_write,
     is_write_fault,
 )
+from nationbias.stores.paths import writable
 
 
 class StoreCorruptError(RuntimeError):
@@ -87,17 +87,6 @@ def connect(path: Path, schema: str) -> sqlite3.Connection:
             raise StoreReadOnlyError(path, str(exc)) from exc
         raise damaged(path, exc) from exc
     return conn
-
-
-def writable(path: Path) -> bool:
-    """Whether this process may write ``path`` (or create it in its folder): false on a read-only
-    mount even for root (``access`` answers EROFS)."""
-    if path.exists():
-        return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    return os.access(parent, os.W_OK)
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
