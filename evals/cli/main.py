@@ -30,7 +30,7 @@ def _before_any_command() -> None:
     # A terminal that cannot show a character (an ASCII-only stdout: PYTHONIOENCODING=ascii, LC_ALL=C
     # without UTF-8 coercion) gets its escape, not a UnicodeEncodeError after the run is stored.
     for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in ("strict", "surrogateescape"):
             stream.reconfigure(errors="backslashreplace")
 
 
