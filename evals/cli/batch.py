@@ -23,12 +23,15 @@ def _store(run_id: str, *, plain: str = "") -> Any:
     """The batch store of ``run_id``; for a run made without ``--batch``, an error saying what it is
     (its counts from the run store) and ``plain``: what to do instead."""
     from nationbias.stores.batches import BatchStore
-    from nationbias.stores.runstore import RunStore, check_run_id
+    from nationbias.stores.runstore import RunNotFoundError, RunStore, check_run_id
 
     check_run_id(run_id)
     store = BatchStore()
     if store.argv(run_id) is False:
-        RunStore().get_run(run_id)  # no such run at all: say that
+        try:
+            RunStore().get_run(run_id)
+        except RunNotFoundError as missing:  # no such run at all: say that
+            raise InputError(f"run {run_id!r} has no batch rounds: {missing}") from None
         counts = RunStore().runs_frame().set_index("run_id").loc[run_id]
         raise InputError(
             f"run {run_id!r} is a plain run, not a batch run (no --batch or --batch-offline): no rounds; "
