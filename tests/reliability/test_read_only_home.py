@@ -10,9 +10,6 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from nationbias.evals.cli.main import app
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, REPO, cli_command, cli_env, files_under
 
@@ -32,9 +29,11 @@ def test_a_read_only_home_serves_reads_and_a_run_stops_naming_read_only(
     isolated_home: Path, fault_server: FaultServerFactory, tmp_path: Path
 ) -> None:
     server = fault_server()
-    made = CliRunner().invoke(app, [*VOTE, "--base-url", server.base_url, "--run-id", "r1"])
-    assert made.exit_code == 0, made.output
     env = cli_env(isolated_home, server.base_url)
+    # made by a process that has ended, as a user's home is: no -wal or -shm file left beside a store
+    made = subprocess.run(cli_command(*VOTE, "--run-id", "r1"), env=env, cwd=REPO, capture_output=True)
+    assert made.returncode == 0, made.stderr
+    assert not list(isolated_home.glob("*.sqlite-*")), list(isolated_home.iterdir())
     before = files_under(isolated_home)
     asked = sum(server.prompt_counts().values())
 
