@@ -12,6 +12,7 @@ from pathlib import Path
 def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     """The HTML report, with the non-LLM baselines scored on the drafts the vote runs covered."""
     from nationbias.evals.baselines.council import baseline_f1, council_members
+    from nationbias.evals.report.reportable import reportable
     from nationbias.evals.report.writer import write_report
     from nationbias.evals.results import RESULT_TABLES
     from nationbias.stores.corpus import load_corpus
@@ -19,6 +20,7 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     from nationbias.stores.runstore import RunStore
 
     store = RunStore()
+    run_ids = reportable(run_ids, store)  # each once, each with samples: the baselines read the first
     configs = {rid: store.get_run(rid) for rid in run_ids}
     scored = {name for name, tables in RESULT_TABLES.items() if "weighted_f1" in tables}  # beside baselines
     vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in scored]

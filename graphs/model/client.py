@@ -27,7 +27,14 @@ from nationbias.graphs.model.providers.wire import WIRES
 from nationbias.graphs.model.redact import describe
 from nationbias.graphs.model.registry import GenerationParams, check_ready, parse_spec
 from nationbias.graphs.model.request import call_options, request_body
-from nationbias.graphs.model.retry import EmptyAnswer, Retryable, RetryPolicy, classify, is_retryable
+from nationbias.graphs.model.retry import (
+    BrokenAnswer,
+    EmptyAnswer,
+    Retryable,
+    RetryPolicy,
+    classify,
+    is_retryable,
+)
 from nationbias.stores.cache import ResponseCache, cache_key
 from nationbias.stores.faults import RunFault
 from nationbias.stores.settings import Settings, settings
@@ -204,7 +211,10 @@ class ModelClient:
         key = self._key(messages, fmt, repeat, max_tokens)
         hit = self.cache.get(key)
         if hit is not None:
-            return CallResult.from_cache(hit, max_tokens)
+            try:
+                return CallResult.from_cache(hit, max_tokens)
+            except BrokenAnswer:  # stored before its shape was checked: asked again, then replaced
+                pass
         if (
             batch := BATCH.get()
         ) is not None:  # --batch: the round's batch asks it (graphs/model/batch/calls.py)
@@ -263,7 +273,7 @@ class ModelClient:
             raise  # the endpoint is unreachable or the backend is gone: the runner ends the run
         except Exception as exc:
             return CallResult(
-                raw=None,
+                raw=getattr(exc, "raw", None),  # a paid answer that was no answer: kept, never cached
                 error=describe(exc),
                 latency_s=time.perf_counter() - started,
                 attempts=attempt,

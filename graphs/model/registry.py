@@ -46,6 +46,15 @@ def parse_spec(spec: str, *, base_url: BaseUrls = None, cfg: Settings | None = N
     return ModelSpec(provider=name, model=model, base_url=urls[0] if urls else None, replicas=urls[1:])
 
 
+def shared_url(spec: str, base_url: BaseUrls) -> BaseUrls:
+    """``base_url`` for ``spec`` when it was given for several specs at once (a judge's fallback to the
+    model's server, a translator's): None for a provider that takes none (``openai:``), which refuses one
+    given to it alone (so its key never goes to the other's server)."""
+    name = spec.partition(":")[0].strip().lower() if isinstance(spec, str) else ""
+    provider = PROVIDERS.get(name)
+    return None if provider is not None and not provider.takes_base_url else base_url
+
+
 @dataclass(frozen=True)
 class GenerationParams:
     """Deterministic defaults: temperature 0, a fixed seed, a token cap and a timeout."""

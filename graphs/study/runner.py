@@ -24,9 +24,10 @@ from nationbias.graphs.model.cost.meter import RunSpend
 from nationbias.graphs.progress import DEFAULT_EVERY_S, run_progress
 from nationbias.graphs.study.halt import Halt, RunHalted
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.errors import InputError
 from nationbias.stores.faults import RunFault
-from nationbias.stores.runstore import RunStore, SampleRow, sample_id
+from nationbias.stores.runstore import PLANNED, RunNotFoundError, RunStore, SampleRow, sample_id
 from nationbias.stores.sqlite import GroupCommit
 
 console = Console(stderr=True)
@@ -140,6 +141,16 @@ def _internal_error(task: Task, exc: BaseException) -> SampleRow:
     )
 
 
+def _plan(store: RunStore, run_id: str, planned: int) -> None:
+    """Record how many samples this start asks for: a report counts the run's rows against it."""
+    try:
+        if store.get_run(run_id).get(PLANNED) == planned:
+            return
+    except RunNotFoundError:  # a bare runner without a run config (a test's): nothing to record it in
+        return
+    store.update_config(run_id, **{PLANNED: planned})
+
+
 async def run_tasks(
     *,
     store: RunStore,
@@ -168,6 +179,7 @@ async def run_tasks(
     if concurrency < 1:
         raise InputError(f"--concurrency must be >= 1, got {concurrency}")
     all_tasks = list(tasks)
+    _plan(store, run_id, len(all_tasks))
     done = store.done_ids(run_id, include_errors=not retry_errors)
     pending = [t for t in all_tasks if t.sample_id not in done]
     summary = RunSummary(run_id=run_id, total=len(all_tasks), skipped=len(all_tasks) - len(pending))
@@ -191,7 +203,7 @@ async def run_tasks(
 
     lanes = min(concurrency, max(1, len(pending)))
     spacing = min(RAMP_S if ramp_s is None else ramp_s, RAMP_MAX_S / lanes)
-    halt = Halt(notify=lambda text: console.print(text, highlight=False))
+    halt = Halt(notify=lambda text: console.print(plain(text), highlight=False, soft_wrap=True))
     written: dict[str, str] = {}
     watched = [store.commits, *commits]
     for group in watched:  # a failed commit stops the run from its own callback: no call waits for it

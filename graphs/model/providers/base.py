@@ -96,6 +96,9 @@ class Provider:
     listed: ClassVar[bool] = True  # False: a test double, never offered to users
     embedded: ClassVar[bool] = False  # runs in this machine's process tree (no server, no key)
     direct: ClassVar[bool] = False
+    # False: a --base-url given to it is refused (its own host only); one shared by several specs (a
+    # study's models, a judge's fallback) is not passed to it (graphs/model/registry.py, shared_url)
+    takes_base_url: ClassVar[bool] = True
     # the purpose its Files API wants for a batch input file; None: it offers no batch endpoint
     batch_purpose: ClassVar[str | None] = None
     batch_probe: ClassVar[bool] = False  # a server of one's own: ask it for /batches before a batch run

@@ -7,13 +7,15 @@ It needs the ``httpx-aiohttp`` package (``openai[aiohttp]``).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import aiohttp
 import openai
 
-from nationbias.graphs.model.call_result import Answer
-from nationbias.graphs.model.retry import BrokenAnswer, ConnectionFailed, RequestTimeout, classify
+from nationbias.graphs.model.answer_shape import body_budget
+from nationbias.graphs.model.call_result import Answer, answer_from_json
+from nationbias.graphs.model.retry import ConnectionFailed, RequestTimeout, classify
 
 
 def _typed(exc: BaseException) -> BaseException:
@@ -50,20 +52,11 @@ class SDKChatClient:
             completion = await self._client.chat.completions.create(**body, timeout=timeout)
         except Exception as exc:
             raise _typed(exc) from exc
-        if not completion.choices:
-            raise BrokenAnswer("no choices in the response")
-        choice = completion.choices[0]
-        usage = completion.usage
-        details = usage.completion_tokens_details if usage else None
-        extra = choice.message.model_extra or {}
-        return Answer(
-            choice.message.content or "",
-            extra.get("reasoning_content"),
-            usage.prompt_tokens if usage else 0,
-            usage.completion_tokens if usage else 0,
-            choice.finish_reason,
-            (details.reasoning_tokens or 0) if details else 0,
-        )
+        # the SDK builds its models without validating them: every field is checked as the aiohttp
+        # client's are (graphs/model/answer_shape.py), from the document as the server sent it
+        data = completion.model_dump(mode="python", warnings=False)
+        raw = json.dumps(data, ensure_ascii=False, default=str)
+        return answer_from_json(data, max_tokens=body_budget(body), raw=raw)
 
     async def aclose(self) -> None:
         await self._client.close()
