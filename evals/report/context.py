@@ -63,6 +63,8 @@ class Context:
     baselines: pd.DataFrame | None
     n_resamples: int
     seed: int
+    # every baseline's prediction per (baseline, item, persona, truth, pred): scored on a run's own drafts
+    baseline_predictions: pd.DataFrame | None = None
 
     def of(self, *tests: str) -> list[Run]:
         return [r for r in self.runs if r.test in tests]
