@@ -278,7 +278,7 @@ def table2(ctx: Context) -> None:
 
 def table3(ctx: Context) -> None:
     for model in sorted({r.model for r in ctx.of("debias")}):
-        bases = [r for r in ctx.of("vote") if r.model == model]
+        bases = [r for r in ctx.of("vote") if r.model == model and not r.control]
         if not bases:
             ctx.page.note(f"No plain vote run of {model} in this report: no Table 3 row for it.")
             continue

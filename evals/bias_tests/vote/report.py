@@ -9,6 +9,7 @@ import pandas as pd
 
 from nationbias.evals.bias_tests.vote.assembly import assembly_section
 from nationbias.evals.bias_tests.vote.breakdowns import breakdowns_section
+from nationbias.evals.bias_tests.vote.control import control_section
 from nationbias.evals.bias_tests.vote.groups import groups_section
 from nationbias.evals.bias_tests.vote.metrics import metrics_section
 from nationbias.evals.bias_tests.vote.paper import (
@@ -66,7 +67,7 @@ def _common_questions(runs: list[Run]) -> tuple[list[pd.DataFrame], int, list[in
 
 
 def _table4(ctx: Context) -> None:
-    runs = ctx.of(*VOTE_TESTS)
+    runs = [r for r in ctx.of(*VOTE_TESTS) if not r.control]  # the control names no nation: no cell
     if not ctx.of("debias"):
         return
     samples, shared, left = _common_questions(runs)
@@ -157,6 +158,7 @@ VOTE_SECTIONS = (
     table1,
     table2,
     metrics_section,
+    control_section,
     _confusion,
     breakdowns_section,
     assembly_section,
