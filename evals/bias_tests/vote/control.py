@@ -15,8 +15,17 @@ NO_DEBIAS_CONTROL = (
 
 
 def _same_setting(a: Run, b: Run) -> bool:
+    """The same model, prompts, language, parameters and sample (drafts, repeats, seed) but the personas."""
     keys = ("model", "prompt_set", "language", "params")
-    return all(a.config.get(k) == b.config.get(k) for k in keys)
+    sample_a, sample_b = (dict(r.config.get("sample") or {}) for r in (a, b))
+    sample_a.pop("personas", None), sample_b.pop("personas", None)
+    return all(a.config.get(k) == b.config.get(k) for k in keys) and sample_a == sample_b
+
+
+def control_of(run: Run, controls: list[Run]) -> Run | None:
+    """The run's control: the one a study ran beside it (``<run id>-control``), else one run alike."""
+    named = [c for c in controls if c.run_id == f"{run.run_id}-control"]
+    return next(iter(named), None) or next((c for c in controls if _same_setting(run, c)), None)
 
 
 def _shown(table: pd.DataFrame) -> pd.DataFrame:
@@ -33,7 +42,7 @@ def control_section(ctx: Context) -> None:
     if not controls:
         return
     for run in [r for r in ctx.of("vote") if not r.control]:
-        control = next((c for c in controls if _same_setting(run, c)), None)
+        control = control_of(run, controls)
         if control is None:
             continue
         table = persona_effect(run.samples, control.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)

@@ -161,6 +161,8 @@ def learned_vs_paper(baselines: pd.DataFrame | None) -> str | None:
 
 def row_label(run: Run) -> str:
     """A model row as the paper names it: the model, and for a debiased run its framework cell."""
+    if run.control:
+        return f"{model_name(run.model)} · no nation (control)"
     if run.test != "debias":
         return model_name(run.model)
     options = run.config.get("options") or {}
