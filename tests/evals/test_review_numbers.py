@@ -4,7 +4,7 @@ depends on the nation it is told it represents (with its control, no nation name
 fewer drafts than its base run.
 
 Each server answers on 127.0.0.1 through the real client, the real graphs and the real run store; the
-report is the one ``nationbias.report`` writes. Every expected figure below follows from the server's rule
+report is the one ``nationbias.report`` writes (``write_study_report``). Every expected figure below follows from the server's rule
 and the corpus's recorded votes, computed here with sklearn, not read back from the code under test.
 """
 
@@ -23,6 +23,7 @@ import pytest
 from sklearn.metrics import f1_score
 
 import nationbias
+from nationbias.evals.report.study import write_study_report
 from nationbias.stores.domain import P5
 from nationbias.stores.runstore import RunStore
 from tests.support.fault_server import FaultConfig, FaultServer
@@ -91,7 +92,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
             for server in servers.values():
                 server.stop()
         out = tmp_path_factory.mktemp("review-report") / "report"
-        nationbias.report(["base", "base-control", "fewer", "favour", "refuse"], out=out)
+        # the report nationbias.report writes, with the non-LLM baselines (the learned one fitted)
+        write_study_report(["base", "base-control", "fewer", "favour", "refuse"], out=out)
         yield out, home
 
 
