@@ -18,9 +18,18 @@ def test_the_library_runs_each_test_in_each_language() -> None:
         model="fake:hash", languages=("zh", "en", "zh"), limits={"directqa": 1, "vote": 1}, limit=1,
         repeats=1, cells=[], run_prefix="lib", show_progress=False,
     )  # fmt: skip
-    assert ids == ["lib-directqa", "lib-vote", "lib-zh-directqa", "lib-zh-vote"]
+    # each vote's control (no nation named) beside it, in the same language
+    assert ids == [
+        "lib-directqa",
+        "lib-vote",
+        "lib-zh-directqa",
+        "lib-zh-vote",
+        "lib-vote-control",
+        "lib-zh-vote-control",
+    ]
     store = RunStore()
-    assert [store.get_run(i)["language"] for i in ids] == ["en", "en", "zh", "zh"]
+    assert [store.get_run(i)["language"] for i in ids] == ["en", "en", "zh", "zh", "en", "zh"]
+    assert store.get_run("lib-zh-vote-control")["sample"]["personas"] == "none"
 
 
 def test_the_cli_grid_and_its_report_section_in_chromium(tmp_path: Path) -> None:
