@@ -13,6 +13,7 @@ from nationbias.evals.bias_tests.vote.control import control_section
 from nationbias.evals.bias_tests.vote.groups import groups_section
 from nationbias.evals.bias_tests.vote.metrics import metrics_section
 from nationbias.evals.bias_tests.vote.paper import (
+    normalise_baselines,
     published_ablation_for,
     table1,
     table2,
@@ -71,6 +72,8 @@ def _table4(ctx: Context) -> None:
     if not ctx.of("debias"):
         return
     samples, shared, left = _common_questions(runs)
+    paired_bars = ctx.baseline_predictions is not None and not ctx.baseline_predictions.empty
+    scope = "on the same drafts" if paired_bars else "as given, on the drafts they were scored on (not paired)"
     table = T.ablation_table([(r.config, s) for r, s in zip(runs, samples, strict=True)])
     table["shared_drafts"] = shared
     # each cell's score against the best baseline on the same questions, paired by draft
@@ -113,11 +116,22 @@ def _table4(ctx: Context) -> None:
             caption=f"Table 4's runs against the best baseline ({best}) on the same questions,"
             " paired by draft",
         )
+    elif (baselines := normalise_baselines(ctx.baselines)) is not None:
+        # no per-draft predictions (the Assembly, or a report given scores only): each baseline's score as
+        # given, on the drafts it was scored on, not paired
+        means = baselines.groupby("baseline", sort=False)["weighted_f1"].mean()
+        rows = pd.DataFrame(
+            {"model": [f"baseline: {b}" for b in means.index], "mean_weighted_f1": means.values}
+        )
+        table = pd.concat(
+            [table, rows.assign(k=0, reflexion=False, retriever="none", n_runs=0)], ignore_index=True
+        )
     ctx.page.table(
         table,
         table_id="table4-ablation",
         caption=f"Table 4 analogue — mean weighted F1 per cell on the {shared} drafts every run asked"
-        f" (every question; invalid rate beside), and the non-LLM baselines on the same drafts;"
+        f" (every question; invalid rate beside), and the non-LLM baselines"
+        f" {scope};"
         f" drafts left out per run: {', '.join(f'{r.run_id} {n}' for r, n in zip(runs, left, strict=True))}",
     )
     for model in sorted({r.model for r in runs}):
