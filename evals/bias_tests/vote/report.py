@@ -73,7 +73,7 @@ def _table4(ctx: Context) -> None:
         return
     samples, shared, left = _common_questions(runs)
     paired_bars = ctx.baseline_predictions is not None and not ctx.baseline_predictions.empty
-    scope = "on the same drafts" if paired_bars else "as given, on the drafts they were scored on (not paired)"
+    scope = "on the same drafts" if paired_bars else "as given, on the drafts scored (not paired)"
     table = T.ablation_table([(r.config, s) for r, s in zip(runs, samples, strict=True)])
     table["shared_drafts"] = shared
     # each cell's score against the best baseline on the same questions, paired by draft
