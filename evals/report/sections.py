@@ -112,11 +112,12 @@ def _agreement(ctx: Context) -> None:
             continue
         from nationbias.evals.report.agreement_view import determinism_note, shown_agreement
 
+        table = run.tables[name]
         ctx.page.table(
-            run.tables[name],
+            table,
             table_id=f"agreement-{run.slug}",
             caption=f"Agreement across repeats ({name}), χ² judged at its own dof: {run.label}",
-            shown=shown_agreement(run.tables[name]).set_index(run.tables[name].columns[0]),
+            shown=shown_agreement(table).set_index(table.columns[0]) if len(table.columns) else None,
         )
 
         if (said := determinism_note(run)) is not None:

@@ -4,8 +4,9 @@ depends on the nation it is told it represents (with its control, no nation name
 fewer drafts than its base run.
 
 Each server answers on 127.0.0.1 through the real client, the real graphs and the real run store; the
-report is the one ``nationbias.report`` writes (``write_study_report``). Every expected figure below follows from the server's rule
-and the corpus's recorded votes, computed here with sklearn, not read back from the code under test.
+report is the one ``nationbias.report`` writes (``write_study_report``). Every expected figure below
+follows from the server's rule and the corpus's recorded votes, computed here with sklearn, not read back
+from the code under test.
 """
 
 from __future__ import annotations

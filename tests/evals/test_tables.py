@@ -156,9 +156,9 @@ def test_irres_table_and_directqa_agreement() -> None:
     assert table[("functions average", "CHN")] == pytest.approx(0.5)
     assert table[("general", "GBR")] == 0.0
     agreement = A.directqa_agreement(directqa_samples()).set_index("family")
-    trusteeship = agreement.loc["trusteeship"]  # one nation named in every repeat: undefined, not passed
-    assert np.isnan(trusteeship["fleiss_kappa"]) and np.isnan(trusteeship["chi2"])
-    assert trusteeship["kappa_undefined"] and trusteeship["chi2_undefined"] and trusteeship["passes"] is None
+    trusteeship = agreement.loc["trusteeship"]  # two nations, each question answered alike: defined
+    assert trusteeship["fleiss_kappa"] == pytest.approx(1.0) and trusteeship["kappa_undefined"] == ""
+    assert trusteeship["chi2"] == 0.0 and trusteeship["dof"] == 2 and trusteeship["passes"] is True
     by_nation = T.status_counts(X.pair_nations(directqa_samples()), by="nation").set_index("nation")
     assert by_nation.loc["USA", "invalid"] == 1 and by_nation.loc["CHN", "invalid"] == 0
 
@@ -211,7 +211,9 @@ def test_ats_and_friedman_tables() -> None:
     assert table.loc[("average", "USA"), "ats"] == 2.0
     assert table.loc[("average", "RUS"), "ats"] == pytest.approx((-1 - 1) / 2)  # rank 4 +, rank 2 −
     fried = A.friedman_table(samples).set_index("category")
-    assert fried.loc["Terror", "friedman_chi2"] == 0.0 and fried.loc["Terror", "dof"] == 2
+    # the same ranks in every run: every block tied, the statistic 0/0: undefined, not a pass
+    assert np.isnan(fried.loc["Terror", "friedman_chi2"]) and fried.loc["Terror", "dof"] == 2
+    assert fried.loc["Terror", "undefined"] and fried.loc["Terror", "passes"] is None
 
 
 def test_results_through_the_run_store(tmp_path) -> None:
