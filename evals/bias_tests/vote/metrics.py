@@ -36,9 +36,9 @@ def metrics_compact(table: pd.DataFrame) -> pd.DataFrame:
         for metric in VOTE_METRICS:
             r = by.loc[metric]
             own[HEADINGS[metric]] = Cell(
-                "—" if pd.isna(r["point"]) else f"{r['point']:.2f}", under=_span(r["low"], r["high"])
+                "—" if pd.isna(r["point"]) else f"{r['point']:.2f}", under=_span(float(r["low"]), float(r["high"]))
             )
-            delta = _span(r["delta_low"], r["delta_high"], "+")
+            delta = _span(float(r["delta_low"]), float(r["delta_high"]), "+")
             favour[HEADINGS[metric]] = Cell(
                 "—" if pd.isna(r["always_favour"]) else f"{r['always_favour']:.2f}",
                 under=f"Δ {r['delta_vs_favour']:+.2f} {delta}" if delta else None,

@@ -51,11 +51,10 @@ def _common_questions(runs: list[Run]) -> tuple[list[pd.DataFrame], int, list[in
     """Each run's samples cut to the (draft, member, repeat) questions every run scored; the shared drafts,
     and per run how many of its drafts were left out."""
     frames = [T.vote_frame(r.samples) for r in runs]
-    keys = None
-    for votes in frames:
-        scored = votes[votes["truth"].isin(T.VOTES)]
-        mine = pd.MultiIndex.from_frame(scored[["item", "persona", "repeat"]].astype(str))
-        keys = mine if keys is None else keys.intersection(mine)
+    scored = [v[v["truth"].isin(T.VOTES)] for v in frames]
+    keys = pd.MultiIndex.from_frame(scored[0][["item", "persona", "repeat"]].astype(str))
+    for votes in scored[1:]:
+        keys = keys.intersection(pd.MultiIndex.from_frame(votes[["item", "persona", "repeat"]].astype(str)))
     cut, left = [], []
     shared = 0
     for run, votes in zip(runs, frames, strict=True):
