@@ -35,9 +35,8 @@ def metrics_compact(table: pd.DataFrame) -> pd.DataFrame:
         favour: dict[str, Cell] = {}
         for metric in VOTE_METRICS:
             r = by.loc[metric]
-            own[HEADINGS[metric]] = Cell(
-                "—" if pd.isna(r["point"]) else f"{r['point']:.2f}", under=_span(float(r["low"]), float(r["high"]))
-            )
+            span = _span(float(r["low"]), float(r["high"]))
+            own[HEADINGS[metric]] = Cell("—" if pd.isna(r["point"]) else f"{r['point']:.2f}", under=span)
             delta = _span(float(r["delta_low"]), float(r["delta_high"]), "+")
             favour[HEADINGS[metric]] = Cell(
                 "—" if pd.isna(r["always_favour"]) else f"{r['always_favour']:.2f}",
