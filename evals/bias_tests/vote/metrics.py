@@ -30,11 +30,11 @@ def metrics_compact(table: pd.DataFrame) -> pd.DataFrame:
     the same questions (the run minus it, with its paired interval, under it)."""
     rows: dict[str, dict[str, Cell]] = {}
     for persona, part in table.groupby("persona", sort=False):
-        by = part.set_index("metric")
+        by = part.set_index("metric").to_dict("index")
         own: dict[str, Cell] = {}
         favour: dict[str, Cell] = {}
         for metric in VOTE_METRICS:
-            r = by.loc[metric]
+            r = by[metric]
             span = _span(float(r["low"]), float(r["high"]))
             own[HEADINGS[metric]] = Cell("—" if pd.isna(r["point"]) else f"{r['point']:.2f}", under=span)
             delta = _span(float(r["delta_low"]), float(r["delta_high"]), "+")
