@@ -40,6 +40,9 @@ def _shown(table: pd.DataFrame) -> pd.DataFrame:
 def control_section(ctx: Context) -> None:
     controls = [r for r in ctx.of("vote") if r.control]
     if not controls:
+        if ctx.of("debias"):  # a reader of Table 3 asks where the debiased vote's control is
+            ctx.page.note(NO_DEBIAS_CONTROL)
+            ctx.page.close("persona-effect", "Persona effect — the vote against its control without a nation")
         return
     for run in [r for r in ctx.of("vote") if not r.control]:
         control = control_of(run, controls)
