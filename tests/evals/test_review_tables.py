@@ -139,7 +139,7 @@ def test_breakdown_scores_and_intervals_by_hand() -> None:
     truth_a = truths[:5]
     assert a["n_drafts"] == 5
     assert a["weighted_f1"] == pytest.approx(
-        f1_score(truth_a, ["favour"] * 5, average="weighted", labels=VOTES)
+        f1_score(truth_a, ["favour"] * 5, average="weighted", labels=VOTES, zero_division=0)
     )
     assert a["accuracy"] == pytest.approx(3 / 5) and a["low"] <= a["weighted_f1"] <= a["high"]
 
