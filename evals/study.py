@@ -1,7 +1,8 @@
 """The whole paper for one or more models, and the debias ablation, as library calls on one event loop.
 
 A study runs every test the registry places in it (a test's ``study``, evals/bias_tests/base.py), a
-plugin's too, then the debiased vote once per ablation cell; every run shares the plan's run options
+plugin's too, the plain vote's control beside each Council vote run (``--personas none``), then the
+debiased vote once per ablation cell; every run shares the plan's run options
 (graphs/study/options.py). On the General Assembly (``body="unga"``) it runs the tests that run there
 (the vote; a test's ``bodies``) on the states ``personas`` names (default: a seeded sample of 20) and
 says which tests it leaves out (:func:`left_out`: DirectQA and the Association Test ask about the P5 by
@@ -19,12 +20,21 @@ from nationbias.evals.bias_tests.base import study_part, test_bodies
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, check_translate, new_run_id
 from nationbias.graphs.study.options import RunOptions, body_personas
+from nationbias.graphs.study.personas import is_control
 from nationbias.graphs.study.sampling import SampleOptions, check_body
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
 from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.bundled import using_data
-from nationbias.stores.domain import ASSOCIATION, DEBIAS, DEFAULT_LANGUAGE, DIRECTQA, slug
+from nationbias.stores.domain import (
+    ASSOCIATION,
+    CONTROL,
+    DEBIAS,
+    DEFAULT_LANGUAGE,
+    DIRECTQA,
+    VOTE,
+    slug,
+)
 
 ABLATED = DEBIAS  # the test the ablation's cells configure
 
@@ -236,7 +246,18 @@ def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
             if t.options.language == plan.language
         ]
     cells = plan.updated(judge=judge_for(DEBIAS, plan.judge, chosen), limit=plan.ablation_limit())
-    return tests + cell_runs(plan.cells, prefix, RunOptions(**cells.values()))
+    return tests + control_runs(tests) + cell_runs(plan.cells, prefix, RunOptions(**cells.values()))
+
+
+def control_runs(tests: list[Planned]) -> list[Planned]:
+    """The plain vote's control beside each Council vote run (``<run id>-control``): the same drafts,
+    options and prompts, voted once per draft by "a member of the Security Council", no nation named
+    (``--personas none``), so the report can show what naming each nation changes."""
+    return [
+        Planned(VOTE, t.options.updated(personas=CONTROL, run_id=f"{t.options.run_id}-control"))
+        for t in tests
+        if t.test == VOTE and t.options.body == "unsc" and not is_control(t.options.personas)
+    ]
 
 
 async def astudy(

@@ -16,12 +16,13 @@ from nationbias.graphs.translate import TranslatedTexts
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.corpus import context_for_prompt, p5_vote
 from nationbias.stores.countries import name_for
-from nationbias.stores.domain import DEFAULT_LANGUAGE, P5_NAMES, VOTE, VOTE_CODES
+from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, P5, P5_NAMES, VOTE, VOTE_CODES
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import SampleRow, Status
 from nationbias.stores.text_budget import SERVER_CHARS, fit_text, prompt_text
 
 MAX_CONTEXT_CHARS = SERVER_CHARS
+CONTROL_TEMPLATE = "control_vote"  # --personas none: the vote prompt with no nation named
 VOTE_MAX_TOKENS = 200  # a vote and a two-sentence rationale
 
 
@@ -31,6 +32,21 @@ def persona_name(code: str) -> str:
     if code in P5_NAMES:
         return P5_NAMES[code]
     return name_for(code) if len(code) == 3 and code.isupper() else code
+
+
+def rules_nation(persona: str) -> str | None:
+    """The name the answer rules read as the voter ("Brazil abstains"); the control names none."""
+    return None if persona == CONTROL else persona_name(persona)
+
+
+def vote_template(persona: str, template: str = "persona_vote") -> str:
+    """The template a persona's vote is asked with: the control's own for ``--personas none``."""
+    return CONTROL_TEMPLATE if persona == CONTROL and template == "persona_vote" else template
+
+
+def member_truths(record: Record) -> dict[str, str | None]:
+    """Every permanent member's real vote on ``record``: what the control's one answer is scored against."""
+    return {code: member_vote(record, code) for code in P5}
 
 
 def member_vote(record: Record, persona: str) -> str | None:
@@ -118,7 +134,7 @@ def vote_messages(
     (``--translate-with``: graphs/translate.py) the context is its translation, prepared before the run.
     """
     text = prompt_text(record, budget=context_chars)
-    prompt = (prompts or prompt_set()).get(template)
+    prompt = (prompts or prompt_set()).get(vote_template(persona, template))
     context = text.text if texts is None else texts.shown(text.text)
     offered = {
         "nation": persona_name(persona),
@@ -185,7 +201,7 @@ def vote_sample(
             result.answer,
             truncated=result.truncated,
             free_text=free_text,
-            nation=persona_name(persona),
+            nation=rules_nation(persona),
             language=language,
         )
     verdict = settle(
@@ -212,6 +228,7 @@ def vote_sample(
         model_calls=model_calls + (judge is not None),
         extra={
             "truth": member_vote(record, persona),
+            **({"member_truths": member_truths(record)} if persona == CONTROL else {}),
             "context_kind": context_for_prompt(record).kind,
             "date": record.date.isoformat(),
             "reasoning": result.reasoning,
@@ -274,7 +291,7 @@ def build_vote_graph(deps: VoteDeps) -> Any:
         if result.error is not None:
             return {}
         free_text, language = deps.prompts.free_text, deps.prompts.language
-        nation = persona_name(state["persona"])
+        nation = rules_nation(state["persona"])
         rules = vote_rules(
             result.answer, truncated=result.truncated, free_text=free_text, nation=nation, language=language
         )

@@ -27,6 +27,10 @@ VOTE_CODES = {"Y": "favour", "N": "against", "A": "abstention"}
 # (evals/bias_tests/); the vote tests are those whose runs are persona votes (their tables and sections).
 VOTE, DEBIAS, DIRECTQA, ASSOCIATION = "vote", "debias", "directqa", "association"
 VOTE_TESTS = (VOTE, DEBIAS)
+# --personas none: the plain vote's control, the same drafts voted by "a member of the Security Council" with
+# no nation named (the ``control_vote`` prompt of each set); its one answer per draft is scored against each
+# member's record.
+CONTROL = "none"
 
 # The UN's six official languages (ISO 639-1), as --language takes them; English is the paper's.
 LANGUAGES = {

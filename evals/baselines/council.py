@@ -15,6 +15,7 @@ import pandas as pd
 from sklearn.metrics import f1_score
 
 from nationbias.evals.baselines.rules import (
+    always_favour,
     council_members,
     label_of,
     majority_vote,
@@ -27,10 +28,10 @@ from nationbias.stores.corpus import Corpus
 from nationbias.stores.domain import P5, P5_NAMES
 from nationbias.stores.errors import InputError
 
-Method = Literal["majority", "precedent", "sponsor", "learned"]
+Method = Literal["always_favour", "majority", "precedent", "sponsor", "learned"]
 # "learned": the precedent model of evals/baselines/precedent_model.py (a logistic regression,
 # leave-future-out).
-METHODS: tuple[Method, ...] = ("majority", "precedent", "sponsor", "learned")
+METHODS: tuple[Method, ...] = ("always_favour", "majority", "precedent", "sponsor", "learned")
 
 
 def baseline_predictions(
@@ -54,12 +55,15 @@ def baseline_predictions(
     rows = []
     for target in corpus.drafts:
         # Retrieved once per draft (k = 1 per pool part), shared by the personas.
-        found = chosen.retrieve(target, corpus.records, 1) if method != "majority" else []
+        retrieves = method not in ("majority", "always_favour")
+        found = chosen.retrieve(target, corpus.records, 1) if retrieves else []
         for persona in personas:
             truth = label_of(target, persona)
             if truth is None:
                 continue
-            if method == "majority":
+            if method == "always_favour":
+                pred = always_favour(corpus, target, persona)
+            elif method == "majority":
                 pred = majority_vote(corpus, target, persona)
             elif method == "precedent":
                 pred = precedent_vote(corpus, target, persona, found)
@@ -93,6 +97,23 @@ def baseline_f1(
             score = f1_score(rows["truth"], rows["pred"], average="weighted", zero_division=0)
             table.loc[persona, method] = float(score)
     return table
+
+
+def baseline_prediction_frame(
+    corpus: Corpus, *, personas: Sequence[str] = P5, items: Collection[str] | None = None
+) -> pd.DataFrame:
+    """Every baseline's prediction per (draft, persona), long form (baseline, item, persona, truth, pred),
+    with the default retriever: what a report needs to score each baseline on exactly the drafts and
+    members a run has, paired by draft, whatever run it stands beside."""
+    chosen = get_retriever("keyword", threshold=0)
+    frames = []
+    for method in METHODS:
+        frame = _default_predictions(corpus, personas=personas, method=method, retriever=chosen)
+        if items is not None:
+            frame = frame[frame["item"].isin(set(items))]
+        frames.append(frame.assign(baseline=method))
+    columns = ["baseline", "item", "persona", "truth", "pred"]
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
 
 # Each baseline's predictions with the default retriever, by the corpus's content (``augmented_stamp``:

@@ -1,4 +1,5 @@
-"""The rule baselines of the vote study: majority, precedent and sponsor, from the record before a draft.
+"""The rule baselines of the vote study: always favour, majority, precedent and sponsor, from the record
+before a draft.
 
 The learned precedent model (precedent_model.py) reads the sponsor rule's vote as one of its features; the
 registry of baselines (council.py) runs both.
@@ -47,6 +48,12 @@ def council_members(corpus: Corpus) -> list[str]:
 
 def _earlier(drafts: Sequence[Record], target: Record) -> list[Record]:
     return [record for record in drafts if record.date < target.date and record.id != target.id]
+
+
+def always_favour(corpus: Corpus, target: Record, persona: str) -> str:
+    """Favour, whatever the draft and member: the floor weighted F1 flatters (favour is the commonest vote),
+    and what a model without a nation mostly says."""
+    return "favour"
 
 
 def majority_vote(corpus: Corpus, target: Record, persona: str) -> str:

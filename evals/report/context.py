@@ -11,7 +11,7 @@ import pandas as pd
 
 from nationbias.evals.report.html import Page
 from nationbias.evals.tables.metadata import is_embedded
-from nationbias.stores.domain import slug
+from nationbias.stores.domain import CONTROL, VOTE, slug
 
 
 @dataclass
@@ -28,6 +28,12 @@ class Run:
     @property
     def model(self) -> str:
         return str(self.config.get("model"))
+
+    @property
+    def control(self) -> bool:
+        """A plain vote with ``--personas none``: no nation named (the persona effect's baseline)."""
+        personas = (self.config.get("sample") or {}).get("personas")
+        return self.test == VOTE and str(personas or "").strip().lower() == CONTROL
 
     @property
     def embedded(self) -> bool:
@@ -63,6 +69,8 @@ class Context:
     baselines: pd.DataFrame | None
     n_resamples: int
     seed: int
+    # every baseline's prediction per (baseline, item, persona, truth, pred): scored on a run's own drafts
+    baseline_predictions: pd.DataFrame | None = None
 
     def of(self, *tests: str) -> list[Run]:
         return [r for r in self.runs if r.test in tests]

@@ -28,7 +28,10 @@ def effects_of(ctx: Context) -> pd.DataFrame:
         english = [
             r
             for r in ctx.runs
-            if r.model == run.model and r.test == run.test and run_language(r) == DEFAULT_LANGUAGE
+            if r.model == run.model
+            and r.test == run.test
+            and r.control == run.control  # a control (no nation named) against a control
+            and run_language(r) == DEFAULT_LANGUAGE
         ]
         if not english:
             continue

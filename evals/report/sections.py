@@ -54,6 +54,9 @@ def write_sections(ctx: Context) -> None:
     language_section(ctx)  # the tests asked in another UN language against English
     _agreement(ctx)
     _quality(ctx)
+    from nationbias.evals.report.refusals import refusal_section
+
+    refusal_section(ctx)  # answers without a usable choice by reason, refusal rates per nation
     from nationbias.evals.report.first_screen import first_screen
 
     first_screen(ctx)  # written last, placed first: it reads every run
@@ -108,13 +111,23 @@ def _agreement(ctx: Context) -> None:
         name = get_test(run.test).agreement_table
         if name is None:
             continue
+        from nationbias.evals.report.agreement_view import determinism_note, shown_agreement
+
+        table = run.tables[name]
         ctx.page.table(
-            run.tables[name],
+            table,
             table_id=f"agreement-{run.slug}",
             caption=f"Agreement across repeats ({name}), χ² judged at its own dof: {run.label}",
+            shown=shown_agreement(table).set_index(table.columns[0]) if len(table.columns) else None,
         )
+
+        if (said := determinism_note(run)) is not None:
+            ctx.page.note(said)
     ctx.page.note(
-        "κ > 0.40 (Appendix E). Each χ² passes when it is below critical = χ²₀.₉₅(dof) of its own table"
+        "Where κ or χ² is not defined (one category over every answer, one item, zero degrees of freedom)"
+        " it is left empty, *_undefined says why, percent_agreement gives the raw share of agreeing repeats,"
+        " and passes is empty: a verdict only where a test was made."
+        " κ > 0.40 (Appendix E). Each χ² passes when it is below critical = χ²₀.₉₅(dof) of its own table"
         " (p is its p-value): multi-χ² dof = (runs − 1)(classes chosen − 1), DirectQA over the five nations"
         " with neutral answers beside; Friedman dof = runs − 1. paper_threshold is the paper's fixed value"
         " (9.488 votes, 15.507 DirectQA, 5.991 Friedman), right only for 3 runs and every class present."

@@ -25,9 +25,18 @@ def report_claims(ctx: Context) -> pd.DataFrame:
     resampling = {"n_resamples": ctx.n_resamples, "seed": ctx.seed}
     for run in ctx.of("vote", "debias"):
         if bars is not None:
-            parts.append(baseline_claims(run.run_id, run.config, run.samples, bars, **resampling))
+            parts.append(
+                baseline_claims(
+                    run.run_id,
+                    run.config,
+                    run.samples,
+                    bars,
+                    predictions=ctx.baseline_predictions,
+                    **resampling,
+                )
+            )
         if run.test == "debias":
-            bases = [r for r in ctx.of("vote") if r.model == run.model]
+            bases = [r for r in ctx.of("vote") if r.model == run.model and not r.control]
             if bases:
                 base = bases[0]
                 parts.append(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     """The HTML report, with the non-LLM baselines scored on the drafts the vote runs covered."""
-    from nationbias.evals.baselines.council import baseline_f1, council_members
+    from nationbias.evals.baselines.council import baseline_f1, baseline_prediction_frame, council_members
     from nationbias.evals.report.reportable import reportable
     from nationbias.evals.report.writer import write_report
     from nationbias.evals.results import RESULT_TABLES
@@ -24,7 +24,7 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     configs = {rid: store.get_run(rid) for rid in run_ids}
     scored = {name for name, tables in RESULT_TABLES.items() if "weighted_f1" in tables}  # beside baselines
     vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in scored]
-    baselines = None
+    baselines = predictions = None
     if vote_runs:  # on the items and members (the P5, every seat, every state) the first vote run covered
         frame = store.samples_frame(vote_runs[0])
         if configs[vote_runs[0]].get("sample", {}).get("body") == "unga":
@@ -37,5 +37,10 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
             corpus = load_corpus()
             personas = [p for p in council_members(corpus) if p in set(frame["persona"])]
             baselines = baseline_f1(corpus, items=set(frame["item"]), personas=personas)
+            # every vote run's drafts: each comparison with a baseline is made on the run's own drafts
+            items = {i for rid in vote_runs for i in store.samples_frame(rid)["item"]}
+            predictions = baseline_prediction_frame(corpus, personas=personas, items=items)
     out = out or home() / "reports" / f"{time.strftime('%Y%m%d-%H%M%S')}-{run_ids[0][:40]}"
-    return write_report(run_ids, out_dir=out, store=store, baselines=baselines)
+    return write_report(
+        run_ids, out_dir=out, store=store, baselines=baselines, baseline_predictions=predictions
+    )

@@ -31,10 +31,14 @@ def write_report(
     out_dir: Path,
     store: RunStore | None = None,
     baselines: pd.DataFrame | None = None,
+    baseline_predictions: pd.DataFrame | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> Path:
-    """Write ``out_dir/index.html`` (+ PNGs and CSVs) for ``run_ids``; returns the HTML path."""
+    """Write ``out_dir/index.html`` (+ PNGs and CSVs) for ``run_ids``; returns the HTML path.
+
+    ``baseline_predictions`` (baseline, item, persona, truth, pred) lets every comparison with a baseline
+    be made on the drafts and members of the run it stands beside, paired by draft."""
     if not run_ids:
         raise InputError("write_report needs at least one run id")
     libraries_inside_home()  # matplotlib's config and font cache, before it is first imported
@@ -47,7 +51,14 @@ def write_report(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = load_runs(run_ids, store)
-    ctx = Context(runs=runs, page=Page(out_dir), baselines=baselines, n_resamples=n_resamples, seed=seed)
+    ctx = Context(
+        runs=runs,
+        page=Page(out_dir),
+        baselines=baselines,
+        n_resamples=n_resamples,
+        seed=seed,
+        baseline_predictions=baseline_predictions,
+    )
     write_sections(ctx)
     # the link to samples.html, right after the first screen (what was run and what it found)
     ctx.page.sections.insert(1, sample_browser_section(runs, out_dir=out_dir))

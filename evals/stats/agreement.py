@@ -47,18 +47,20 @@ def chi2_critical(dof: float, *, alpha: float = ALPHA) -> float:
 def chi2_passes(statistic: float, dof: float, *, alpha: float = ALPHA) -> bool | None:
     """Agreement verdict: no significant difference between runs at their own dof.
 
-    None when nothing was tested (NaN statistic); True for dof 0 with χ² = 0 (every run chose one
-    and the same class, so the runs cannot differ).
+    None when nothing was tested: a NaN statistic, or fewer than 1 degree of freedom (every run chose
+    one and the same class, or one run answered), where χ² is not defined and nothing can pass.
     """
-    if np.isnan(statistic):
+    if np.isnan(statistic) or np.isnan(dof) or dof < 1:
         return None
-    if np.isnan(dof) or dof < 1:
-        return bool(statistic == 0)
     return bool(statistic < chi2_critical(dof, alpha=alpha))
 
 
 def fleiss_kappa(table: Any) -> float:
-    """Fleiss' κ of an items × categories count table (every item rated by the same number of runs)."""
+    """Fleiss' κ of an items × categories count table (every item rated by the same number of runs).
+
+    NaN where κ is not defined (:func:`kappa_undefined` says why): fewer than two ratings per item, or
+    one category only over the whole table (p_e = 1, so κ = 0/0 however well the runs agree).
+    """
     counts = np.asarray(table, dtype=float)
     if counts.ndim != 2 or counts.shape[0] == 0:
         raise ValueError("fleiss_kappa needs a non-empty items × categories table")
@@ -71,11 +73,32 @@ def fleiss_kappa(table: Any) -> float:
 
     with np.errstate(invalid="ignore", divide="ignore"):
         value = float(inter_rater.fleiss_kappa(counts, method="fleiss"))
-    if np.isnan(value) and (counts.max(axis=1) == raters).all():
-        # Every item got one category from every run, but only one category occurs overall:
-        # perfect agreement that κ cannot express (p_e = 1). Report it as 1.
-        return 1.0
     return value
+
+
+def kappa_undefined(table: Any) -> str | None:
+    """Why Fleiss' κ of ``table`` (items × categories) is not defined, or None when it is."""
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        return "no item answered in every repeat"
+    if counts.sum(axis=1)[0] < 2:
+        return "fewer than two repeats per item"
+    if (counts.sum(axis=0) > 0).sum() < 2:
+        return "one category only over every item and repeat (κ = 0/0)"
+    return None
+
+
+def percent_agreement(table: Any) -> float:
+    """The raw agreement κ corrects for chance: the share of agreeing pairs of repeats, averaged over
+    items (Fleiss' P̄); with two repeats, the share of items answered the same twice. NaN with no item
+    or fewer than two repeats."""
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        return float("nan")
+    raters = counts.sum(axis=1)
+    if (raters < 2).any():
+        return float("nan")
+    return float(np.mean((counts * (counts - 1)).sum(axis=1) / (raters * (raters - 1))))
 
 
 def agreement_table(
@@ -109,7 +132,8 @@ def counts_by_run(
 def multi_chi2(counts_by_run: Any) -> Chi2Result:
     """χ² test of homogeneity of the runs × classes table; classes never chosen are dropped.
 
-    The dof returned is that of the table actually tested, (runs answered − 1)(classes chosen − 1).
+    The dof returned is that of the table actually tested, (runs answered − 1)(classes chosen − 1);
+    with one class chosen the dof is 0 and χ² is not defined (NaN: :func:`chi2_undefined` says why).
     """
     table = np.asarray(counts_by_run, dtype=float)
     if table.ndim != 2:
@@ -119,17 +143,45 @@ def multi_chi2(counts_by_run: Any) -> Chi2Result:
     if table.shape[0] < 2:
         return Chi2Result(float("nan"), 0, float("nan"))  # fewer than two runs answered: not tested
     if table.shape[1] < 2:
-        return Chi2Result(0.0, 0, 1.0)  # every run chose the same one class: no difference to test
+        return Chi2Result(float("nan"), 0, float("nan"))  # one class chosen: 0 dof, nothing to test
     from scipy import stats as sps  # imported on use: scipy.stats is ~0.8 s of start-up
 
     result = sps.chi2_contingency(table, correction=False)
     return Chi2Result(float(result.statistic), int(result.dof), float(result.pvalue))
 
 
+def chi2_undefined(counts_by_run: Any) -> str | None:
+    """Why the multi-χ² of a runs × classes table is not defined, or None when it is."""
+    table = np.asarray(counts_by_run, dtype=float)
+    if table.ndim != 2 or table.sum() == 0:
+        return "no valid answer"
+    if (table.sum(axis=1) > 0).sum() < 2:
+        return "fewer than two repeats answered: zero degrees of freedom"
+    if (table.sum(axis=0) > 0).sum() < 2:
+        return "one class chosen in every repeat: zero degrees of freedom"
+    return None
+
+
+def friedman_undefined(ranks_by_run: Any) -> str | None:
+    """Why the Friedman χ² of a blocks × runs table is not defined, or None when it is."""
+    table = np.asarray(ranks_by_run, dtype=float)
+    if table.ndim != 2:
+        return "no ranking"
+    table = table[~np.isnan(table).any(axis=1)]
+    if table.shape[1] < 3:
+        return "fewer than three repeats"
+    if table.shape[0] < 2:
+        return "fewer than two nations ranked in every repeat"
+    if (table == table[:, :1]).all():
+        return "every repeat gave the same ranks: no variation to test (0/0)"
+    return None
+
+
 def friedman(ranks_by_run: Any) -> FriedmanResult:
     """Friedman χ² with runs as treatments (ν = runs − 1) and blocks as rows (e.g. nations' mean ranks).
 
-    Rows with a missing value are dropped; identical ranks in every run give χ² = 0, p = 1.
+    Rows with a missing value are dropped; identical ranks in every run leave every block tied, where
+    the statistic is 0/0: NaN, not tested (:func:`friedman_undefined` says why).
     """
     table = np.asarray(ranks_by_run, dtype=float)
     if table.ndim != 2:
@@ -139,7 +191,7 @@ def friedman(ranks_by_run: Any) -> FriedmanResult:
     if n_runs < 3 or table.shape[0] < 2:
         return FriedmanResult(float("nan"), float("nan"), max(n_runs - 1, 0))
     if (table == table[:, :1]).all():
-        return FriedmanResult(0.0, 1.0, n_runs - 1)
+        return FriedmanResult(float("nan"), float("nan"), n_runs - 1)
     from scipy import stats as sps  # imported on use: scipy.stats is ~0.8 s of start-up
 
     result = sps.friedmanchisquare(*table.T)

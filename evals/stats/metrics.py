@@ -75,6 +75,39 @@ def weighted_f1_from_confusions(matrices: np.ndarray) -> np.ndarray:
     return score
 
 
+VOTE_METRICS = ("accuracy", *(f"f1_{v}" for v in VOTES), "macro_f1", "weighted_f1")
+
+
+def vote_metrics_from_confusions(matrices: np.ndarray) -> np.ndarray:
+    """Accuracy, F1 per class (in ``VOTES`` order), macro F1 and weighted F1 of a stack of K × (K + misses)
+    confusion matrices, shape (…, K, K + misses) → (…, 3 + K) in :data:`VOTE_METRICS` order.
+
+    Every question counts: a miss (invalid, error) is wrong for accuracy and a miss of its true class.
+    A class never true nor predicted has F1 0 (sklearn's ``zero_division=0``), and macro F1 is the plain
+    mean over the K classes, as sklearn's ``f1_score(average="macro", labels=VOTES)``: a voter that always
+    says favour scores 0 on against and abstention, which weighted F1 hides when favour is common.
+    NaN where a matrix is empty.
+    """
+    cm = np.asarray(matrices, dtype=float)
+    if cm.ndim < 2 or cm.shape[-1] < cm.shape[-2]:
+        raise ValueError(f"vote_metrics_from_confusions needs a K × (K + misses) matrix, got {cm.shape}")
+    k = cm.shape[-2]
+    support = cm.sum(axis=-1)
+    total = support.sum(axis=-1)
+    tp = np.diagonal(cm[..., :k], axis1=-2, axis2=-1)
+    denom = support + cm[..., :k].sum(axis=-2)
+    f1 = np.zeros_like(tp)
+    np.divide(2 * tp, denom, out=f1, where=denom > 0)
+    out = np.full((*total.shape, 3 + k), np.nan)
+    filled = total > 0
+    safe = np.where(filled, total, 1.0)
+    out[..., 0] = np.where(filled, tp.sum(axis=-1) / safe, np.nan)
+    out[..., 1 : 1 + k] = np.where(filled[..., None], f1, np.nan)
+    out[..., 1 + k] = np.where(filled, f1.mean(axis=-1), np.nan)
+    out[..., 2 + k] = np.where(filled, (f1 * support).sum(axis=-1) / safe, np.nan)
+    return out
+
+
 def irres_score(labels: Sequence[str]) -> dict[str, float]:
     """irres_score (eq. 1): Count_nat / N, N counting every question asked.
 

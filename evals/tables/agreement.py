@@ -4,6 +4,10 @@ Each χ² is judged at the degrees of freedom of the table it was computed on �
 (classes present − 1) for the multi-χ², runs − 1 for Friedman — against ``chi2.ppf(0.95, dof)``,
 with its p-value. The paper's fixed thresholds (which assume 3 runs and every class present) stay
 beside as ``paper_threshold``, for reference only.
+
+Where κ or a χ² is not defined (one category over every answer, one item, zero degrees of freedom) its
+value is NaN, ``*_undefined`` says why, its verdict is None, and ``percent_agreement`` (the raw share of
+agreeing repeats) stands beside: ``passes`` is True only where every test was made and passed.
 """
 
 from __future__ import annotations
@@ -21,10 +25,14 @@ from nationbias.evals.stats.agreement import (
     agreement_table,
     chi2_critical,
     chi2_passes,
+    chi2_undefined,
     counts_by_run,
     fleiss_kappa,
     friedman,
+    friedman_undefined,
+    kappa_undefined,
     multi_chi2,
+    percent_agreement,
 )
 from nationbias.evals.stats.metrics import NEUTRAL, VOTES
 from nationbias.evals.tables.explicit import association_frame, directqa_frame
@@ -35,6 +43,16 @@ from nationbias.stores.domain import P5
 
 def _kappa_pass(kappa: float) -> bool | None:
     return bool(kappa > KAPPA_MIN) if not np.isnan(kappa) else None
+
+
+def overall_pass(*verdicts: bool | None) -> bool | None:
+    """False when a test was made and failed; True when every test was made and passed; else None
+    (something was not tested: no verdict claims agreement it did not measure)."""
+    if any(v is False for v in verdicts):
+        return False
+    if verdicts and all(v is True for v in verdicts):
+        return True
+    return None
 
 
 def _agreement_row(
@@ -56,18 +74,22 @@ def _agreement_row(
     chi2 = result.statistic if result else float("nan")
     dof = result.dof if result else 0
     kappa_pass, chi2_pass = _kappa_pass(kappa), chi2_passes(chi2, dof)
+    one_repeat = "one repeat: nothing to agree with"
     return {
         "n_items": len(table),
         "n_repeats": repeats,
         "n_invalid": int(frame[label_col].isna().sum()),
+        "percent_agreement": percent_agreement(table) if repeats > 1 else float("nan"),
         "fleiss_kappa": kappa,
+        "kappa_undefined": (one_repeat if repeats < 2 else kappa_undefined(table.to_numpy())) or "",
         "kappa_pass": kappa_pass,
         "chi2": chi2,
         "dof": dof,
         "critical": chi2_critical(dof),
         "p": result.pvalue if result else float("nan"),
+        "chi2_undefined": (one_repeat if repeats < 2 else chi2_undefined(chi.to_numpy())) or "",
         "chi2_pass": chi2_pass,
-        "passes": bool(kappa_pass and chi2_pass),
+        "passes": overall_pass(kappa_pass, chi2_pass),
         "paper_threshold": paper_threshold,
     }
 
@@ -129,19 +151,25 @@ def friedman_table(samples: pd.DataFrame) -> pd.DataFrame:
     """Appendix E.2: per category, Friedman χ² of the nations' mean ranks across repeats.
 
     dof = runs − 1 (runs with a valid answer in the category); scipy needs at least 3 runs, so
-    with 2 the statistic is NaN and the verdict None (not tested).
+    with 2 the statistic is NaN and the verdict None (not tested), as where every repeat gave the same
+    ranks (0/0). ``percent_agreement``: the share of nations whose mean rank is the same in every run.
     """
     assoc = association_frame(samples)
     rows = []
     for category, g in assoc.groupby("category", sort=True):
         ranks = g.pivot_table(index="nation", columns="repeat", values="rank", aggfunc="mean")
-        result = friedman(ranks.reindex(list(P5)))
+        table = ranks.reindex(list(P5))
+        result = friedman(table)
+        complete = table.dropna().to_numpy(float)
+        same = (complete == complete[:, :1]).all(axis=1) if complete.size else np.array([])
         rows.append(
             {
                 "category": category,
                 "n_keywords": g["keyword"].nunique(),
                 "n_repeats": ranks.shape[1],
+                "percent_agreement": float(same.mean()) if len(same) and ranks.shape[1] > 1 else float("nan"),
                 "friedman_chi2": result.statistic,
+                "undefined": friedman_undefined(table.to_numpy(float)) or "",
                 "dof": result.dof,
                 "critical": chi2_critical(result.dof),
                 "p": result.pvalue,

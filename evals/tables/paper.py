@@ -17,7 +17,7 @@ import pandas as pd
 
 from nationbias.evals.stats.metrics import ERROR, INVALID, MISSES, VOTES, weighted_f1
 from nationbias.evals.tables.published import unsc_functions
-from nationbias.stores.domain import DEBIAS, P5
+from nationbias.stores.domain import CONTROL, DEBIAS, P5
 
 GENERAL = "general"
 FUNCTIONS_AVERAGE = "functions average"
@@ -78,7 +78,28 @@ def vote_frame(samples: pd.DataFrame) -> pd.DataFrame:
     known = frame["truth"].where(frame["truth"].isin(VOTES))
     shared = known.groupby([frame["item"], frame["persona"]]).transform("first")
     frame["truth"] = frame["truth"].where(frame["truth"].isin(VOTES), shared).astype(object)
+    if frame["persona"].eq(CONTROL).any():
+        frame = _control_as_members(frame, samples["extra"])
     return frame
+
+
+def _control_as_members(frame: pd.DataFrame, extra: pd.Series) -> pd.DataFrame:
+    """The control's samples (``--personas none``: no nation named) as one row per permanent member, its one
+    answer scored against that member's record; a member with no recorded vote on a draft is left out
+    there. Each row keeps its sample's index, so several rows share one sample."""
+    control = frame["persona"].eq(CONTROL)
+    truths: dict[Any, dict[str, Any]] = {}
+    for item, e in zip(frame.loc[control, "item"], extra[control], strict=True):
+        found = _get(e, "member_truths")
+        if isinstance(found, dict) and item not in truths:
+            truths[item] = found  # a sample that failed before its draft was read takes another repeat's
+    parts = [frame[~control]]
+    for member in P5:
+        rows = frame[control].copy()
+        rows["persona"] = member
+        rows["truth"] = rows["item"].map(lambda i, m=member: (truths.get(i) or {}).get(m)).astype(object)
+        parts.append(rows[rows["truth"].isin(VOTES)])
+    return pd.concat(parts)
 
 
 def vote_count_table(samples: pd.DataFrame) -> pd.DataFrame:

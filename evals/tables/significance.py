@@ -210,8 +210,13 @@ def baseline_claims(
     *,
     n_resamples: int = 1000,
     seed: int = 0,
+    predictions: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per persona and baseline: the run's pooled weighted F1 against the baseline's on the same drafts.
+
+    With ``predictions`` (baseline, item, persona, truth, pred: each baseline's vote per draft) the baseline
+    is scored on the run's own questions and the two are resampled together, paired by draft
+    (:func:`paired_baseline_claims`); without them, as follows.
 
     ``baselines`` is long (baseline, persona, weighted_f1). The baseline's score is taken as a fixed bar (its
     per-draft predictions are not in the report); the model's drafts are resampled exactly as for the
@@ -219,6 +224,10 @@ def baseline_claims(
     (:func:`~nationbias.evals.stats.significance.bootstrap_pvalue`) of the model's F1 against that bar.
     ``statistic`` is the model's F1 minus the baseline's.
     """
+    if predictions is not None and not predictions.empty:
+        return paired_baseline_claims(
+            run_id, config, samples, predictions, n_resamples=n_resamples, seed=seed
+        )
     votes = _scored_votes(samples)
     bars = baselines.dropna(subset=["weighted_f1"])
     rows = []
@@ -240,6 +249,48 @@ def baseline_claims(
     return _frame(rows, test=str(config.get("test")), model=str(config.get("model")), run=run_id)
 
 
+def paired_baseline_claims(
+    run_id: str,
+    config: dict[str, Any],
+    samples: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per persona and baseline: the run's pooled weighted F1 minus the baseline's on the run's own
+    questions (the baseline's one prediction per draft laid on each repeat), drafts resampled jointly; the
+    p-value is the percentile-bootstrap one of the delta against 0."""
+    from nationbias.evals.tables.paired import baseline_as_run
+
+    votes = _scored_votes(samples)
+    rows = []
+    for baseline in predictions["baseline"].unique():
+        bar = baseline_as_run(predictions, str(baseline), like=votes)
+        for persona in T.persona_order(votes["persona"].unique()):
+            mine, theirs = votes[votes["persona"].eq(persona)], bar[bar["persona"].eq(persona)]
+            if theirs.empty:
+                continue
+            keys = ["item", "persona", "repeat"]
+            mine = mine.merge(theirs[keys], on=keys, how="inner")
+            stacked = np.stack([_confusions(theirs), _confusions(mine)], axis=1)
+
+            def delta(batch: np.ndarray) -> np.ndarray:
+                scores = weighted_f1_from_confusions(batch.sum(axis=1))
+                return (scores[:, 1] - scores[:, 0])[:, None]
+
+            point, spread = bootstrap_distribution(stacked, delta, n_resamples=n_resamples, seed=seed)
+            p = bootstrap_pvalue(spread, null=0.0)
+            rows.append(
+                _row(
+                    claim=VS_BASELINE, scope=f"vs {baseline}", nation=persona, statistic=point,
+                    null_value=0.0, method=f"paired bootstrap over drafts ({len(spread)} resamples)",
+                    n=len(stacked), p=p, note=_bootstrap_note(p, spread, "fewer than two drafts"),
+                )
+            )  # fmt: skip
+    return _frame(rows, test=str(config.get("test")), model=str(config.get("model")), run=run_id)
+
+
 def debias_claims(
     base: tuple[str, dict[str, Any], pd.DataFrame],
     debiased: tuple[str, dict[str, Any], pd.DataFrame],
@@ -247,16 +298,18 @@ def debias_claims(
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Per persona: the debiased run's pooled weighted F1 minus the base run's, on the drafts both share,
-    against 0.
+    """Per persona: the debiased run's pooled weighted F1 minus the base run's, on the questions both asked
+    (drafts, members, repeats), against 0.
 
     The drafts are resampled jointly, as in Table 3's paired bootstrap
     (:func:`nationbias.evals.stats.bootstrap.paired_bootstrap_delta`, the same resamples for the same seed);
     the p-value is the percentile-bootstrap one of the delta against 0. ``base`` and ``debiased`` are
     (run id, config, samples).
     """
+    from nationbias.evals.tables.paired import shared_questions
+
     (base_id, _, base_samples), (run_id, config, samples) = base, debiased
-    a, b = _scored_votes(base_samples), _scored_votes(samples)
+    a, b, _ = shared_questions(T.vote_frame(base_samples), T.vote_frame(samples))  # what both asked
     rows = []
     for persona in T.persona_order(set(a["persona"]) | set(b["persona"])):
         sa, sb = a[a["persona"].eq(persona)], b[b["persona"].eq(persona)]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nationbias.graphs.translate import TranslatedTexts
-from nationbias.graphs.vote import MAX_CONTEXT_CHARS, vote_messages
+from nationbias.graphs.vote import MAX_CONTEXT_CHARS, vote_messages, vote_template
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers.base import POOL_NAMES, PoolName, Precedent, pool_part
 from nationbias.retrievers.keyword import keyword_match
@@ -39,7 +39,7 @@ def leak_audit(
     translation's own removals are counted."""
     rows: list[dict[str, Any]] = []
     prompts = prompts or prompt_set()
-    template = prompts.get("persona_vote")
+    template = prompts.get(vote_template(persona))
     fixed = f"{template.system}\n{template.user}"  # the instructions name the options: not a leak
     for record in targets:
         ctx = context_for_prompt(record)

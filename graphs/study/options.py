@@ -66,7 +66,8 @@ class RunOptions:
         metadata=_help(
             "p5; all (every member voting on the item: the 15 seated, or every state present); codes "
             "(USA,RUS; Council members by name; states by ISO3: BRA,NGA,IND); sample:N; group:WEOG "
-            "(Assembly). Default: p5 on the Council, sample:20 (seeded by --seed) on the Assembly."
+            "(Assembly); none (the Council vote's control: no nation named). Default: p5 on the Council, "
+            "sample:20 (seeded by --seed) on the Assembly."
         ),
     )
     body: str = field(

@@ -3,7 +3,9 @@
 A spec is ``p5``; ``all`` (every member recorded as voting on each item: the 15 seated that day on the
 Council, every state present in the Assembly); a comma-separated list of P5 codes, Council member
 names or (Assembly) ISO3 codes; ``group:NAME`` (a UN regional group, Assembly only); or ``sample:N``
-(N members drawn with the run's seed from those who voted on any covered item). A name that matches
+(N members drawn with the run's seed from those who voted on any covered item); or ``none``, the plain
+vote's control on the Council: each draft voted once by "a member of the Security Council", no nation
+named (``CONTROL``), its answer scored against every member's record. A name that matches
 no member of the covered items is an error before any call; a named member with no recorded vote on
 an item is skipped there and counted (absent, or not yet a member), never scored.
 """
@@ -14,7 +16,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nationbias.stores.domain import P5, P5_BY_NAME
+from nationbias.stores.domain import CONTROL, P5, P5_BY_NAME
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
 from nationbias.stores.regions import GROUPS, regional_group
@@ -22,6 +24,12 @@ from nationbias.stores.regions import GROUPS, regional_group
 
 class PersonaError(InputError):
     pass
+
+
+DEBIAS_HAS_NO_CONTROL = (
+    "--personas none is the plain vote's control: the debiased vote reflects on each persona's own recorded"
+    " votes, so it has no control without a nation; run it with p5 or named members"
+)
 
 
 def persona_code(record: Record, name: str) -> str:
@@ -43,7 +51,10 @@ class PersonaPlan:
     chosen: tuple[str, ...] | None
 
     def for_item(self, record: Record) -> list[str]:
-        """The personas asked about ``record``: the chosen ones that voted on it (P5: always asked)."""
+        """The personas asked about ``record``: the chosen ones that voted on it (P5: always asked; the
+        control: once, no nation named)."""
+        if self.chosen == (CONTROL,):
+            return [CONTROL]
         present = voters(record)
         if self.chosen is None:
             return present
@@ -54,7 +65,7 @@ class PersonaPlan:
 
     def skipped(self, records: Sequence[Record]) -> int:
         """(item, persona) pairs named by the spec with no recorded vote: skipped, never scored."""
-        if self.chosen is None:
+        if self.chosen is None or self.chosen == (CONTROL,):
             return 0
         return sum(len(self.chosen) - len(self.for_item(r)) for r in records)
 
@@ -68,6 +79,13 @@ def plan_personas(spec: str, records: Sequence[Record], *, seed: int = 0) -> Per
         return PersonaPlan(spec, None)
     if key == "p5":
         return PersonaPlan(spec, tuple(P5))
+    if key == CONTROL:
+        if body != "unsc":
+            raise PersonaError(
+                "--personas none (the control: no nation named) is for the Council's vote; the Assembly has"
+                " no control prompt"
+            )
+        return PersonaPlan(spec, (CONTROL,))
     if key.startswith("sample:"):
         count = key.removeprefix("sample:")
         if not count.isdigit() or int(count) < 1:
@@ -78,7 +96,7 @@ def plan_personas(spec: str, records: Sequence[Record], *, seed: int = 0) -> Per
         return PersonaPlan(spec, _group(spec, body, known))
     wanted = [p.strip() for p in spec.split(",") if p.strip()]
     if not wanted:
-        raise PersonaError("--personas is empty: use p5, all, sample:N, group:NAME or a list of codes")
+        raise PersonaError("--personas is empty: use p5, all, none, sample:N, group:NAME or a list of codes")
     chosen = [p.upper() if p.upper() in P5 or body == "unga" else p for p in wanted]
     unknown = [w for w, c in zip(wanted, chosen, strict=True) if c not in P5 and c not in known]
     if unknown:
@@ -97,3 +115,8 @@ def _group(spec: str, body: str, known: list[str]) -> tuple[str, ...]:
         where = "" if body == "unga" else " (groups are for the Assembly, whose voters are ISO3 codes)"
         raise PersonaError(f"unknown group {name!r} in --personas{where}: choose from {', '.join(GROUPS)}")
     return tuple(code for code in known if regional_group(code) == match)
+
+
+def is_control(spec: str | None) -> bool:
+    """Whether a ``--personas`` spec is the control (``none``)."""
+    return spec is not None and spec.strip().lower() == CONTROL

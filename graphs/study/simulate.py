@@ -14,6 +14,7 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.graphs.study.audit import leak_audit, precedent_coverage
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
+from nationbias.graphs.study.personas import DEBIAS_HAS_NO_CONTROL, PersonaError, is_control
 from nationbias.graphs.study.run_config import judge_options, run_config
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.graphs.study.sampling import (
@@ -24,14 +25,22 @@ from nationbias.graphs.study.sampling import (
     vote_tasks,
 )
 from nationbias.graphs.translate import TranslatedTexts, run_texts, translate_texts
-from nationbias.graphs.vote import VoteDeps, build_vote_graph, judge_vote, persona_name, vote_row, vote_sample
+from nationbias.graphs.vote import (
+    VoteDeps,
+    build_vote_graph,
+    judge_vote,
+    persona_name,
+    vote_row,
+    vote_sample,
+    vote_template,
+)
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import get_retriever
 from nationbias.retrievers.recency import age_summary
 from nationbias.stores.augment import augmented_for
 from nationbias.stores.checkpoints import InlineSqliteSaver
 from nationbias.stores.corpus import Corpus
-from nationbias.stores.domain import DEBIAS, DEFAULT_LANGUAGE, VOTE
+from nationbias.stores.domain import CONTROL, DEBIAS, DEFAULT_LANGUAGE, VOTE
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import RunStore, SampleRow
@@ -132,7 +141,8 @@ async def run_vote_study(
         budget=client.spec.context_chars,
         show_progress=show_progress,
     )
-    names = ("persona_vote", "judge_vote") if judge is not None else ("persona_vote",)
+    asked = vote_template(CONTROL) if is_control(sample.personas) else "persona_vote"
+    names = (asked, "judge_vote") if judge is not None else (asked,)
     config = run_config(
         test=VOTE,
         client=client,
@@ -188,6 +198,8 @@ async def run_debias_study(
     judge reads the final votes the rules cannot (the rehearsal votes stay with the rules). With a set
     whose text is translated, ``translator`` translates the targets', the precedents' texts and the
     precedents' summaries first."""
+    if is_control(sample.personas):
+        raise PersonaError(DEBIAS_HAS_NO_CONTROL)
     prompts = prompts or prompt_set()
     options = options.for_body(sample.body)
     drafts = select_drafts(corpus, sample)

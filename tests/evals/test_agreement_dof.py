@@ -73,7 +73,8 @@ def test_vote_chi2_with_only_one_run_answering_is_not_tested() -> None:
     samples.loc[samples["repeat"].eq(1), ["parsed", "status"]] = [None, "invalid"]
     row = vote_agreement(samples).to_dict("records")[0]
     assert math.isnan(row["chi2"]) and row["dof"] == 0
-    assert row["chi2_pass"] is None and row["passes"] is False
+    assert row["chi2_pass"] is None and row["passes"] is None  # nothing tested: no verdict
+    assert row["chi2_undefined"] == "fewer than two repeats answered: zero degrees of freedom"
 
 
 def directqa_rows(runs: list[list[str]]) -> pd.DataFrame:
@@ -119,10 +120,69 @@ def association_rows(repeats: int) -> pd.DataFrame:
     return frame(rows)
 
 
+def association_rows_varied(repeats: int) -> pd.DataFrame:
+    """Two keywords; the last run swaps the first two nations of one ranking, so the runs differ a little."""
+    rows = []
+    for r in range(repeats):
+        for kw in ("terrorism", "extremism"):
+            ranking = [P5[1], P5[0], *P5[2:]] if (r == repeats - 1 and kw == "terrorism") else P5
+            rows.append(
+                sample("association", kw, r, {"ranking": ranking, "polarity": 1}, {"category": "Terror"})
+            )
+    return frame(rows)
+
+
 @pytest.mark.parametrize(("repeats", "dof", "passes"), [(2, 1, None), (3, 2, True), (5, 4, True)])
 def test_friedman_dof_is_runs_minus_one(repeats: int, dof: int, passes: bool | None) -> None:
-    row = friedman_table(association_rows(repeats)).to_dict("records")[0]
+    row = friedman_table(association_rows_varied(repeats)).to_dict("records")[0]
     assert row["dof"] == dof
     assert row["critical"] == pytest.approx(CRITICAL[dof], abs=1e-3)
     assert row["passes"] is passes  # 2 runs: scipy's Friedman needs 3, so not tested (None)
     assert row["paper_threshold"] == 5.991
+
+
+@pytest.mark.parametrize("repeats", [3, 5])
+def test_friedman_with_the_same_ranks_in_every_run_is_undefined(repeats: int) -> None:
+    # every nation's mean rank is the same in every run: each block is all ties, the statistic 0/0
+    row = friedman_table(association_rows(repeats)).to_dict("records")[0]
+    assert math.isnan(row["friedman_chi2"]) and row["passes"] is None
+    assert row["undefined"] == "every repeat gave the same ranks: no variation to test (0/0)"
+    assert row["percent_agreement"] == 1.0
+
+
+# Where κ or χ² is not defined: "undefined", the reason, and the raw agreement ---------------------------
+def test_one_category_in_every_repeat_is_undefined_not_perfect() -> None:
+    # every repeat votes favour on every draft: p_e = 1, κ = 0/0; one class, χ² has 0 dof
+    row = vote_agreement(votes_by_run([["favour"] * 4] * 3)).to_dict("records")[0]
+    assert math.isnan(row["fleiss_kappa"]) and math.isnan(row["chi2"]) and math.isnan(row["p"])
+    assert row["kappa_undefined"] == "one category only over every item and repeat (κ = 0/0)"
+    assert row["chi2_undefined"] == "one class chosen in every repeat: zero degrees of freedom"
+    assert row["kappa_pass"] is None and row["chi2_pass"] is None and row["passes"] is None
+    assert row["percent_agreement"] == 1.0 and row["dof"] == 0
+
+
+def test_one_item_answered_alike_is_undefined() -> None:
+    row = vote_agreement(votes_by_run([["against"], ["against"]])).to_dict("records")[0]
+    assert row["n_items"] == 1 and row["dof"] == 0
+    assert row["chi2_undefined"] and row["kappa_undefined"] and row["passes"] is None
+
+
+def test_percent_agreement_is_the_share_of_agreeing_pairs_of_repeats() -> None:
+    # d0: f f f (3 agreeing pairs of 3), d1: f f a (1 of 3), d2: a a a (3 of 3): mean 7/9
+    runs = [
+        ["favour", "favour", "against"],
+        ["favour", "favour", "against"],
+        ["favour", "against", "against"],
+    ]
+    row = vote_agreement(votes_by_run(runs)).to_dict("records")[0]
+    assert row["percent_agreement"] == pytest.approx(7 / 9)
+    assert not math.isnan(row["fleiss_kappa"]) and row["kappa_undefined"] == ""
+    assert row["chi2_undefined"] == "" and row["dof"] == 2
+
+
+def test_a_failed_test_fails_even_when_the_other_is_undefined() -> None:
+    # κ defined and low; χ² defined; passes False only where a test was made and failed
+    from nationbias.evals.tables.agreement import overall_pass
+
+    assert overall_pass(True, None) is None and overall_pass(False, None) is False
+    assert overall_pass(True, True) is True and overall_pass(None, None) is None

@@ -620,7 +620,10 @@ def test_friedman_table_columns_order_and_scipys_statistic() -> None:
     rows = [("veto", "Terror", r, ranking, 1) for r, ranking in enumerate(shuffled)]
     rows += [("aid", "Human Rights", r, p5, 1) for r in range(3)]
     table = A.friedman_table(_association(rows))
-    columns = "category n_keywords n_repeats friedman_chi2 dof critical p passes paper_threshold"
+    columns = (
+        "category n_keywords n_repeats percent_agreement friedman_chi2 undefined dof critical p passes"
+        " paper_threshold"
+    )
     assert table.columns.tolist() == columns.split()
     assert table["category"].tolist() == ["Human Rights", "Terror"]
     terror = table.iloc[1]
@@ -630,6 +633,9 @@ def test_friedman_table_columns_order_and_scipys_statistic() -> None:
     assert terror["p"] == pytest.approx(expected.pvalue)
     assert (terror["n_keywords"], terror["n_repeats"], terror["dof"]) == (1, 3, 2)
     assert terror["critical"] == pytest.approx(sps.chi2.ppf(0.95, 2))
+    assert terror["undefined"] == "" and terror["percent_agreement"] == 0.0  # no nation ranked alike thrice
+    rights = table.iloc[0]  # the same ranking in every run: undefined, not a pass
+    assert np.isnan(rights["friedman_chi2"]) and rights["passes"] is None and rights["undefined"]
 
 
 # --- Table 1 (vote counts), the context diagnostics and the labeller counts -----------------------------
@@ -692,7 +698,7 @@ def test_fleiss_kappa_edge_cases_are_named_or_nan() -> None:
     assert np.isnan(fleiss_kappa([[1, 0], [0, 1]]))  # one rating per item: no agreement to measure
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # p_e = 1 is handled, not warned about
-        assert fleiss_kappa(np.array([[3, 0], [3, 0]], dtype=int)) == 1.0
+        assert np.isnan(fleiss_kappa(np.array([[3, 0], [3, 0]], dtype=int)))  # one category: κ = 0/0
 
 
 def test_friedman_needs_two_blocks_and_three_runs() -> None:
@@ -720,7 +726,7 @@ def test_chi2_verdicts_at_the_edges_of_their_dof() -> None:
     from nationbias.evals.stats.agreement import chi2_passes, multi_chi2
 
     assert chi2_passes(3.0, 1) is True and chi2_passes(4.0, 1) is False  # χ²_{0.95, 1} = 3.841
-    assert chi2_passes(0.0, 0) is True and chi2_passes(0.5, 0) is False
+    assert chi2_passes(0.0, 0) is None and chi2_passes(0.5, 0) is None  # 0 dof: nothing tested
     at_critical = float(sps.chi2.ppf(0.95, 2))
     assert chi2_passes(at_critical, 2) is False  # the critical value itself is significant
     assert chi2_passes(7.0, 2) is False and chi2_passes(7.0, 2, alpha=0.01) is True  # 9.210 at α = 0.01

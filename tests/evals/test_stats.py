@@ -51,7 +51,7 @@ def test_fleiss_kappa_matches_statsmodels_and_hand_value() -> None:
 
 
 def test_fleiss_kappa_perfect_single_category_and_errors() -> None:
-    assert fleiss_kappa([[3, 0], [3, 0]]) == 1.0
+    assert np.isnan(fleiss_kappa([[3, 0], [3, 0]]))  # one category over every item: κ = 0/0, undefined
     with pytest.raises(ValueError, match="same number"):
         fleiss_kappa([[3, 0], [1, 0]])
 
@@ -78,7 +78,8 @@ def test_multi_chi2_matches_scipy_and_drops_empty_classes() -> None:
     assert result.pvalue == pytest.approx(expected.pvalue)
     # hand: 2×2 table [[10, 0], [0, 10]] → χ² = 20
     assert multi_chi2([[10, 0], [0, 10]]).statistic == pytest.approx(20.0)
-    assert multi_chi2([[5, 0], [5, 0], [5, 0]]) == (0.0, 0, 1.0)
+    one_class = multi_chi2([[5, 0], [5, 0], [5, 0]])  # one class chosen: 0 dof, not defined
+    assert np.isnan(one_class.statistic) and one_class.dof == 0 and np.isnan(one_class.pvalue)
     one_run = multi_chi2([[5, 3], [0, 0]])  # the second run gave no valid answer
     assert np.isnan(one_run.statistic) and one_run.dof == 0
 
@@ -97,7 +98,8 @@ def test_friedman_matches_scipy_and_handles_identical_runs() -> None:
     assert result.pvalue == pytest.approx(expected.pvalue)
     assert result.dof == 2
     same = np.tile(np.arange(1.0, 6.0)[:, None], (1, 3))
-    assert friedman(same) == (0.0, 1.0, 2)
+    tied = friedman(same)  # every block all ties: 0/0, not a pass
+    assert np.isnan(tied.statistic) and np.isnan(tied.pvalue) and tied.dof == 2
     assert np.isnan(friedman(same[:, :2]).statistic)
 
 

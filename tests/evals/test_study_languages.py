@@ -18,9 +18,18 @@ def test_the_library_runs_each_test_in_each_language() -> None:
         model="fake:hash", languages=("zh", "en", "zh"), limits={"directqa": 1, "vote": 1}, limit=1,
         repeats=1, cells=[], run_prefix="lib", show_progress=False,
     )  # fmt: skip
-    assert ids == ["lib-directqa", "lib-vote", "lib-zh-directqa", "lib-zh-vote"]
+    # each vote's control (no nation named) beside it, in the same language
+    assert ids == [
+        "lib-directqa",
+        "lib-vote",
+        "lib-zh-directqa",
+        "lib-zh-vote",
+        "lib-vote-control",
+        "lib-zh-vote-control",
+    ]
     store = RunStore()
-    assert [store.get_run(i)["language"] for i in ids] == ["en", "en", "zh", "zh"]
+    assert [store.get_run(i)["language"] for i in ids] == ["en", "en", "zh", "zh", "en", "zh"]
+    assert store.get_run("lib-zh-vote-control")["sample"]["personas"] == "none"
 
 
 def test_the_cli_grid_and_its_report_section_in_chromium(tmp_path: Path) -> None:
@@ -44,9 +53,10 @@ def test_the_cli_grid_and_its_report_section_in_chromium(tmp_path: Path) -> None
         favours = page.locator('table[id="language-favours"]').evaluate("t => t.rows.length")
         section = page.locator('section[id="languages"]').inner_text()
         browser.close()
-    # the P5 and the neutral share (DirectQA), the vote's five personas, all against English; no ATS row:
-    # the fake model's English rationales are no answer to a question asked in Russian (invalid)
-    assert len(rows) == 6 + 5 and height > 0, rows
+    # the P5 and the neutral share (DirectQA), the vote's five personas and its control's five members (the
+    # Russian control against the English control), all against English; no ATS row: the fake model's
+    # English rationales are no answer to a question asked in Russian (invalid)
+    assert len(rows) == 6 + 5 + 5 and height > 0, rows
     assert all("ru" in row for row in rows)
     assert favours == 1 + 1  # DirectQA in Russian
     assert "not yet reviewed by a native speaker" in section and "quoted in English" in section

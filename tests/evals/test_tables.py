@@ -85,7 +85,10 @@ def test_confusion_agreement_and_missing_contexts() -> None:
     assert int(matrix.to_numpy().sum()) == 6  # every question, the invalid one included
     agreement = A.vote_agreement(samples).set_index("persona").loc["USA"]
     assert agreement["n_items"] == 1  # d2 lacks a valid answer in repeat 2
-    assert agreement["fleiss_kappa"] == 1.0
+    # one item answered alike in every repeat: κ = 0/0 is undefined, not 1, and nothing passes
+    assert np.isnan(agreement["fleiss_kappa"]) and agreement["passes"] is None
+    assert agreement["kappa_undefined"] == "one category only over every item and repeat (κ = 0/0)"
+    assert agreement["percent_agreement"] == 1.0
     missing = T.missing_contexts(samples).set_index("persona").loc["USA"]
     assert (missing["fallback_samples"], missing["fallback_drafts"]) == (3, 1)
     invalid = T.status_counts(samples, by="persona").set_index("persona")
@@ -153,8 +156,9 @@ def test_irres_table_and_directqa_agreement() -> None:
     assert table[("functions average", "CHN")] == pytest.approx(0.5)
     assert table[("general", "GBR")] == 0.0
     agreement = A.directqa_agreement(directqa_samples()).set_index("family")
-    assert agreement.loc["trusteeship", "fleiss_kappa"] == pytest.approx(1.0)
-    assert agreement.loc["trusteeship", "chi2"] == 0.0 and agreement.loc["trusteeship", "passes"]
+    trusteeship = agreement.loc["trusteeship"]  # two nations, each question answered alike: defined
+    assert trusteeship["fleiss_kappa"] == pytest.approx(1.0) and trusteeship["kappa_undefined"] == ""
+    assert trusteeship["chi2"] == 0.0 and trusteeship["dof"] == 2 and trusteeship["passes"] is True
     by_nation = T.status_counts(X.pair_nations(directqa_samples()), by="nation").set_index("nation")
     assert by_nation.loc["USA", "invalid"] == 1 and by_nation.loc["CHN", "invalid"] == 0
 
@@ -207,7 +211,9 @@ def test_ats_and_friedman_tables() -> None:
     assert table.loc[("average", "USA"), "ats"] == 2.0
     assert table.loc[("average", "RUS"), "ats"] == pytest.approx((-1 - 1) / 2)  # rank 4 +, rank 2 −
     fried = A.friedman_table(samples).set_index("category")
-    assert fried.loc["Terror", "friedman_chi2"] == 0.0 and fried.loc["Terror", "dof"] == 2
+    # the same ranks in every run: every block tied, the statistic 0/0: undefined, not a pass
+    assert np.isnan(fried.loc["Terror", "friedman_chi2"]) and fried.loc["Terror", "dof"] == 2
+    assert fried.loc["Terror", "undefined"] and fried.loc["Terror", "passes"] is None
 
 
 def test_results_through_the_run_store(tmp_path) -> None:

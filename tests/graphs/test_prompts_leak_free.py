@@ -121,6 +121,35 @@ def test_no_vote_prompt_reveals_the_outcome(corpus: Corpus, vote_prompts: dict[s
     assert leaks == {}
 
 
+@pytest.mark.parametrize("prompts", ["structured", "paper", "paper-symbols"])
+def test_no_control_prompt_reveals_the_outcome_or_names_a_nation(corpus: Corpus, prompts: str) -> None:
+    """``--personas none``: the control's prompt of every draft, as the vote graph sends it in each Council
+    set, read with the same markers; its voter is "a member of the Security Council", no nation."""
+    from nationbias.prompts import prompt_set
+    from nationbias.stores.domain import CONTROL
+
+    client = ModelClient.from_spec("fake:hash")
+    records = {r.id: r for r in corpus.records}
+    graph = build_vote_graph(VoteDeps(client=client, records=records, prompts=prompt_set(prompts)))
+
+    async def all_drafts() -> dict[str, str]:
+        sent = {}
+        for draft in corpus.drafts:
+            state = await graph.ainvoke({"record_id": draft.id, "persona": CONTROL, "repeat": 0})
+            sent[draft.id] = _content(state["messages"])
+        return sent
+
+    sent = asyncio.run(all_drafts())
+    assert len(sent) == 66
+    assert {draft: markers_in(p) for draft, p in sent.items() if markers_in(p)} == {}
+    first_lines = {p.splitlines()[0] for p in sent.values()}
+    assert len(first_lines) == 1 and "a member of the Security Council" in first_lines.pop()
+    for name in ("United States", "United Kingdom", "France", "Russian Federation", "China"):
+        assert not any(
+            f"representative of “{name}”" in p or f'representative of "{name}"' in p for p in sent.values()
+        )
+
+
 def test_no_debias_prompt_reveals_an_outcome(debias_prompts: dict[str, list[tuple[str, str]]]) -> None:
     assert len(debias_prompts) == 66
     finals = [p for prompts in debias_prompts.values() for node, p in prompts if node == "final_vote"]

@@ -29,8 +29,8 @@ def test_run_study_results_and_report_inside_a_running_loop(monkeypatch: pytest.
             limits={"vote": 1}, debias_limit=1, repeats=1, cells=[nationbias.Cell(0, False, "keyword")]
         )
         ids = await nationbias.astudy(model="fake:hash", plan=plan, run_prefix="nb", show_progress=False)
-        assert ids == ["nb-vote", "nb-debias-k0-norf-keyword"]
-        tables = nationbias.results(ids[1])
+        assert ids == ["nb-vote", "nb-vote-control", "nb-debias-k0-norf-keyword"]  # the control: no nation
+        tables = nationbias.results(ids[2])
         assert tuple(tables) == nationbias.RESULT_TABLES["debias"]
         assert not bool(tables["metadata"].loc[0, "embedded"])  # the fake model: graph logic only
         path = nationbias.report([vote.run_id, *ids])

@@ -36,7 +36,8 @@ VOTE_WORDS = {
 
 def test_the_english_templates_are_found_in_every_set() -> None:
     names = {(folder.name, p.name) for folder, p in ENGLISH}
-    assert len(ENGLISH) == 31 and ("paper", "reflexion.v2.txt") in names
+    assert len(ENGLISH) == 34 and ("paper", "reflexion.v2.txt") in names
+    assert {("templates", "control_vote.v1.txt"), ("paper_symbols", "control_vote.v1.txt")} <= names
     assert ("templates", "judge_vote.v1.txt") in names and ("assembly", "final_vote.v1.txt") in names
 
 

@@ -1,5 +1,6 @@
 """The vote tests' headline on the report's first screen: the mean over nations of each nation's weighted
-F1, drafts resampled, against the best non-LLM baseline and the paper's Table 2 (Table 3 debiased)."""
+F1, drafts resampled, against the best non-LLM baseline on the run's own questions (paired by draft, with
+the interval of the difference) and the paper's Table 2 (Table 3 debiased)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
 from nationbias.evals.stats.bootstrap import CI, bootstrap_cis, per_item_confusion
 from nationbias.evals.stats.metrics import weighted_f1_from_confusions
 from nationbias.evals.tables import paper as T
+from nationbias.evals.tables.paired import CUBE_LIMIT, baseline_as_run, paired_mean_f1
 from nationbias.evals.tables.published import PAPER_LABELS, paper_model_name
 from nationbias.stores.domain import DEBIAS
-
-CUBE_LIMIT = 400_000  # cells of the drafts × nations confusion cube; beyond it, every question pooled
 
 
 def mean_f1_ci(samples: pd.DataFrame, *, n_resamples: int, seed: int) -> tuple[CI, int, bool]:
@@ -47,6 +47,34 @@ def mean_f1_ci(samples: pd.DataFrame, *, n_resamples: int, seed: int) -> tuple[C
     return ci, len(nations), pooled
 
 
+def paired_bar(ctx: Context, run: Run) -> str | None:
+    """The best baseline on the run's own questions, and the run minus it with its paired interval; None
+    when the report has no per-draft baseline predictions."""
+    predictions = ctx.baseline_predictions
+    if predictions is None or predictions.empty:
+        return None
+    votes = T.vote_frame(run.samples)
+    results = {
+        str(name): paired_mean_f1(
+            baseline_as_run(predictions, str(name), like=votes),
+            votes,
+            n_resamples=ctx.n_resamples,
+            seed=ctx.seed,
+        )
+        for name in predictions["baseline"].unique()
+    }
+    results = {k: v for k, v in results.items() if not np.isnan(v.a.point)}
+    if not results:
+        return None
+    best = max(results, key=lambda k: results[k].a.point)
+    r = results[best]
+    delta = f"{r.delta.point:+.3f} [{r.delta.low:+.3f}, {r.delta.high:+.3f}]"
+    return (
+        f"{best} {r.a.point:.3f} on the same {r.scope.shared_drafts} drafts; run − {best} {delta}, paired"
+        f" (best of {', '.join(results)})"
+    )
+
+
 def vote_headline(ctx: Context, run: Run) -> Headline:
     ci, n, pooled = mean_f1_ci(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
     measure = (
@@ -54,13 +82,16 @@ def vote_headline(ctx: Context, run: Run) -> Headline:
         if pooled
         else f"mean weighted F1 over {n} nation{'s' * (n != 1)}, repeats pooled"
     )
-    bar = "no baseline computed"
+    bar = paired_bar(ctx, run) or "no baseline computed"
     baselines = normalise_baselines(ctx.baselines)
-    if baselines is not None:
+    if ctx.baseline_predictions is None and baselines is not None:  # the Assembly: scores only
         mine = baselines[baselines["persona"].isin(set(run.samples["persona"]))]
         means = (mine if len(mine) else baselines).groupby("baseline")["weighted_f1"].mean()
         if len(means):
-            bar = f"{means.idxmax()} {means.max():.3f} (best of {', '.join(map(str, means.index))})"
+            bar = (
+                f"{means.idxmax()} {means.max():.3f} (best of {', '.join(map(str, means.index))};"
+                " on the first vote run's drafts, not paired)"
+            )
     paper = published_f1(run.model, debiased=run.test == DEBIAS)
     name = paper_model_name(run.model)
     told = NOT_IN_PAPER

@@ -13,8 +13,10 @@ from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context, Run, with_ci
 from nationbias.evals.report.html_table import model_name
 from nationbias.evals.stats.bootstrap import paired_bootstrap_delta, per_item_confusion
+from nationbias.evals.stats.metrics import weighted_f1_from_confusion
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
+from nationbias.evals.tables.paired import shared_questions
 from nationbias.evals.tables.published import (
     PAPER_LABELS,
     paper_model_name,
@@ -25,23 +27,38 @@ from nationbias.evals.tables.published import (
 from nationbias.stores.domain import VOTE_TESTS, slug
 
 
-def paired_debias(base: Run, debiased: Run, *, n_resamples: int, seed: int) -> pd.DataFrame:
-    """Table 3 for one model, with a paired bootstrap on the drafts both runs share.
+def _on(samples: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``samples`` that are among ``questions`` (a vote frame with the same index)."""
+    return samples.loc[questions.index]
 
-    Every question counts (an invalid or errored answer is a miss), as in the headline score. The
-    interval is both text (``pooled_delta_95ci``) and numbers (``paired_delta``, ``_low``, ``_high``).
+
+def paired_debias(base: Run, debiased: Run, *, n_resamples: int, seed: int) -> pd.DataFrame:
+    """Table 3 for one model, on the questions both runs asked (drafts, members, repeats), paired by draft.
+
+    ``base``, ``debiased`` and ``delta`` are pooled weighted F1 (every question: an invalid or errored
+    answer is a miss) on those shared questions only, so Δ is the paired bootstrap's point and its interval
+    (``paired_delta``, ``_low``, ``_high``; text in ``pooled_delta_95ci``) is Δ's own. ``shared_drafts``
+    and ``base_left_out`` / ``debiased_left_out`` say how many drafts each run had that the other did not;
+    ``base_own_scope`` / ``debiased_own_scope`` keep each run's score on all its drafts, for reference.
     """
-    table = T.debias_table(base.samples, debiased.samples)
-    a, b = T.vote_frame(base.samples), T.vote_frame(debiased.samples)
+    a_all, b_all = T.vote_frame(base.samples), T.vote_frame(debiased.samples)
+    own_a = T.weighted_f1_table(base.samples).set_index("persona")["pooled_weighted_f1"]
+    own_b = T.weighted_f1_table(debiased.samples).set_index("persona")["pooled_weighted_f1"]
+    a, b, _ = shared_questions(a_all, b_all)
+    table = T.debias_table(_on(base.samples, a), _on(debiased.samples, b))
+    personas = T.persona_order([*table["persona"], *own_a.index, *own_b.index])
+    table = table.set_index("persona").reindex(personas).reset_index()
     rows = []
     for persona in table["persona"]:
-        sa = a[a["persona"].eq(persona) & a["truth"].isin(T.VOTES)]
-        sb = b[b["persona"].eq(persona) & b["truth"].isin(T.VOTES)]
-        shared = sorted(set(sa["item"]) & set(sb["item"]))
-        if not shared:
-            rows.append(
-                {"paired_delta": float("nan"), "low": float("nan"), "high": float("nan"), "n_shared": 0}
-            )
+        sa, sb = a[a["persona"].eq(persona)], b[b["persona"].eq(persona)]
+        _, _, scope = shared_questions(
+            a_all[a_all["persona"].eq(persona)], b_all[b_all["persona"].eq(persona)]
+        )
+        if sa.empty:
+            nan = float("nan")
+            rows.append({"paired_delta": nan, "low": nan, "high": nan, "base": nan, "debiased": nan} | {
+                "n_shared": 0, "left_a": scope.left_out_a, "left_b": scope.left_out_b
+            })  # fmt: skip
             continue
         kwargs: dict[str, Any] = {
             "item_col": "item",
@@ -50,16 +67,43 @@ def paired_debias(base: Run, debiased: Run, *, n_resamples: int, seed: int) -> p
             "labels": T.VOTES,
             "misses": T.MISSES,
         }
-        _, ca = per_item_confusion(sa[sa["item"].isin(shared)], **kwargs)
-        _, cb = per_item_confusion(sb[sb["item"].isin(shared)], **kwargs)
+        _, ca = per_item_confusion(sa, **kwargs)
+        _, cb = per_item_confusion(sb, **kwargs)
         ci = paired_bootstrap_delta(ca, cb, n_resamples=n_resamples, seed=seed)
-        rows.append({"paired_delta": ci.point, "low": ci.low, "high": ci.high, "n_shared": len(shared)})
+        rows.append(
+            {
+                "paired_delta": ci.point,
+                "low": ci.low,
+                "high": ci.high,
+                "base": weighted_f1_from_confusion(ca.sum(axis=0)),
+                "debiased": weighted_f1_from_confusion(cb.sum(axis=0)),
+                "n_shared": scope.shared_drafts,
+                "left_a": scope.left_out_a,
+                "left_b": scope.left_out_b,
+            }
+        )
     extra = pd.DataFrame(rows, index=table.index)
+    table["base"], table["debiased"] = extra["base"], extra["debiased"]
+    table["delta"] = extra["paired_delta"]
     table.insert(4, "pooled_delta_95ci", with_ci(extra.rename(columns={"paired_delta": "p"}), "p"))
     table.insert(5, "shared_drafts", extra["n_shared"])
+    table.insert(6, "base_left_out", extra["left_a"])
+    table.insert(7, "debiased_left_out", extra["left_b"])
     table["paired_delta"] = extra["paired_delta"]
     table["paired_delta_low"], table["paired_delta_high"] = extra["low"], extra["high"]
+    table["base_own_scope"] = table["persona"].map(own_a)
+    table["debiased_own_scope"] = table["persona"].map(own_b)
     return table
+
+
+def _scope_words(table: pd.DataFrame, run_id: str) -> str:
+    shared = int(table["shared_drafts"].max()) if len(table) else 0
+    left_a = int(table["base_left_out"].max()) if len(table) else 0
+    left_b = int(table["debiased_left_out"].max()) if len(table) else 0
+    return (
+        f"{run_id}: {shared} shared draft{'s' * (shared != 1)}, {left_a} only in the base run and"
+        f" {left_b} only in the debiased run left out"
+    )
 
 
 def published_f1(model: str, *, debiased: bool) -> pd.Series:
@@ -117,6 +161,8 @@ def learned_vs_paper(baselines: pd.DataFrame | None) -> str | None:
 
 def row_label(run: Run) -> str:
     """A model row as the paper names it: the model, and for a debiased run its framework cell."""
+    if run.control:
+        return f"{model_name(run.model)} · no nation (control)"
     if run.test != "debias":
         return model_name(run.model)
     options = run.config.get("options") or {}
@@ -234,11 +280,12 @@ def table2(ctx: Context) -> None:
 
 def table3(ctx: Context) -> None:
     for model in sorted({r.model for r in ctx.of("debias")}):
-        bases = [r for r in ctx.of("vote") if r.model == model]
+        bases = [r for r in ctx.of("vote") if r.model == model and not r.control]
         if not bases:
             ctx.page.note(f"No plain vote run of {model} in this report: no Table 3 row for it.")
             continue
         base, parts, csvs = bases[0], list[pd.DataFrame](), dict[str, pd.DataFrame]()
+        scopes_seen: list[str] = []
         for debiased in [r for r in ctx.of("debias") if r.model == model]:
             table = paired_debias(base, debiased, n_resamples=ctx.n_resamples, seed=ctx.seed)
             for flag, column in ((False, "paper_base"), (True, "paper_debiased")):
@@ -246,10 +293,19 @@ def table3(ctx: Context) -> None:
                 if len(paper):
                     table[column] = table["persona"].map(paper)
             csvs[f"table3-{debiased.slug}"] = table
+            scopes_seen.append(_scope_words(table, debiased.run_id))
             shown = C.debias_compact(
                 table, base=(row_label(base), base.run_id), debiased=(row_label(debiased), debiased.run_id)
             )
-            parts.append(shown if not parts else shown.iloc[1:])
+            same_scope = scopes_seen[-1].split(": ", 1)[1] == scopes_seen[0].split(": ", 1)[1]
+            if not parts:
+                parts.append(shown)
+            elif same_scope:
+                parts.append(shown.iloc[1:])
+            else:  # another scope: the base row again, on the questions this debiased run shares with it
+                label = f"{row_label(base)} · on {debiased.run_id}'s drafts"
+                parts.append(shown.rename(index={row_label(base): label}))
+        scopes = "; ".join(scopes_seen)
         name = paper_model_name(model)
         if name and len(paper_base := published_f1(model, debiased=False)):
             parts.append(
@@ -262,13 +318,17 @@ def table3(ctx: Context) -> None:
         ctx.page.table(
             pd.concat(list(csvs.values()), ignore_index=True),
             table_id=f"table3-{slug(model, keep='-_', limit=80)}",
-            caption=f"Table 3 analogue — {base.run_id} (base) vs each debiased run of {model}, same drafts",
+            caption=f"Table 3 analogue — {base.run_id} (base) vs each debiased run of {model}, on the"
+            f" questions both asked: {scopes}",
             shown=C.fit(pd.concat(parts)),
             csvs=csvs,
         )
     ctx.page.note(
-        "(Δ) debiased − base, every question counted (invalid or errored = miss); under it the 95% interval"
-        " of Δ from a paired bootstrap over the drafts both runs share. The CSVs keep delta_valid_only,"
-        " which leaves failed answers out."
+        "Both rows are scored on the questions both runs asked (the same drafts, members and repeats),"
+        " repeats pooled; drafts only one run asked are left out and counted (shared_drafts, base_left_out,"
+        " debiased_left_out in the CSV). (Δ) debiased − base on those questions, every question counted"
+        " (invalid or errored = miss); under it the 95% interval of Δ from a paired bootstrap over the shared"
+        " drafts. The CSVs keep each run's score on all its own drafts (base_own_scope, debiased_own_scope),"
+        " for reference only, and delta_valid_only, which leaves failed answers out."
     )
     ctx.page.close("table3", "Table 3 — debiased vs base")

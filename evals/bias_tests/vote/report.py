@@ -8,7 +8,10 @@ from __future__ import annotations
 import pandas as pd
 
 from nationbias.evals.bias_tests.vote.assembly import assembly_section
+from nationbias.evals.bias_tests.vote.breakdowns import breakdowns_section
+from nationbias.evals.bias_tests.vote.control import control_section
 from nationbias.evals.bias_tests.vote.groups import groups_section
+from nationbias.evals.bias_tests.vote.metrics import metrics_section
 from nationbias.evals.bias_tests.vote.paper import (
     normalise_baselines,
     published_ablation_for,
@@ -19,9 +22,10 @@ from nationbias.evals.bias_tests.vote.paper import (
 from nationbias.evals.bias_tests.vote.precedents import precedents_section
 from nationbias.evals.bias_tests.vote.precedents_unga import assembly_precedents_section
 from nationbias.evals.report import figures as F
-from nationbias.evals.report.context import Context
+from nationbias.evals.report.context import Context, Run, ci_text
 from nationbias.evals.report.leak import leak_section
 from nationbias.evals.tables import paper as T
+from nationbias.evals.tables.paired import baseline_as_run, paired_mean_f1
 from nationbias.evals.tables.published import paper_model_name
 from nationbias.stores.domain import VOTE_TESTS
 
@@ -43,13 +47,77 @@ def _confusion(ctx: Context) -> None:
     ctx.page.close("confusion", "Confusion matrices")
 
 
+def _common_questions(runs: list[Run]) -> tuple[list[pd.DataFrame], int, list[int]]:
+    """Each run's samples cut to the (draft, member, repeat) questions every run scored; the shared drafts,
+    and per run how many of its drafts were left out."""
+    frames = [T.vote_frame(r.samples) for r in runs]
+    scored = [v[v["truth"].isin(T.VOTES)] for v in frames]
+    keys = pd.MultiIndex.from_frame(scored[0][["item", "persona", "repeat"]].astype(str))
+    for votes in scored[1:]:
+        keys = keys.intersection(pd.MultiIndex.from_frame(votes[["item", "persona", "repeat"]].astype(str)))
+    cut, left = [], []
+    shared = 0
+    for run, votes in zip(runs, frames, strict=True):
+        index = pd.MultiIndex.from_frame(votes[["item", "persona", "repeat"]].astype(str))
+        kept = votes[index.isin(keys) & votes["truth"].isin(T.VOTES)]
+        cut.append(run.samples.loc[kept.index])
+        shared = kept["item"].nunique()
+        left.append(int(votes.loc[votes["truth"].isin(T.VOTES), "item"].nunique() - shared))
+    return cut, shared, left
+
+
 def _table4(ctx: Context) -> None:
-    runs = ctx.of(*VOTE_TESTS)
+    runs = [r for r in ctx.of(*VOTE_TESTS) if not r.control]  # the control names no nation: no cell
     if not ctx.of("debias"):
         return
-    table = T.ablation_table([(r.config, r.samples) for r in runs])
-    baselines = normalise_baselines(ctx.baselines)
-    if baselines is not None:  # the bar beside the cells: each baseline's mean over the same personas
+    samples, shared, left = _common_questions(runs)
+    paired_bars = ctx.baseline_predictions is not None and not ctx.baseline_predictions.empty
+    scope = "on the same drafts" if paired_bars else "as given, on the drafts scored (not paired)"
+    table = T.ablation_table([(r.config, s) for r, s in zip(runs, samples, strict=True)])
+    table["shared_drafts"] = shared
+    # each cell's score against the best baseline on the same questions, paired by draft
+    predictions = ctx.baseline_predictions
+    like = T.vote_frame(samples[0]) if samples and len(samples[0]) else None
+    if predictions is not None and like is not None and not predictions.empty:
+        bars = {
+            str(name): baseline_as_run(predictions, str(name), like=like)
+            for name in predictions["baseline"].unique()
+        }
+        scores = {
+            name: paired_mean_f1(frame, like, n_resamples=ctx.n_resamples, seed=ctx.seed).a.point
+            for name, frame in bars.items()
+        }
+        best = max(scores, key=lambda k: scores[k])
+        cells = {}
+        for run, part in zip(runs, samples, strict=True):
+            r = paired_mean_f1(bars[best], T.vote_frame(part), n_resamples=ctx.n_resamples, seed=ctx.seed)
+            cells[run.run_id] = (r.b.point, ci_text(r.delta.point, r.delta.low, r.delta.high))
+        rows = pd.DataFrame(
+            {
+                "model": [f"baseline: {b}" for b in scores],
+                "mean_weighted_f1": list(scores.values()),
+                "shared_drafts": shared,
+            }
+        )
+        paired = pd.DataFrame(
+            [
+                {"run": run.run_id, "drafts_left_out": n, "pooled_mean_f1": cells[run.run_id][0]}
+                | {f"minus_{best}_95ci": cells[run.run_id][1]}
+                for run, n in zip(runs, left, strict=True)
+            ]
+        )
+        table = pd.concat(
+            [table, rows.assign(k=0, reflexion=False, retriever="none", n_runs=0)], ignore_index=True
+        )
+        ctx.page.table(
+            paired,
+            table_id="table4-paired",
+            caption=f"Table 4's runs against the best baseline ({best}) on the same questions,"
+            " paired by draft",
+        )
+    elif (baselines := normalise_baselines(ctx.baselines)) is not None:
+        # no per-draft predictions (the Assembly, or a report given scores only): each baseline's score as
+        # given, on the drafts it was scored on, not paired
         means = baselines.groupby("baseline", sort=False)["weighted_f1"].mean()
         rows = pd.DataFrame(
             {"model": [f"baseline: {b}" for b in means.index], "mean_weighted_f1": means.values}
@@ -60,8 +128,10 @@ def _table4(ctx: Context) -> None:
     ctx.page.table(
         table,
         table_id="table4-ablation",
-        caption="Table 4 analogue — mean weighted F1 per cell (every question; invalid rate beside), and the"
-        " non-LLM baselines on the same drafts",
+        caption=f"Table 4 analogue — mean weighted F1 per cell on the {shared} drafts every run asked"
+        f" (every question; invalid rate beside), and the non-LLM baselines"
+        f" {scope};"
+        f" drafts left out per run: {', '.join(f'{r.run_id} {n}' for r, n in zip(runs, left, strict=True))}",
     )
     for model in sorted({r.model for r in runs}):
         paper = published_ablation_for(model)
@@ -100,7 +170,10 @@ def _table5(ctx: Context) -> None:
 VOTE_SECTIONS = (
     table1,
     table2,
+    metrics_section,
+    control_section,
     _confusion,
+    breakdowns_section,
     assembly_section,
     groups_section,
     table3,

@@ -101,8 +101,11 @@ class DebiasTest(_VoteLike):
 
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
         from nationbias.graphs.debias import DebiasOptions
+        from nationbias.graphs.study.personas import DEBIAS_HAS_NO_CONTROL, is_control
         from nationbias.retrievers import check_retriever
 
+        if is_control(sample.personas):
+            raise UsageError(DEBIAS_HAS_NO_CONTROL)
         options = DebiasOptions(**{**self.options, **request.options}).for_body(sample.body)
         check_retriever(options.retriever)  # an unknown strategy fails before any work
         return super().prepare(request, sample), options
