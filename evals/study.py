@@ -19,7 +19,7 @@ from nationbias.evals.bias_tests.base import study_part, test_bodies
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, check_translate, new_run_id
 from nationbias.graphs.study.options import RunOptions, body_personas
-from nationbias.graphs.study.sampling import SampleOptions, check_body
+from nationbias.graphs.study.sampling import TARGET_ITEMS, SampleOptions, check_body, check_targets
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
 from nationbias.stores.bundled import using_data
@@ -116,6 +116,8 @@ def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
     body = check_body(plan.body)
     personas = body_personas(plan.personas, body)
     window = f" in {plan.years}" if plan.years else ""
+    if body == "unsc" and plan.targets != RunOptions.default("targets"):  # --targets, for the votes
+        window += f", the votes on {TARGET_ITEMS[check_targets(plan.targets)]}"
     where = {"unsc": "the Security Council", "unga": "the General Assembly"}[body]
     if ablation:
         return f"ablation on {where}{window}: {len(plan.cells)} debias cell(s); voting personas {personas}"

@@ -46,6 +46,7 @@ DataOpt = Annotated[str | None, _flag("data")]
 PersonasOpt = Annotated[str | None, _flag("personas")]
 BodyOpt = Annotated[str, _flag("body")]
 YearsOpt = Annotated[str | None, _flag("years")]
+TargetsOpt = Annotated[str, _flag("targets")]  # the Council's items voted on (graphs/study/sampling.py)
 FailOnErrorOpt = Annotated[
     str,
     typer.Option(
@@ -84,6 +85,7 @@ RUN_OPTIONS = {
     "personas": PersonasOpt,
     "body": BodyOpt,
     "years": YearsOpt,
+    "targets": TargetsOpt,
     "concurrency": ConcurrencyOpt,
     "run_id": RunIdOpt,
     "retry_errors": RetryErrorsOpt,

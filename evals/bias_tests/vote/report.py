@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from nationbias.evals.bias_tests.vote.assembly import assembly_section
+from nationbias.evals.bias_tests.vote.false_veto import false_veto_section
 from nationbias.evals.bias_tests.vote.groups import groups_section
 from nationbias.evals.bias_tests.vote.paper import (
     normalise_baselines,
@@ -106,6 +107,7 @@ VOTE_SECTIONS = (
     table3,
     _table4,
     _table5,
+    false_veto_section,
     precedents_section,
     assembly_precedents_section,
     leak_section,

@@ -33,7 +33,7 @@ def vote_tables(samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         "weighted_f1": T.weighted_f1_table(samples),
         "confusion": T.confusion_table(samples),
         "agreement": A.vote_agreement(samples),
-        "invalid": T.status_counts(samples, by="persona"),
+        "invalid": T.status_counts(samples[T.paper_rows(samples)], by="persona"),
         "missing_contexts": T.missing_contexts(samples),
     }
 
