@@ -11,9 +11,12 @@ from pathlib import Path
 
 def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     """The HTML report, with the non-LLM baselines scored on the drafts the vote runs covered."""
+    import pandas as pd
+
     from nationbias.evals.baselines.council import baseline_f1, council_members
     from nationbias.evals.report.writer import write_report
     from nationbias.evals.results import RESULT_TABLES
+    from nationbias.evals.tables.paper import adopted_rows
     from nationbias.stores.corpus import load_corpus
     from nationbias.stores.paths import home
     from nationbias.stores.runstore import RunStore
@@ -23,8 +26,11 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     scored = {name for name, tables in RESULT_TABLES.items() if "weighted_f1" in tables}  # beside baselines
     vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in scored]
     baselines = None
-    if vote_runs:  # on the items and members (the P5, every seat, every state) the first vote run covered
-        frame = store.samples_frame(vote_runs[0])
+    # on the items and members (the P5, every seat, every state) the first vote run covered; the baselines
+    # predict the non-adopted drafts (and the Assembly's roll calls) only, not adopted resolutions
+    frame = store.samples_frame(vote_runs[0]) if vote_runs else pd.DataFrame()
+    frame = frame[~adopted_rows(frame)] if len(frame) else frame
+    if len(frame):
         if configs[vote_runs[0]].get("sample", {}).get("body") == "unga":
             from nationbias.evals.baselines.assembly import assembly_baseline_f1
             from nationbias.evals.tables.paper import persona_order

@@ -17,6 +17,7 @@ that of France, the United Kingdom and the United States, on the same items.
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -87,7 +88,9 @@ def false_veto_table(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: in
     for persona in T.persona_order(votes["persona"].unique()):
         mine = votes[votes["persona"].eq(persona)]
         conf = _confusions(mine)
-        ci = bootstrap_cis(conf, _member_stats, n_resamples=n_resamples, seed=seed)
+        with warnings.catch_warnings():  # an F1 with no true case and no prediction is NaN in every resample
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ci = bootstrap_cis(conf, _member_stats, n_resamples=n_resamples, seed=seed)
         truth = mine.drop_duplicates("item")["truth"]
         n_questions = len(mine)
         misses = int(mine["answer"].isin(MISSES).sum())

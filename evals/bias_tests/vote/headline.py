@@ -58,7 +58,7 @@ def vote_headline(ctx: Context, run: Run) -> Headline:
     baselines = normalise_baselines(ctx.baselines)
     if baselines is not None:
         mine = baselines[baselines["persona"].isin(set(run.samples["persona"]))]
-        means = (mine if len(mine) else baselines).groupby("baseline")["weighted_f1"].mean()
+        means = (mine if len(mine) else baselines).groupby("baseline")["weighted_f1"].mean().dropna()
         if len(means):
             bar = f"{means.idxmax()} {means.max():.3f} (best of {', '.join(map(str, means.index))})"
     paper = published_f1(run.model, debiased=run.test == DEBIAS)
