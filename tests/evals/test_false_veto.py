@@ -201,3 +201,26 @@ def test_a_model_that_vetoes_as_russia_and_china(fault_server: Any, tmp_path: An
     again = [*args[:-2], "--run-id", run_id, "--targets", "all", *(["--debias"] if debias else [])]
     resumed = runner.invoke(app, again, catch_exceptions=False)
     assert resumed.exit_code == 2 and "targets='adopted', not 'all'" in " ".join(resumed.output.split())
+
+
+def test_the_dry_run_prices_the_targets_and_the_study_runs_them(fault_server: Any) -> None:
+    server: FaultServer = fault_server(responder=_east_vetoes)
+    cli = CliRunner(env={"NATIONBIAS_BASE_URL": server.base_url, "COLUMNS": "200"})
+    model = ["-m", "openai-compatible:stub", "--price-in", "2", "--price-out", "8"]
+    dry = cli.invoke(app, ["run", "vote", "--targets", "adopted", "--limit", "2", "--repeats", "1", *model,
+                           "--dry-run"])  # fmt: skip
+    assert dry.exit_code == 0, dry.output
+    assert re.search(r"^total: 10 calls to send", dry.stdout, re.MULTILINE)  # 2 resolutions × the P5
+    assert "--targets adopted: the votes on the Council's adopted resolutions" in dry.stdout
+    assert server.count() == 0
+    study = ["study", "--targets", "all", "--limit", "1", "--repeats", "1", "--run-id", "whole", *model[:2]]
+    priced = cli.invoke(app, [*study, *model[2:], "--dry-run"])
+    assert priced.exit_code == 0, priced.output
+    assert "the votes on the Council's adopted resolutions and non-adopted drafts" in priced.stdout
+    assert server.count() == 0
+    ran = cli.invoke(app, study)
+    assert ran.exit_code == 0, ran.output
+    store = RunStore()
+    ids = set(store.runs_frame()["run_id"])
+    votes = sorted(r for r in ids if r == "whole-vote" or r.startswith("whole-debias-"))
+    assert len(votes) == 4 and all(store.get_run(r)["targets"] == "all" for r in votes)  # the vote, 3 cells
