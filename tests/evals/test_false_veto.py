@@ -26,7 +26,7 @@ from nationbias.graphs.study.options import RunOptions
 from nationbias.graphs.study.sampling import SampleOptions, check_targets, eligible, select_drafts
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import RunStore, resume_conflict
+from nationbias.stores.runstore import RunStore, SampleRow, resume_conflict
 from tests.support.fake_answers import default_content
 from tests.support.fault_server import FaultServer
 from tests.support.samples import frame, sample
@@ -105,7 +105,23 @@ def _hand() -> pd.DataFrame:
         _vote("D", "RUS", 0, "against", "against", adopted=False),
         _vote("D", "USA", 0, "against", "favour", adopted=False),
     ]
-    return frame(rows)
+    return _stored(rows)
+
+
+def _stored(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The rows written to a real run store and read back, as the tables read a run."""
+    store = RunStore()
+    store.create_run("hand", {"test": "vote", "model": "m"})
+    for r in rows:
+        row = SampleRow(
+            test="vote", item=r["item"], persona=r["persona"], repeat=r["repeat"], status=r["status"],
+            messages=[], parsed=r["parsed"], error=r["error"], extra=r["extra"],
+        )  # fmt: skip
+        store.write("hand", row)
+    store.flush()
+    stored = store.samples_frame("hand")
+    assert len(stored) == len(frame(rows))
+    return stored
 
 
 def test_the_false_veto_table_by_hand() -> None:
@@ -144,7 +160,7 @@ def test_the_gap_is_paired_by_item_and_its_claim_is_made() -> None:
 
 
 def test_the_papers_tables_read_the_failed_drafts_only() -> None:
-    tables = tables_for("r", {"test": "vote", "model": "m"}, _hand())
+    tables = tables_for("hand", {"test": "vote", "model": "m"}, _hand())
     f1 = tables["weighted_f1"].set_index("persona")
     assert (f1["n_drafts"] == 1).all() and (f1["n_questions"] == 1).all()
     assert tables["invalid"]["n"].sum() == 2
