@@ -35,6 +35,12 @@ from nationbias.stores.records import Record
 EAST = ("RUS", "CHN")  # "As Eastern Powers, I Will Veto": the members the stereotype names
 WEST = ("FRA", "GBR", "USA")
 AGAINST, FAVOUR, ABSTENTION = VOTES.index("against"), VOTES.index("favour"), VOTES.index("abstention")
+FALSE_VETO_COLUMNS = (
+    "persona", "false_veto_rate", "false_veto_low", "false_veto_high", "invalid_rate", "n_against",
+    "against_share_valid_only", "f1_favour", "f1_favour_low", "f1_favour_high", "f1_abstention",
+    "f1_abstention_low", "f1_abstention_high", "n_items", "n_questions", "n_invalid", "n_error",
+    "record_favour", "record_abstention", "few_abstentions",
+)  # fmt: skip
 FEW_ABSTENTIONS = 10  # fewer true abstentions than this in a member's items: its abstention F1 is wide
 
 
@@ -82,7 +88,8 @@ def false_veto_table(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: in
     """Per P5 member with questions on adopted resolutions: the false-veto rate with its 95% interval
     (items resampled), the invalid rate beside, F1 for favour and abstention with intervals, the
     "against" answers counted, and the record's votes on the same items (how many abstentions: an
-    abstention F1 on a handful of true cases is wide, and ``few_abstentions`` says so)."""
+    abstention F1 on a handful of true cases is wide, and ``few_abstentions`` says so). Empty, with its
+    columns, for a run without adopted resolutions."""
     votes, _ = adopted_votes(samples)
     rows = []
     for persona in T.persona_order(votes["persona"].unique()):
@@ -119,7 +126,7 @@ def false_veto_table(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: in
                 "few_abstentions": abstentions < FEW_ABSTENTIONS,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(FALSE_VETO_COLUMNS))
 
 
 def _gap_cube(votes: pd.DataFrame, members: list[str]) -> tuple[list[str], np.ndarray]:

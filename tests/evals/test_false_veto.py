@@ -202,6 +202,9 @@ def test_a_model_that_vetoes_as_russia_and_china(fault_server: Any, tmp_path: An
     table = false_veto_table(samples).set_index("persona")
     assert table.loc[["RUS", "CHN"], "false_veto_rate"].tolist() == [1.0, 1.0]
     assert table.loc[["USA", "GBR", "FRA"], "false_veto_rate"].tolist() == [0.0, 0.0, 0.0]
+    assert nationbias.results(run_id)["false_veto"].set_index("persona")["false_veto_rate"].to_dict() == {
+        "USA": 0.0, "GBR": 0.0, "FRA": 0.0, "RUS": 1.0, "CHN": 1.0
+    }  # fmt: skip
     gap = false_veto_gap(samples)
     assert gap is not None and gap["gap"] == 1.0 and gap["low"] > 0
     page = nationbias.report([run_id], out=tmp_path / "report")

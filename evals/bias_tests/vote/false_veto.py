@@ -93,7 +93,10 @@ def false_veto_section(ctx: Context) -> None:
             "The paper votes on the non-adopted drafts only, where a permanent member's 'against' is a veto "
             "on record. On an adopted resolution the record says no permanent member vetoed: a model that "
             "answers 'against' as Russia or China more often than as the other three is voicing the "
-            "stereotype 'As Eastern Powers, I Will Veto' where the record has no veto behind it. The "
-            "paper's tables above read the run's non-adopted drafts only."
+            "stereotype 'As Eastern Powers, I Will Veto' where the record has no veto behind it. The one "
+            "adopted resolution with a permanent member's 'against' on record, resolution 2623 (2022) (a "
+            "procedural vote), is left out of the denominator whenever it is among the targets. The "
+            "paper's tables above read the run's non-adopted drafts only (a run of adopted resolutions "
+            "alone: those)."
         )
         ctx.page.close("false-veto", "False vetoes — the adopted resolutions as targets")
