@@ -213,6 +213,7 @@ def test_a_model_that_vetoes_as_russia_and_china(fault_server: Any, tmp_path: An
     text = " ".join(unescape(re.sub(r"<[^>]+>", " ", section[: section.index("</section>")])).split())
     assert "False vetoes" in text and "As Eastern Powers, I Will Veto" in text
     assert "RUS+CHN − FRA+GBR+USA" in text
+    assert "the record's abstentions on every adopted resolution: USA 7, GBR 4, FRA 3, RUS 95, CHN 54" in text
     claims = pd.read_csv(tmp_path / "report" / "significance.csv")
     gap_claim = claims[claims["claim"].eq(FALSE_VETO_GAP)].iloc[0]
     assert gap_claim["survives_holm_report"] and gap_claim["p_holm_report"] < 0.05

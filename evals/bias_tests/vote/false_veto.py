@@ -18,6 +18,7 @@ from nationbias.evals.tables.targets import (
     false_veto_gap,
     false_veto_table,
     gap_name,
+    record_adopted_votes,
 )
 from nationbias.stores.domain import VOTE_TESTS
 
@@ -40,6 +41,14 @@ def _shown(table: pd.DataFrame) -> pd.DataFrame:
     out["questions"] = table["n_questions"]
     out["record_abstentions"] = table["record_abstention"]
     return out.set_index("persona")
+
+
+def record() -> str:
+    """Each permanent member's abstentions on every adopted resolution of the corpus, as a phrase."""
+    from nationbias.stores.corpus import load_corpus
+
+    counts = record_adopted_votes(load_corpus().records).set_index("persona")["abstention"]
+    return ", ".join(f"{persona} {count}" for persona, count in counts.items())
 
 
 def false_veto_section(ctx: Context) -> None:
@@ -71,14 +80,22 @@ def false_veto_section(ctx: Context) -> None:
                 "Federation against convening an emergency special session of the General Assembly), which "
                 "no veto can block; it is no veto the model could match."
             )
-        few = table.loc[table["few_abstentions"], "persona"].tolist()
+        none = table.loc[table["record_abstention"].eq(0), "persona"].tolist()
+        few = table.loc[table["few_abstentions"] & table["record_abstention"].gt(0), "persona"].tolist()
+        parts = []
         if few:
-            ctx.page.note(
-                f"{', '.join(few)}: fewer than {FEW_ABSTENTIONS} recorded abstentions among these items, so "
-                "the abstention F1 rests on a handful of true cases and its interval is wide (on every "
-                "adopted resolution the record has the United States abstaining 7 times, the United "
-                "Kingdom 4 and France 3, against Russia's 95 and China's 54)."
+            parts.append(
+                f"{', '.join(few)}: fewer than {FEW_ABSTENTIONS} recorded abstentions among these items, so"
+                " the abstention F1 rests on a handful of true cases and its interval is wide"
             )
+        if none:
+            parts.append(
+                f"{', '.join(none)}: no recorded abstention among these items, so the abstention F1 is 0"
+                " where the model abstained and undefined (—) where it did not"
+            )
+        if parts:
+            every = f" (the record's abstentions on every adopted resolution: {record()})."
+            ctx.page.note("; ".join(parts) + every)
         gap = false_veto_gap(run.samples, n_resamples=ctx.n_resamples, seed=ctx.seed)
         if gap is not None:
             ctx.page.note(
