@@ -1,4 +1,6 @@
-"""``python -m benchmarks [--quick] [--only NAME ...] [--out PATH]``: run, print a table, write RESULTS.md."""
+"""``python -m benchmarks [--quick] [--only NAME ...] [--out PATH]``: run, print a table, write the run's
+figures to ``RESULTS-<names>.md`` (git-ignored); ``RESULTS.md`` keeps the current figures, one section per
+benchmark, copied from such a run by hand."""
 
 from __future__ import annotations
 
@@ -22,12 +24,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out",
         type=Path,
         default=None,
-        help=f"results file (default {RESULTS}; partial runs: RESULTS-<names>.md)",
+        help="results file (default benchmarks/RESULTS-<names>.md; RESULTS-all.md for a full run)",
     )
     args = parser.parse_args(argv)
-    if args.out is None:  # a partial or quick run never overwrites the full RESULTS.md
-        partial = (["quick"] if args.quick else []) + (args.only or [])
-        args.out = RESULTS.with_name(f"RESULTS-{'-'.join(partial)}.md") if partial else RESULTS
+    if args.out is None:  # a run never overwrites RESULTS.md, the page of current figures
+        named = (["quick"] if args.quick else []) + (args.only or ["all"])
+        args.out = RESULTS.with_name(f"RESULTS-{'-'.join(named)}.md")
     names = args.only or list(BENCHMARKS)
     facts = machine()
     sections: list[Section] = []

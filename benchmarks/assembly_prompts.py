@@ -1,4 +1,4 @@
-"""``python -m benchmarks.assembly_prompts``: the form of the Assembly prompts on the wire (issue 30 §4).
+"""``python -m benchmarks.assembly_prompts``: the form of the Assembly prompts on the wire.
 
 Three runs through the library, answered by the deterministic fake model (no model needed): a debiased
 Assembly vote (bm25, k=1) and a plain one on the same 20 roll calls of 2010-2019, and a debiased Council

@@ -1,5 +1,4 @@
-"""What of the 66 targets' texts reaches the model, before and after ``nationbias.stores.text_budget`` (issue
-30).
+"""What of the 66 targets' texts reaches the model, before and after ``nationbias.stores.text_budget``.
 
 ``uv run python -m benchmarks.prompt_texts`` prints the markdown table kept in RESULTS.md. "Before"
 is the text as db56d5d sent it: the leak-guarded text cut at the budget's last space, " …" added.

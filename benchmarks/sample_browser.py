@@ -1,7 +1,7 @@
 """The sample browser at an Assembly study's scale: 10^5 synthetic vote samples through the real writer
 (evals/report/sample_browser.py), ``samples.html`` loaded from disk in real Chromium, each filter timed.
 
-Targets (issue 19): the page ready in under 3 s, each filter applied and drawn in under 200 ms. They are
+Targets: the page ready in under 3 s, each filter applied and drawn in under 200 ms. They are
 judged here, not in the test suite (tests/evals/test_sample_browser_scale.py checks the same page works).
 """
 

@@ -1,4 +1,4 @@
-"""Where the style classifier's remaining gap comes from (issue 30 §2): the gate's AUC on variants of the
+"""Where the style classifier's remaining gap comes from: the gate's AUC on variants of the
 texts as sent, each removing one suspected cause.
 
 ``uv run python -m benchmarks.style_gap`` prints the markdown table kept in RESULTS.md. Every variant uses

@@ -1,4 +1,4 @@
-"""The test suite against its budgets (issue 32), measured by running the README's two test commands.
+"""The test suite against its budgets, measured by running the README's two test commands.
 
 The inner loop must finish in under 90 s (the median of three runs) and the full command in at most
 10 minutes, on 2 cores. Tests added later keep to the same budget: this is the check, run side by side
@@ -97,7 +97,7 @@ def _clean(run: SuiteRun) -> bool:
 
 
 def run(quick: bool = False) -> Section:
-    section = Section("suite", "The test suite against its budgets (issue 32)")
+    section = Section("suite", "The test suite against its budgets")
     full, inner = readme_commands()
     if quick:
         inner, runs = [*inner, QUICK_TARGET], 1

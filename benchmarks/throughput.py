@@ -23,11 +23,11 @@ from typing import Any
 
 from benchmarks import transport
 from benchmarks.common import Section, fault_server_process, fmt_s, fresh_home
+from benchmarks.sdk_wire import WIRES, on_wire
 from nationbias.graphs.debias import DebiasOptions
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.http import ChatCompletionsClient
-from nationbias.graphs.model.providers.wire import WIRES
 from nationbias.graphs.study.runner import RAMP_S, frozen_gc, run_async
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts, vote_tasks
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
@@ -60,7 +60,7 @@ every finished call);
 (11) all 64 workers started at once, so their calls left in one burst and came back in one; the loop
 served each burst while interleaving LangGraph's hops, every sample ended late and the burst
 re-formed every wave (per-call latency ~230 ms for 200 ms of server time). Workers now start 2 ms
-apart, like a load generator's ramp-up (`graphs/runner.RAMP_S`), and the spacing holds;
+apart, like a load generator's ramp-up (`graphs/study/runner.RAMP_S`), and the spacing holds;
 (12) debias samples make 1, 3 or 5 chained calls: run in the given order, the last 5-call samples
 left single workers running alone; samples now start longest first (retrieval is asked once per draft);
 (13) debias sat on the 0.90 line (0.83–0.91 across earlier full runs). py-spy put ~20% of its CPU in
@@ -150,7 +150,7 @@ def _median_of(runs: list[Measured]) -> Measured:
 
 
 def _client(base_url: str, wire: str = WIRES[0]) -> ModelClient:
-    return ModelClient.from_spec(MODEL_SPEC, base_url=base_url, cache=None, wire=wire)
+    return on_wire(ModelClient.from_spec(MODEL_SPEC, base_url=base_url, cache=None), wire)
 
 
 async def _run(

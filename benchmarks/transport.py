@@ -1,6 +1,6 @@
 """The direct providers' two wire clients side by side, in the throughput run: our aiohttp client
 (graphs/model/http.py) and the openai SDK over its own aiohttp transport (``openai.DefaultAioHttpClient``,
-graphs/model/providers/sdk.py). The same vote study at the top concurrency, the two interleaved run by
+benchmarks/sdk_wire.py). The same vote study at the top concurrency, the two interleaved run by
 run so the shared VM's load falls on both alike; the client's CPU per call beside the efficiency."""
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ from statistics import median
 from typing import Any
 
 from benchmarks.common import Section
-from nationbias.graphs.model.providers.wire import WIRES
+from benchmarks.sdk_wire import WIRES
 from nationbias.graphs.study.runner import run_async
 
 NOTE = (
     "Transport: the vote study at c={c} through each wire client of the direct providers "
-    "(`ModelClient(wire=...)`, graphs/model/providers/wire.py), interleaved run by run ({n} runs each, "
+    "(`benchmarks.sdk_wire.on_wire`), interleaved run by run ({n} runs each, "
     "median). "
     "CPU per call is the client process's CPU time (`time.process_time`, the server runs in its own "
     "process) over the calls made: graph, run store and transport together, so the difference between "
-    "the rows is the transport's. The faster is the default (`WIRES[0]`)."
+    "the rows is the transport's. The library asks through the first (`WIRES[0]`)."
 )
 
 

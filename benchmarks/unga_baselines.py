@@ -1,4 +1,4 @@
-"""The Assembly baselines on every recorded vote of 2005–2019, beside UNSim and issue 17's targets.
+"""The Assembly baselines on every recorded vote of 2005–2019, beside UNSim and the targets they are held to.
 
 ``python -m benchmarks.unga_baselines [FIRST LAST]`` prints a Markdown table (accuracy, per-class F1) and
 the wall time. Every figure is leave-future-out (:mod:`nationbias.evals.baselines.assembly`).
@@ -24,7 +24,7 @@ def main(first: int = 2005, last: int = 2019) -> str:
         "|---|---|---|---|---|---|---|",
         f"| UNSim (published, 181,043 votes) | | {UNSIM['accuracy']:.3f} | {UNSIM['f1_favour']:.3f} | "
         f"{UNSIM['f1_against']:.3f} | {UNSIM['f1_abstention']:.3f} | |",
-        f"| target (issue 17) | | ≥ {TARGET['accuracy']:.2f} | | ≥ {TARGET['f1_against']:.2f} | "
+        f"| target | | ≥ {TARGET['accuracy']:.2f} | | ≥ {TARGET['f1_against']:.2f} | "
         f"≥ {TARGET['f1_abstention']:.2f} | |",
     ]
     for row in scores.itertuples():

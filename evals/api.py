@@ -89,8 +89,10 @@ async def arun(
                 f"test {test!r} runs on {' and '.join(test_bodies(bias))}, not --body {run.body}"
             )
         check_model(model, base_url=run.base_url)  # a bad spec or key fails first
+        from nationbias.graphs.model.registry import shared_url
+
         chosen = for_body(check_prompts(run.prompts, language=run.language), run.body)
-        translate_url = run.translate_base_url or run.base_url
+        translate_url = run.translate_base_url or shared_url(run.translate_with or "", run.base_url)
         check_translate(run.translate_with, language=chosen.language, base_url=translate_url)
         # --translate-with: only a test that shows a record's text translates it (the vote and debias)
         translates = run.translate_with is not None and getattr(bias, "translates", False)
@@ -99,7 +101,7 @@ async def arun(
         check_budget(run.reasoning_max_tokens)
         check_timeout(run.timeout)
         check_every(run.progress_every)
-        judge_url = run.judge_base_url or run.base_url
+        judge_url = run.judge_base_url or shared_url(run.judge or "", run.base_url)
         if run.judge is not None:
             bias.check_judge(chosen)
             check_model(run.judge, base_url=judge_url)
@@ -151,8 +153,9 @@ async def arun(
 def _notice(text: str) -> None:
     """A line for the user on stderr (a stale lease taken over), as the runner's progress goes."""
     from nationbias.graphs.study.runner import console
+    from nationbias.graphs.terminal_text import controls_escaped
 
-    console.print(text, highlight=False, soft_wrap=True, markup=False)
+    console.print(controls_escaped(text), highlight=False, soft_wrap=True, markup=False)
 
 
 def sync(main: Coroutine[Any, Any, T]) -> T:

@@ -1,7 +1,7 @@
 """One run's named result tables, ready for the CLI, a notebook or the report: each test's own, its per-nation
 claims corrected for multiplicity (``significance``), and metadata.
 
-Above the registry of tests (evals/bias_tests/), which it asks for each test's tables.
+Above the registry of tests (evals/bias_tests/), which it asks for each test's tables; no test imports it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from nationbias.evals.bias_tests import bias_tests, get_test
 from nationbias.evals.tables.metadata import metadata_frame
 from nationbias.evals.tables.significance import significance_table
 
@@ -25,8 +26,6 @@ class _ResultTables(Mapping[str, tuple[str, ...]]):
     """Test name → the names of its result tables, read from the registry (evals/bias_tests)."""
 
     def _tables(self) -> dict[str, tuple[str, ...]]:
-        from nationbias.evals.bias_tests import bias_tests
-
         return {name: (*test.tables, *SHARED_TABLES) for name, test in bias_tests().items()}
 
     def __getitem__(self, test: str) -> tuple[str, ...]:
@@ -44,8 +43,6 @@ RESULT_TABLES: Mapping[str, tuple[str, ...]] = _ResultTables()
 
 def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The named tables of one run, computed from its config and samples frame."""
-    from nationbias.evals.bias_tests import get_test
-
     out = get_test(str(config.get("test"))).result_tables(samples)
     out["significance"] = significance_table(run_id, config, samples)
     out["metadata"] = metadata_frame(run_id, config, samples)

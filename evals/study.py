@@ -22,8 +22,9 @@ from nationbias.graphs.study.options import RunOptions, body_personas
 from nationbias.graphs.study.sampling import TARGET_ITEMS, SampleOptions, check_body, check_targets
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
+from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.bundled import using_data
-from nationbias.stores.domain import ASSOCIATION, DEBIAS, DEFAULT_LANGUAGE, DIRECTQA, KEYWORD_THRESHOLD, slug
+from nationbias.stores.domain import ASSOCIATION, DEBIAS, DEFAULT_LANGUAGE, DIRECTQA, slug
 
 ABLATED = DEBIAS  # the test the ablation's cells configure
 

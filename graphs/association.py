@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, rules_then_judge_graph, settle
+from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, settle
 from nationbias.graphs.labels.parsing import Parsed, truncated_reason
 from nationbias.graphs.labels.ranking import (
     POLARITY_SIGN,
@@ -22,6 +22,7 @@ from nationbias.graphs.labels.ranking import (
     polarity_judge_schema,
     ranking_schema,
 )
+from nationbias.graphs.labels.rules_then_judge import rules_then_judge_graph
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set

@@ -26,9 +26,9 @@ from nationbias.graphs.translate import TranslatedTexts
 from nationbias.graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import Precedent, Retriever
+from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.retrievers.recency import DEFAULT_UNGA_HALFLIFE
 from nationbias.stores.augment import Augmented
-from nationbias.stores.domain import KEYWORD_THRESHOLD
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
 from nationbias.stores.statements import MemberStatement, statements_for
@@ -50,7 +50,7 @@ def _appended(log: list[Any], batches: Sequence[list[Any]]) -> list[Any]:
 
 # The logs are delta channels: a checkpoint stores each node's new entries once, not the whole
 # list again. ``calls`` holds every prompt, and re-serialising it at each of a sample's up to nine
-# checkpoints was the saver's main cost (benchmarks/RESULTS.md, finding 13). ``precedents`` (written
+# checkpoints was the saver's main cost (benchmarks/throughput.py, finding 13). ``precedents`` (written
 # once, by retrieve) and ``history`` (one entry per precedent) are append-only too: as plain values
 # every later checkpoint carried them again, summaries included (finding 16).
 AppendLog: DeltaChannel[list[Any]] = DeltaChannel(_appended)

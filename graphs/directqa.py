@@ -24,11 +24,11 @@ from nationbias.graphs.labels.directqa import (
     judge_decision,
     label_directqa,
     parse_judge_label,
-    rules_then_judge_graph,
     settle,
 )
 from nationbias.graphs.labels.framing import IRRESPONSIBLE, RESPONSIBLE, framed_item
 from nationbias.graphs.labels.parsing import truncated_reason
+from nationbias.graphs.labels.rules_then_judge import rules_then_judge_graph
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rich.console import Console
 from rich.progress import Progress
 
 from nationbias.graphs.model.client import ModelClient
@@ -171,9 +172,7 @@ async def translate_texts(
 
     if todo:
         if show_progress:
-            from nationbias.graphs.study.runner import console
-
-            with Progress(console=console, transient=True) as progress:
+            with Progress(console=Console(stderr=True), transient=True) as progress:
                 task = progress.add_task(f"translate into {language} · {spec}", total=len(todo))
                 await asyncio.gather(*(one(t, progress, task) for t in todo))
         else:

@@ -6,8 +6,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, rules_then_judge_graph, settle
+from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, settle
 from nationbias.graphs.labels.parsing import VOTE_SCHEMA, json_object
+from nationbias.graphs.labels.rules_then_judge import rules_then_judge_graph
 from nationbias.graphs.labels.vote import parse_judge_vote, vote_judge_schema, vote_rules
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient

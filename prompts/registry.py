@@ -323,11 +323,6 @@ def _load(folder: Path, set_name: str, language: str = DEFAULT_LANGUAGE) -> dict
     return {(p.name, p.version): p for p in (_parse(f, set_name, language) for f in template_files(folder))}
 
 
-def all_prompts() -> dict[tuple[str, int], Prompt]:
-    """The default set's templates."""
-    return _load(TEMPLATE_DIR, DEFAULT_SET)
-
-
 def get_prompt(
     name: str, version: int | None = None, *, prompts: str | None = None, language: str | None = None
 ) -> Prompt:

@@ -7,8 +7,10 @@ Scoring every earlier item of the pool for every query cost ~0.1 s on the 6k UNG
 ~0.5 s at 100k (benchmarks/RESULTS.md). So each pool gets an index, built once: per pool part, the
 items sorted by date (the leakage rule becomes one bisect) and inverted lists from each region,
 target nation and keyword to the items carrying it. A query then only touches the items that share
-something with the target; the score and reason of those are computed by :func:`keyword_match`, as
-before, so results are exactly the naive scorer's (``retrieve_naive``, kept for tests).
+something with the target; the score and reason of those are computed by :func:`keyword_match`, so
+results are exactly those of scoring every earlier item (tests/support/keyword_reference.py holds them
+equal). A negative threshold keeps items that share nothing, which no index can find: every earlier
+item is scored then.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ from nationbias.retrievers.base import (
 )
 from nationbias.stores.augment import Augmented, augmented_for
 from nationbias.stores.corpus import Corpus
-from nationbias.stores.domain import EXCLUDED_NATIONS, KEYWORD_THRESHOLD
+from nationbias.stores.domain import EXCLUDED_NATIONS
 from nationbias.stores.records import Record
 
+KEYWORD_THRESHOLD = 3.0  # the paper's: a precedent is kept when its score is above it
 REGION_POINTS = 2.0
 NATION_POINTS = 1.0
 KEYWORD_POINTS = 0.1
@@ -253,7 +256,7 @@ class KeywordRetriever:
         if k == 0:
             return []
         if self.threshold < 0:  # every earlier item qualifies, sharing something or not
-            return self.retrieve_naive(target, pool, k)
+            return self._score_every_earlier(target, pool, k)
         index = self.index(pool)
         fields = index.fields
         target_fields = fields.get(target.id) or self._augmented([target])[target.id]
@@ -270,8 +273,8 @@ class KeywordRetriever:
                 precedents.append(Precedent(item.record, item.score, item.reason, part, rank))
         return sorted(precedents, key=lambda p: (p.record.date, p.record.id))
 
-    def retrieve_naive(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
-        """Score every earlier item: the reference the indexed :meth:`retrieve` must equal."""
+    def _score_every_earlier(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
+        """Score every earlier item of each pool part (a threshold below 0 keeps items sharing nothing)."""
         fields = self._augmented(pool)
         target_fields = fields.get(target.id) or self._augmented([target])[target.id]
 

@@ -1,5 +1,5 @@
 """The domain's facts, each in one place: the P5, the vote labels, the built-in tests' names, the nations
-no retriever matches on, the keyword retriever's cut, and how a free name becomes a file- and id-safe slug.
+no retriever matches on, and how a free name becomes a file- and id-safe slug.
 
 Everything above ``stores`` imports these; nothing redefines them.
 """
@@ -47,9 +47,6 @@ def config_language(config: Mapping[str, Any]) -> str:
 
 # Target nations too general to make two items alike (the paper's retriever skips them).
 EXCLUDED_NATIONS = frozenset({"Member States", "United Nations"})
-
-# The paper's keyword retriever keeps a precedent whose score is above this.
-KEYWORD_THRESHOLD = 3.0
 
 
 def slug(text: str, *, keep: str = "._-", limit: int = 100) -> str:

@@ -24,7 +24,7 @@ from nationbias.stores.domain import config_language
 from nationbias.stores.errors import InputError
 from nationbias.stores.faults import guarded_write
 from nationbias.stores.lease import SCHEMA as LEASE_SCHEMA
-from nationbias.stores.lease import RunLease
+from nationbias.stores.lease import Holder, RunLease, stale_reason, this_host
 from nationbias.stores.paths import home
 from nationbias.stores.sqlite import GroupCommit, connect
 
@@ -81,12 +81,43 @@ NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
 OPTIONS_BEFORE = {"framing": "irresponsible"}
 
 
+# What a run's sample is (graphs/study/sampling.py, SampleOptions: body, personas, years, and any field
+# added to it) is compared field by field, so a resume asks the same question; only its size may grow:
+# a larger --limit (None: every item) or more --repeats, which asks the same question of more items.
+SAMPLE_SIZE = ("limit", "repeats")
+# What describes the run's targets: recorded again when the sample grows (the new targets leak-audited).
+TARGET_KEYS = ("sample", "leak_audit", "skipped", "precedent_coverage", "precedent_age")
+
+
+def _smaller(old: Any, new: Any) -> bool:
+    """A sample size that shrank (None: no limit, the largest)."""
+    if old is None or new is None:
+        return old is None and new is not None
+    return bool(new < old)
+
+
+def sample_conflict(stored: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """The first field of the sample that differs (a size that shrank counts; one that grew does not)."""
+    old_sample, new_sample = stored.get("sample"), new.get("sample")
+    if not isinstance(old_sample, dict) or not isinstance(new_sample, dict):
+        return None
+    for key in sorted(set(old_sample) & set(new_sample)):  # a field a run made before it existed: not
+        old, value = old_sample[key], new_sample[key]
+        changed = _smaller(old, value) if key in SAMPLE_SIZE else old != value
+        if changed:
+            grows = " (the sample may only grow)" if key in SAMPLE_SIZE else ""
+            return f"{key}={old!r}, not {value!r}{grows}"
+    return None
+
+
 def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | None:
     """The first setting that differs between a stored run config and a new one, as ``key=old, not new``."""
     new = json.loads(json.dumps(config, sort_keys=True, default=str))  # tuples → lists, as stored
     for key in RESUME_KEYS:
         if key in new and key in stored and new[key] != stored[key]:
             return f"{key}={stored[key]!r}, not {new[key]!r}"
+    if difference := sample_conflict(stored, new):
+        return difference
     for key, before in KEYS_BEFORE.items():
         if key in new and stored.get(key, before) != new[key]:
             return f"{key}={stored.get(key, before)!r}, not {new[key]!r}"
@@ -96,6 +127,29 @@ def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | Non
         if old != new_value:
             return f"{key}={old!r}, not {new_value!r}"
     return None
+
+
+PLANNED = "samples_planned"  # the run config's count of the samples its last start asked for
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """A run as a report must describe it: ``done`` rows of ``planned`` (None: not recorded), and
+    ``running`` while a live process holds its lease (stores/lease.py)."""
+
+    done: int
+    planned: int | None
+    running: bool
+
+    def note(self) -> str | None:
+        """``in progress: 28 of 60`` while it runs, ``incomplete: 28 of 60`` when it stopped short;
+        None when every planned sample is in."""
+        of = f" of {self.planned}" if self.planned is not None else " so far"
+        if self.running:
+            return f"in progress: {self.done}{of}"
+        if self.planned is not None and self.done < self.planned:
+            return f"incomplete: {self.done}{of} (stopped; the same command with its --run-id resumes it)"
+        return None
 
 
 class RunNotFoundError(InputError, KeyError):
@@ -196,12 +250,25 @@ class RunStore:
                 stored: dict[str, Any] = json.loads(row[0])
                 if difference := resume_conflict(stored, config):
                     raise InputError(f"run {run_id!r} was started with {difference}: use a new --run-id")
-                return stored
+                return self._grown(run_id, stored, config)
             self._conn.execute(
                 "INSERT INTO runs (run_id, config, created) VALUES (?,?,?)",
                 (run_id, json.dumps(config, sort_keys=True, default=str), time.time()),
             )
         return config
+
+    def _grown(self, run_id: str, stored: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+        """The stored config, with the new targets' description when the sample grew (a larger --limit):
+        the report and the leak audit then speak of every target the run asks."""
+        new = json.loads(json.dumps(config, sort_keys=True, default=str))
+        if new.get("sample") == stored.get("sample"):
+            return stored
+        grown = {**stored, **{key: new[key] for key in TARGET_KEYS if key in new}}
+        self._conn.execute(
+            "UPDATE runs SET config = ? WHERE run_id = ?",
+            (json.dumps(grown, sort_keys=True, default=str), run_id),
+        )
+        return grown
 
     def update_config(self, run_id: str, **changes: Any) -> None:
         config = self.get_run(run_id)
@@ -254,6 +321,20 @@ class RunStore:
         """The run's lease, for a ``with`` block: a second live process refuses (stores/lease.py);
         ``notify`` hears of a stale lease taken over."""
         return RunLease(self.path, check_run_id(run_id), notify=notify)
+
+    def progress(self, run_id: str) -> RunProgress:
+        """How far ``run_id`` is: its rows, the samples it plans, and whether a live process runs it."""
+        config = self.get_run(run_id)
+        with self._lock:
+            done = self._conn.execute("SELECT COUNT(*) FROM samples WHERE run_id = ?", (run_id,)).fetchone()[
+                0
+            ]
+            row = self._conn.execute(
+                "SELECT host, pid, token, started, heartbeat FROM leases WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        live = row is not None and stale_reason(Holder(*row), now=time.time(), host=this_host()) is None
+        planned = config.get(PLANNED)
+        return RunProgress(int(done), planned if isinstance(planned, int) else None, live)
 
     # samples --------------------------------------------------------------------------------
     def done_ids(self, run_id: str, *, include_errors: bool = True) -> set[str]:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import lightgbm as lgb
 
 # UNSim (a public Assembly vote simulator on Voeten ideal points), 181,043 votes of sessions 60–74
-# (2005–2019), as issue 16 quotes it: the published anchor the Assembly baselines are read beside.
+# (2005–2019), as published: the anchor the Assembly baselines are read beside.
 UNSIM = {"accuracy": 0.682, "f1_favour": 0.818, "f1_against": 0.172, "f1_abstention": 0.138}
 UNSIM_YEARS = (2005, 2019)
 ALL = ("majority", "same_title", "bloc", "model")

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from nationbias.evals.cli.common import cli_errors, console, err_console
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.errors import InputError
 
 batch_app = typer.Typer(help="Run a batch round elsewhere: export its requests, import the results.")
@@ -69,7 +70,7 @@ def batch_import(
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {results}: {exc}") from None
     requests = {r["custom_id"]: r for r in store.requests(run_id)}
-    lines = parse_output(text, source=str(results), known=set(requests))
+    lines = parse_output(text, source=str(results), known=requests)
     outcomes = ingest(
         lines, store=store, cache=ResponseCache(), run_id=run_id, requests=requests, final=False
     )
@@ -95,9 +96,11 @@ def runs_status(run_id: str) -> None:
         state = row.state + (f" ({row.server_state})" if row.server_state else "")
         pending = row.requests - row.done - row.failed
         console.print(
-            f"round {row.round} · {Endpoint.from_group(row.grp).model} · batch {row.batch_id or '-'} · "
-            f"{state} · {row.requests} requests: {row.done} done, {row.failed} failed, {pending} pending · "
-            f"submitted {_when(row.submitted)} · ended {_when(row.completed)}",
+            plain(
+                f"round {row.round} · {Endpoint.from_group(row.grp).model} · batch {row.batch_id or '-'} · "
+                f"{state} · {row.requests} requests: {row.done} done, {row.failed} failed, "
+                f"{pending} pending · submitted {_when(row.submitted)} · ended {_when(row.completed)}"
+            ),
             highlight=False,
             soft_wrap=True,
         )
@@ -115,7 +118,9 @@ def runs_status(run_id: str) -> None:
     for request in store.requests(run_id):
         if request["status"] == "failed":
             console.print(
-                f"  failed {request['custom_id'][:16]}… ×{request['attempts']}: {request['reason']}"
+                plain(f"  failed {request['custom_id'][:16]}… ×{request['attempts']}: {request['reason']}"),
+                highlight=False,
+                soft_wrap=True,
             )
 
 

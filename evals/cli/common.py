@@ -17,6 +17,7 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_model, check_prompts, make_client, new_run_id
 from nationbias.graphs.study.halt import signals_raise
 from nationbias.graphs.study.options import RunOptions
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.bundled import using_data
 from nationbias.stores.domain import EMBEDDED_NOTICE
 from nationbias.stores.errors import InputError
@@ -182,7 +183,7 @@ def cli_errors(func: F) -> F:
                     raise
                 message = str(exc).strip().strip("'\"") or type(exc).__name__
                 message = " ".join(line.strip() for line in message.splitlines() if line.strip())
-                err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+                err_console.print(f"[bold red]error:[/] {plain(message)}", highlight=False, soft_wrap=True)
                 raise typer.Exit(EXIT_BAD_INPUT) from None
             if code := finish(outcome):
                 raise typer.Exit(code)
@@ -239,7 +240,7 @@ def print_summary(summary: Any, *, embedded: bool) -> None:
         f"ok {summary.ok} · invalid {summary.invalid} · error {summary.error} · {summary.wall_s:.1f}s"
     )
     for line in summary.first_errors:
-        err_console.print(f"  [red]failed[/] {line}", highlight=False)
+        err_console.print(f"  [red]failed[/] {plain(line)}", highlight=False, soft_wrap=True)
     if embedded:
         console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")
 

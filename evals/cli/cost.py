@@ -65,10 +65,12 @@ def _models(kwargs: dict[str, Any]) -> list[str]:
 
 def _check_models(kwargs: dict[str, Any]) -> None:
     from nationbias.evals.inputs import check_model
+    from nationbias.graphs.model.registry import shared_url
 
     for model in _models(kwargs):
         judge = model == kwargs.get("judge")
-        check_model(model, base_url=(judge and kwargs.get("judge_base_url")) or kwargs.get("base_url"))
+        inherited = shared_url(model, kwargs.get("base_url")) if judge else kwargs.get("base_url")
+        check_model(model, base_url=(judge and kwargs.get("judge_base_url")) or inherited)
 
 
 def check_cap(max_cost: float | None) -> float | None:

@@ -21,7 +21,8 @@ from nationbias.evals.cli.common import (
     err_console,
     make_client,
 )
-from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.graphs.terminal_text import plain
+from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:
@@ -41,10 +42,10 @@ def _validated(path: str | None) -> Corpus:
     file = corpus_file(path)
     report = validate_file(file)
     for warning in report.warnings:
-        err_console.print(f"warning: {warning}", highlight=False, soft_wrap=True)
+        err_console.print(f"warning: {plain(warning)}", highlight=False, soft_wrap=True)
     if not report.ok:
         for problem in report.errors:
-            err_console.print(f"error: {problem}", highlight=False, soft_wrap=True)
+            err_console.print(f"error: {plain(problem)}", highlight=False, soft_wrap=True)
         err_console.print(f"{len(report.errors)} error(s) in {file}; nothing was written.", highlight=False)
         raise typer.Exit(2)
     return load_corpus(file)
@@ -144,7 +145,7 @@ def audit(
     for row in report["rows"]:
         if row["markers"] or row["fallback_reason"]:
             why = "; ".join(row["markers"]) or row["fallback_reason"]
-            console.print(f"  {row['id']}: {row['kind']}: {why}", highlight=False)
+            console.print(plain(f"  {row['id']}: {row['kind']}: {why}"), highlight=False)
     from nationbias.stores.text_budget import audit_summary, text_audit
 
     texts = audit_summary(text_audit(drafts)).set_index("budget").T.astype(str)
@@ -177,7 +178,7 @@ def audit(
 
 
 def _print_voice_audit(corpus: Corpus) -> None:
-    """Wording, labels, reflection statements and the style-only classifier (issue 30 §2)."""
+    """Wording, labels, reflection statements and the style-only classifier."""
     from nationbias.evals.style_audit import (
         label_outcome_counts,
         save_style_audit,
@@ -236,7 +237,7 @@ def augment(
         f"{run.path}: {run.written} written, {run.reused} already there, {len(run.failures)} failed"
     )
     for failure in run.failures[:10]:
-        err_console.print(f"  failed {failure.id}: {failure.error}", highlight=False)
+        err_console.print(plain(f"  failed {failure.id}: {failure.error}"), highlight=False)
     if run.failures:
         raise typer.Exit(1)
 
@@ -299,7 +300,7 @@ def import_undl_cmd(
             f"unmapped column {column!r}: {cells} non-blank cell(s) not imported", highlight=False
         )
     for conflict in result.conflicts:
-        err_console.print(f"conflict: {conflict}", highlight=False)
+        err_console.print(plain(f"conflict: {conflict}"), highlight=False)
     pool = result.before(before)
     out = write_records(pool, derived_dir() / f"undl_adopted_before_{before}.jsonl")
     skipped = ", ".join(f"{n} {why}" for why, n in result.skipped_rows.items()) or "none"

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from nationbias.graphs.model.breaker import display_url
 from nationbias.graphs.study.halt import Interrupted, RunHalted, SignalStop
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.errors import InputError
 from nationbias.stores.faults import RunFault, describe_write_fault, is_write_fault
 from nationbias.stores.paths import home
@@ -138,7 +138,7 @@ def stopped(outcome: Outcome, exc: BaseException) -> int | None:
     if isinstance(fault, KeyboardInterrupt):  # outside a run's calls: nothing was in flight
         label = fault.label if isinstance(fault, SignalStop) else "Ctrl-C"
         message = f"interrupted ({label})"
-    _say(f"[bold red]{'interrupted' if interrupted else 'error'}:[/] {escape(' '.join(message.split()))}")
+    _say(f"[bold red]{'interrupted' if interrupted else 'error'}:[/] {plain(' '.join(message.split()))}")
     summary_line(outcome, code)
     return int(code)
 
@@ -172,7 +172,7 @@ def summary_line(outcome: Outcome, code: int) -> None:
     if resume_id is not None:
         retry = any(s.errored for s in runs)
         line += f" · resume: {resume_command(resume_id, retry_errors=retry)}"
-    _say(line)
+    _say(plain(line))
 
 
 def resume_command(run_id: str, *, retry_errors: bool = False) -> str:

@@ -18,8 +18,9 @@ from nationbias.evals.cli.common import (
 from nationbias.evals.cli.explicit import register as register_explicit
 from nationbias.evals.cli.explicit import run_association_command, run_directqa_command
 from nationbias.evals.cli.plugin import register as register_plugins
+from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.retrievers.registry import RETRIEVERS
-from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, VOTE
+from nationbias.stores.domain import DEBIAS, VOTE
 
 run_app = typer.Typer(help="Run one bias test for one model.", no_args_is_help=True)
 

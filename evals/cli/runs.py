@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from nationbias.evals.cli.common import cli_errors, console
+from nationbias.graphs.terminal_text import plain
 from nationbias.prompts.registry import UNREVIEWED_NOTE
 from nationbias.stores.errors import InputError
 
@@ -27,7 +28,7 @@ def runs_list() -> None:
         return
     table = Table(*frame.columns)
     for row in frame.astype(str).itertuples(index=False):
-        table.add_row(*row)
+        table.add_row(*map(plain, row))  # a model's name is the user's text: no markup
     console.print(table)
     unreviewed = sorted({str(v).rstrip("*") for v in frame["language"] if str(v).endswith("*")})
     if unreviewed:
@@ -55,9 +56,9 @@ def cache_stats() -> None:
     from nationbias.stores.cache import ResponseCache
 
     stats = ResponseCache().stats()
-    console.print(f"{stats.path}: {stats.entries} responses, {stats.size_bytes / 1e6:.2f} MB")
+    console.print(plain(f"{stats.path}: {stats.entries} responses, {stats.size_bytes / 1e6:.2f} MB"))
     for model, count in stats.by_model.items():
-        console.print(f"  {model}: {count}")
+        console.print(plain(f"  {model}: {count}"), highlight=False)
 
 
 @cache_app.command("clear")

@@ -18,6 +18,7 @@ from nationbias.evals.cli.common import (
     cli_errors,
     cli_hooks,
     console,
+    err_console,
     given,
     make_client,
     new_run_id,
@@ -27,6 +28,7 @@ from nationbias.evals.cli.cost import dry_running
 from nationbias.evals.report.study import write_study_report
 from nationbias.evals.study import Cell, StudyPlan, astudy, describe, study_limits
 from nationbias.evals.study import ablate as ablate_runs
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.domain import ASSOCIATION, VOTE, slug
 
 __all__ = ["Cell", "StudyPlan", "grid_cells", "parse_grid", "register", "write_study_report"]
@@ -174,7 +176,9 @@ def register(app: typer.Typer) -> None:
         for spec in model:
             make_client(spec, base_url=base_url, no_cache=no_cache)  # every key checked before any work
         if judge:
-            make_client(judge, base_url=base_url, no_cache=no_cache)
+            from nationbias.graphs.model.registry import shared_url
+
+            make_client(judge, base_url=shared_url(judge, base_url), no_cache=no_cache)
         # every test the registry places in a study, each with --limit (the ablation too)
         plan = StudyPlan(
             **given(study, locals() | options, drop=("model", "run_id", "languages")), languages=grid
@@ -238,9 +242,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """One self-contained HTML page for the runs given, with CSVs and PNGs beside it."""
+        from nationbias.evals.report.reportable import progress_notes, reportable
         from nationbias.stores.runstore import RunStore
 
         store = RunStore()
-        for rid in run_ids:
-            store.get_run(rid)  # an unknown id fails before any work
-        print(write_study_report(list(run_ids), out=out))
+        ids = reportable(run_ids, store)  # each once; an unknown id or one with no samples fails first
+        for note in progress_notes(ids, store):
+            err_console.print(plain(note), highlight=False, soft_wrap=True)
+        print(write_study_report(ids, out=out))

@@ -1,4 +1,4 @@
-"""The report's section on the language of the question (issue 33, part 2): for each model and test asked
+"""The report's section on the language of the question: for each model and test asked
 in English and in another UN language, the headline number's difference to English with a paired
 interval, and which nation each language treats best and worst."""
 

@@ -1,5 +1,9 @@
 """The report's sections: the runs, each registered test's own sections, significance after correction,
-agreement and answer quality."""
+agreement and answer quality.
+
+Above the registry of tests (evals/bias_tests/), which gives each test's sections and tables; no test
+imports it.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from nationbias.evals.bias_tests import bias_tests, get_test
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.cost import cost_table
 from nationbias.evals.results import tables_for
@@ -31,8 +36,6 @@ def load_runs(run_ids: list[str], store: RunStore) -> list[Run]:
 
 def write_sections(ctx: Context) -> None:
     """Every section of a test present, in the registry's order (the paper's), each written once."""
-    from nationbias.evals.bias_tests import bias_tests
-
     _runs_section(ctx)
     present = {run.test for run in ctx.runs}
     written: set[object] = set()
@@ -101,8 +104,6 @@ def _runs_section(ctx: Context) -> None:
 
 
 def _agreement(ctx: Context) -> None:
-    from nationbias.evals.bias_tests import get_test
-
     for run in ctx.runs:
         name = get_test(run.test).agreement_table
         if name is None:
@@ -122,8 +123,6 @@ def _agreement(ctx: Context) -> None:
 
 
 def _quality(ctx: Context) -> None:
-    from nationbias.evals.bias_tests import get_test
-
     for run in ctx.runs:
         slug = run.slug
         key = get_test(run.test).invalid_table

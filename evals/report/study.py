@@ -14,6 +14,7 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     import pandas as pd
 
     from nationbias.evals.baselines.council import baseline_f1, council_members
+    from nationbias.evals.report.reportable import reportable
     from nationbias.evals.report.writer import write_report
     from nationbias.evals.results import RESULT_TABLES
     from nationbias.evals.tables.paper import adopted_rows
@@ -22,6 +23,7 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     from nationbias.stores.runstore import RunStore
 
     store = RunStore()
+    run_ids = reportable(run_ids, store)  # each once, each with samples: the baselines read the first
     configs = {rid: store.get_run(rid) for rid in run_ids}
     scored = {name for name, tables in RESULT_TABLES.items() if "weighted_f1" in tables}  # beside baselines
     vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in scored]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from nationbias.evals.report.html import Page, page
+from nationbias.evals.report.reportable import progress_notes, reportable
 from nationbias.evals.report.sample_browser import sample_browser_section
 from nationbias.evals.report.sections import BANNER, Context, load_runs, write_sections
 from nationbias.stores.errors import InputError
@@ -39,9 +40,11 @@ def write_report(
         from nationbias.stores.runstore import RunStore
 
         store = RunStore()
+    run_ids = reportable(run_ids, store)  # each once; one with no samples fails here, by name
+    notes = progress_notes(run_ids, store)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    runs = load_runs(list(run_ids), store)
+    runs = load_runs(run_ids, store)
     ctx = Context(runs=runs, page=Page(out_dir), baselines=baselines, n_resamples=n_resamples, seed=seed)
     write_sections(ctx)
     # the link to samples.html, right after the first screen (what was run and what it found)
@@ -52,7 +55,7 @@ def write_report(
         page(
             title="nationbias report",
             sections=ctx.page.sections,
-            banner=BANNER if embedded else None,
+            banner=" · ".join([BANNER] * embedded + notes) or None,
             subtitle=", ".join(r.label for r in runs),
         ),
         encoding="utf-8",

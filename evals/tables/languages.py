@@ -1,4 +1,4 @@
-"""The language effect (issue 33, part 2): a test's headline number asked in another UN language minus
+"""The language effect: a test's headline number asked in another UN language minus
 the same number asked in English, on the items both runs asked, with a paired bootstrap interval.
 
 Pairing matters: the two runs answer the same drafts, pairs or keywords, so resampling items jointly

@@ -6,7 +6,16 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from nationbias.graphs.model.retry import BrokenAnswer
+from nationbias.graphs.model.answer_shape import (
+    answer_cap,
+    check_size,
+    content_text,
+    optional_text,
+    shown,
+    token_count,
+    usage_counts,
+)
+from nationbias.graphs.model.retry import BrokenAnswer, CallError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -25,22 +34,39 @@ class Answer(NamedTuple):
     reasoning_tokens: int = 0
 
 
-def answer_from_json(data: dict[str, Any]) -> Answer:
-    """An OpenAI chat-completion document as an :class:`Answer`; a body without one is retried."""
+def answer_from_json(
+    data: dict[str, Any], *, max_tokens: int | None = None, raw: str | None = None
+) -> Answer:
+    """An OpenAI chat-completion document as an :class:`Answer`, every field checked
+    (graphs/model/answer_shape.py); a body without one is retried, with ``raw`` (the body as it came)
+    kept on the error. ``max_tokens``: the budget the call was sent with, which caps the answer's size."""
+    try:
+        return _answer(data, max_tokens)
+    except CallError as exc:
+        if exc.raw is None and raw is not None:
+            exc.raw = raw[: answer_cap(max_tokens)]
+        raise
+
+
+def _answer(data: dict[str, Any], max_tokens: int | None) -> Answer:
     try:
         choice = data["choices"][0]
         message = choice["message"]
     except (KeyError, IndexError, TypeError) as exc:
         raise BrokenAnswer(f"no choices[0].message in the response: {str(data)[:200]}") from exc
-    usage = data.get("usage") or {}
-    details = usage.get("completion_tokens_details") or {}
+    if not isinstance(message, dict):
+        raise BrokenAnswer(f"choices[0].message is {shown(message)}: not an object")
+    text = content_text(message.get("content"))
+    reasoning = optional_text(message.get("reasoning_content"), name="choices[0].message.reasoning_content")
+    prompt_tokens, completion_tokens, reasoning_tokens = usage_counts(data.get("usage"))
+    check_size(text + (reasoning or ""), max_tokens)
     return Answer(
-        message.get("content") or "",
-        message.get("reasoning_content"),
-        int(usage.get("prompt_tokens") or 0),
-        int(usage.get("completion_tokens") or 0),
-        choice.get("finish_reason"),
-        int(details.get("reasoning_tokens") or 0),
+        text,
+        reasoning,
+        prompt_tokens,
+        completion_tokens,
+        optional_text(choice.get("finish_reason"), name="choices[0].finish_reason"),
+        reasoning_tokens,
     )
 
 
@@ -79,16 +105,19 @@ class CallResult:
 
     @classmethod
     def from_cache(cls, hit: dict[str, Any], max_tokens: int | None) -> CallResult:
-        answer, reasoning = split_reasoning(hit["raw"], hit.get("reasoning"))
+        """A cached answer, checked as a fresh one is (a :class:`BrokenAnswer` when an older version
+        stored one it would now refuse: the caller asks again)."""
+        raw = content_text(hit.get("raw"), name="the cached answer")
+        answer, reasoning = split_reasoning(raw, optional_text(hit.get("reasoning"), name="its reasoning"))
         return cls(
-            raw=hit["raw"],
+            raw=raw,
             answer=answer,
             reasoning=reasoning,
-            prompt_tokens=hit.get("prompt_tokens", 0),
-            completion_tokens=hit.get("completion_tokens", 0),
+            prompt_tokens=token_count(hit.get("prompt_tokens"), name="prompt_tokens"),
+            completion_tokens=token_count(hit.get("completion_tokens"), name="completion_tokens"),
             cached=True,
-            finish_reason=hit.get("finish_reason"),
-            reasoning_tokens=hit.get("reasoning_tokens", 0),
+            finish_reason=optional_text(hit.get("finish_reason"), name="finish_reason"),
+            reasoning_tokens=token_count(hit.get("reasoning_tokens"), name="reasoning_tokens"),
             max_tokens=max_tokens,
         )
 
@@ -138,14 +167,16 @@ async def ask_langchain(
     roles: dict[str, type[BaseMessage]] = {"system": SystemMessage, "assistant": AIMessage}
     chat = [roles.get(m["role"], HumanMessage)(m["content"]) for m in messages]
     message = await model.ainvoke(chat, **kwargs)
-    raw = message.content if isinstance(message.content, str) else str(message.content)
+    raw = content_text(message.content, name="the model's content")
     usage = getattr(message, "usage_metadata", None) or {}
     details = usage.get("output_token_details") or {}
+    reasoning = message.additional_kwargs.get("reasoning_content")
+    check_size(raw, kwargs.get("max_tokens"))
     return Answer(
         raw,
-        message.additional_kwargs.get("reasoning_content"),
-        int(usage.get("input_tokens", 0)),
-        int(usage.get("output_tokens", 0)),
+        optional_text(reasoning, name="reasoning_content"),
+        token_count(usage.get("input_tokens"), name="usage.input_tokens"),
+        token_count(usage.get("output_tokens"), name="usage.output_tokens"),
         message.response_metadata.get("finish_reason"),
-        int(details.get("reasoning") or 0),
+        token_count(details.get("reasoning"), name="usage.reasoning_tokens"),
     )

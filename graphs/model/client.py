@@ -23,14 +23,19 @@ from nationbias.graphs.model.endpoints import BaseUrls
 from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.model.providers import PROVIDERS, ChatTransport, Provider
 from nationbias.graphs.model.providers.base import ModelSpec, per_loop
-from nationbias.graphs.model.providers.wire import WIRES
 from nationbias.graphs.model.redact import describe
 from nationbias.graphs.model.registry import GenerationParams, check_ready, parse_spec
 from nationbias.graphs.model.request import call_options, request_body
-from nationbias.graphs.model.retry import EmptyAnswer, Retryable, RetryPolicy, classify, is_retryable
+from nationbias.graphs.model.retry import (
+    BrokenAnswer,
+    EmptyAnswer,
+    Retryable,
+    RetryPolicy,
+    classify,
+    is_retryable,
+)
 from nationbias.stores.cache import ResponseCache, cache_key
 from nationbias.stores.faults import RunFault
-from nationbias.stores.settings import Settings, settings
 from nationbias.stores.sqlite import running_loop
 
 if TYPE_CHECKING:
@@ -49,11 +54,7 @@ class ModelClient:
     reasoning_max_tokens: int = DEFAULT_REASONING_MAX_TOKENS
     reasoning_seen: bool = False  # an answer showed reasoning: later calls get the reasoning budget
     calls_made: int = 0
-    wire: str = WIRES[
-        0
-    ]  # the direct providers' transport: "aiohttp" or "sdk" (graphs/model/providers/wire.py)
     provider: Provider = field(init=False, repr=False)
-    _settings: Settings = field(init=False, repr=False)
     _models: dict[int, tuple[object, Any]] = field(default_factory=dict, repr=False)
     _inflight: dict[tuple[int, str], asyncio.Future[CallResult]] = field(default_factory=dict, repr=False)
     _clients: dict[int, tuple[object, Any]] = field(default_factory=dict, repr=False)
@@ -61,7 +62,6 @@ class ModelClient:
 
     def __post_init__(self) -> None:
         self.provider = PROVIDERS[self.spec.provider]
-        self._settings = settings()  # once per client: keys, headers, servers
 
     @classmethod
     def from_spec(
@@ -99,7 +99,7 @@ class ModelClient:
             params: dict[str, Any] = {**self.params.as_dict(), "timeout": self.timeout}
             if self.provider.embedded:
                 params.pop("timeout")
-            return self.provider.chat_model(self.spec, params, self._settings, policy=None)
+            return self.provider.chat_model(self.spec, params, policy=None)
 
         model: BaseChatModel = per_loop(self._models, build)
         return model
@@ -127,9 +127,7 @@ class ModelClient:
         """One wire client per event loop (its connections belong to that loop)."""
 
         def build() -> ChatTransport:
-            return self.provider.transport(
-                self.spec, timeout=self.params.timeout, cfg=self._settings, wire=self.wire
-            )
+            return self.provider.transport(self.spec, timeout=self.params.timeout)
 
         client: ChatTransport = per_loop(self._clients, build)
         return client
@@ -204,7 +202,10 @@ class ModelClient:
         key = self._key(messages, fmt, repeat, max_tokens)
         hit = self.cache.get(key)
         if hit is not None:
-            return CallResult.from_cache(hit, max_tokens)
+            try:
+                return CallResult.from_cache(hit, max_tokens)
+            except BrokenAnswer:  # stored before its shape was checked: asked again, then replaced
+                pass
         if (
             batch := BATCH.get()
         ) is not None:  # --batch: the round's batch asks it (graphs/model/batch/calls.py)
@@ -263,7 +264,7 @@ class ModelClient:
             raise  # the endpoint is unreachable or the backend is gone: the runner ends the run
         except Exception as exc:
             return CallResult(
-                raw=None,
+                raw=getattr(exc, "raw", None),  # a paid answer that was no answer: kept, never cached
                 error=describe(exc),
                 latency_s=time.perf_counter() - started,
                 attempts=attempt,

@@ -77,6 +77,11 @@ def check_url(url: str, *, where: str) -> None:
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
         shown = url if "@" not in url else "<a URL with user info>"
         raise ModelSpecError(f"{where}: malformed base URL {shown!r}: expected http(s)://HOST[:PORT]/v1")
+    if "@" in parts.netloc:  # user:secret@host: the URL is stored in the run config and the cache key
+        raise ModelSpecError(
+            f"{where}: a base URL with user info ({display_url(url)} with USER:PASSWORD@) is refused: "
+            "it would be stored in the run config; give the key as NATIONBIAS_API_KEY instead"
+        )
 
 
 @dataclass

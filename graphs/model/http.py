@@ -8,12 +8,13 @@ httpcore's pool scans) cost ~2 ms of event-loop CPU per call and held a 200 ms-l
 remain the public registry (``nationbias.graphs.model.registry.get_chat_model``) for user graphs.
 
 Errors are typed for the retry policy (graphs/model/retry.py): the status, the server's own message and
-its Retry-After. Measured against the SDK's own aiohttp transport (graphs/model/providers/sdk.py) in the
-same benchmark run: benchmarks/RESULTS.md, "Transport".
+its Retry-After. Measured against the SDK's own aiohttp transport (benchmarks/sdk_wire.py) in the
+same benchmark run: benchmarks/RESULTS.md, "Throughput against the physical limit".
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -21,6 +22,13 @@ import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
+from nationbias.graphs.model.answer_shape import (
+    CAP_BASE_BYTES,
+    OversizedAnswer,
+    answer_cap,
+    body_budget,
+    oversized,
+)
 from nationbias.graphs.model.call_result import Answer, answer_from_json
 from nationbias.graphs.model.retry import (
     BrokenAnswer,
@@ -47,12 +55,51 @@ def server_message(status: int, reason: str | None, body: bytes) -> str:
     return f"HTTP {status} {reason or ''}".rstrip() + (f": {text}" if text else "")
 
 
+def json_object(payload: bytes) -> dict[str, Any]:
+    """A 2xx body as a JSON object, or a :class:`BrokenAnswer` keeping the body as it came."""
+    try:
+        data = json.loads(payload)
+    except ValueError as exc:
+        error = BrokenAnswer(f"the response is not JSON: {exc}")
+    else:
+        if isinstance(data, dict):
+            return data
+        error = BrokenAnswer(f"the response is not a JSON object: {payload[:200]!r}")
+    error.raw = payload.decode("utf-8", "replace")
+    raise error
+
+
 def _env_proxy(url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
     """The proxy the environment asks for ``url`` (HTTP(S)_PROXY, NO_PROXY, netrc), if any."""
     try:
         return get_env_proxy_for_url(URL(url))
     except LookupError:
         return None, None
+
+
+async def read_capped(
+    response: aiohttp.ClientResponse, *, max_tokens: int | None, cap: int | None = None
+) -> bytes:
+    """The body, read in chunks up to the answer's cap (graphs/model/answer_shape.py); past it the rest
+    is only counted and hashed, never held, and an :class:`OversizedAnswer` keeps the first ``cap`` bytes."""
+    cap = cap or answer_cap(max_tokens)
+    kept = bytearray()
+    digest: Any = None
+    size = 0
+    async for chunk in response.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if digest is None and size <= cap:
+            kept += chunk
+            continue
+        if digest is None:
+            digest = hashlib.sha256(kept)
+            room = cap - len(kept)
+            kept += chunk[:room]
+        digest.update(chunk)
+    if digest is None:
+        return bytes(kept)
+    text = kept.decode("utf-8", "ignore")
+    raise oversized(size=size, sha256=digest.hexdigest(), cap=cap, max_tokens=max_tokens, kept=text)
 
 
 CONNECT_TIMEOUT_S = 30.0  # a TCP connection takes milliseconds; a host that drops packets, forever
@@ -97,6 +144,10 @@ class ChatCompletionsClient:
 
         ``timeout`` overrides the client's for this call (a reasoning model thinks for minutes).
         """
+        return json_object(await self.post(body, timeout=timeout))
+
+    async def post(self, body: dict[str, Any], *, timeout: float | None = None) -> bytes:
+        """The body of a 2xx answer, read up to the answer's cap; raises on status or transport faults."""
         limit = timeout or self.timeout
         connect = connect_timeout(limit)
         try:
@@ -107,8 +158,13 @@ class ChatCompletionsClient:
                 proxy_auth=self._proxy_auth,
                 timeout=aiohttp.ClientTimeout(total=limit, sock_connect=connect),
             ) as response:
-                payload = await response.read()
-                if response.status >= 400:
+                if response.status < 400:
+                    payload = await read_capped(response, max_tokens=body_budget(body))
+                else:  # an error's body: its message is wanted, and no more of it than an answer's
+                    try:
+                        payload = await read_capped(response, max_tokens=None, cap=CAP_BASE_BYTES)
+                    except OversizedAnswer as exc:
+                        payload = (exc.raw or "").encode()
                     headers = {k.lower(): v for k, v in response.headers.items()}
                     message = server_message(response.status, response.reason, payload)
                     if hint := self._hints.get(response.status):
@@ -124,17 +180,14 @@ class ChatCompletionsClient:
             raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
         except aiohttp.ClientPayloadError as exc:
             raise TransportError(f"{type(exc).__name__}: {exc}") from exc
-        try:
-            data = json.loads(payload)
-        except ValueError as exc:
-            raise BrokenAnswer(f"the response is not JSON: {exc}") from exc
-        if not isinstance(data, dict):
-            raise BrokenAnswer(f"the response is not a JSON object: {payload[:200]!r}")
-        return data
+        return payload
 
     async def complete(self, body: dict[str, Any], *, timeout: float | None = None) -> Answer:
-        """One chat completion as an :class:`Answer` (the transport interface, graphs/model/providers)."""
-        return answer_from_json(await self.create(body, timeout=timeout))
+        """One chat completion as an :class:`Answer` (the transport interface, graphs/model/providers);
+        a body that is not one keeps the body as it came on its error (the answer was paid for)."""
+        payload = await self.post(body, timeout=timeout)
+        raw = payload.decode("utf-8", "replace")
+        return answer_from_json(json_object(payload), max_tokens=body_budget(body), raw=raw)
 
     async def aclose(self) -> None:
         if not self._session.closed:

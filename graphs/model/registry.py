@@ -21,13 +21,12 @@ from nationbias.graphs.model.endpoints import BaseUrls, split_urls
 from nationbias.graphs.model.providers import PROVIDERS, ModelSpec, ModelSpecError
 from nationbias.graphs.model.providers.base import listed
 from nationbias.graphs.model.retry import RetryPolicy
-from nationbias.stores.settings import Settings, settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
 
-def parse_spec(spec: str, *, base_url: BaseUrls = None, cfg: Settings | None = None) -> ModelSpec:
+def parse_spec(spec: str, *, base_url: BaseUrls = None) -> ModelSpec:
     """Split ``provider:model``; raise :class:`ModelSpecError` with what is wrong. ``base_url``: one
     URL, or several (replicas of one server, graphs/model/endpoints.py); the first is the spec's own."""
     if not isinstance(spec, str) or ":" not in spec:
@@ -42,8 +41,17 @@ def parse_spec(spec: str, *, base_url: BaseUrls = None, cfg: Settings | None = N
         raise ModelSpecError(f"unknown provider {name!r} in {spec!r}: choose one of {choices}")
     if not model:
         raise ModelSpecError(f"malformed model spec {spec!r}: the model name after ':' is empty")
-    urls = PROVIDERS[name].base_urls(split_urls(base_url), cfg or settings())
+    urls = PROVIDERS[name].base_urls(split_urls(base_url))
     return ModelSpec(provider=name, model=model, base_url=urls[0] if urls else None, replicas=urls[1:])
+
+
+def shared_url(spec: str, base_url: BaseUrls) -> BaseUrls:
+    """``base_url`` for ``spec`` when it was given for several specs at once (a judge's fallback to the
+    model's server, a translator's): None for a provider that takes none (``openai:``), which refuses one
+    given to it alone (so its key never goes to the other's server)."""
+    name = spec.partition(":")[0].strip().lower() if isinstance(spec, str) else ""
+    provider = PROVIDERS.get(name)
+    return None if provider is not None and not provider.takes_base_url else base_url
 
 
 @dataclass(frozen=True)
@@ -64,9 +72,9 @@ class GenerationParams:
         }
 
 
-def check_ready(spec: ModelSpec, cfg: Settings | None = None) -> None:
+def check_ready(spec: ModelSpec) -> None:
     """Raise before any work starts if the provider cannot run (missing key or base URL)."""
-    PROVIDERS[spec.provider].check_ready(spec, cfg or settings())
+    PROVIDERS[spec.provider].check_ready(spec)
 
 
 def get_chat_model(
@@ -75,8 +83,7 @@ def get_chat_model(
     """The LangChain chat model a spec names, for your own graphs: deterministic defaults
     (overridable by ``params``) and the studies' retry policy (graphs/model/retry.py) in its HTTP clients
     (``retry``: another policy)."""
-    cfg = settings()
-    parsed = parse_spec(spec, base_url=base_url, cfg=cfg)
+    parsed = parse_spec(spec, base_url=base_url)
     if parsed.replicas:
         raise ModelSpecError(
             "get_chat_model takes one base URL; several replicas are for the studies' client"
@@ -86,19 +93,18 @@ def get_chat_model(
     if provider.embedded:
         merged.pop("timeout", None)
     else:
-        provider.check_ready(parsed, cfg)  # a missing key or server fails here, by name
-    return provider.chat_model(parsed, merged, cfg, policy=retry or RetryPolicy())
+        provider.check_ready(parsed)  # a missing key or server fails here, by name
+    return provider.chat_model(parsed, merged, policy=retry or RetryPolicy())
 
 
 def provider_status(*, recheck: bool = False) -> list[dict[str, str]]:
     """For ``nationbias models``: each provider offered to users and whether it is usable here
     (``recheck``: probe the embedded model again instead of using the remembered answer)."""
-    cfg = settings()
     return [
         {
             "provider": p.name,
             "spec": f"{p.name}:<model>",
-            "usable": p.status(cfg, recheck=recheck),
+            "usable": p.status(recheck=recheck),
             "about": p.describe,
         }
         for p in listed()

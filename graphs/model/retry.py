@@ -22,6 +22,7 @@ class CallError(RuntimeError):
 
     status_code: int | None = None
     retry_after: float | None = None
+    raw: str | None = None  # the paid answer's body as it came (capped): kept on the sample's row
 
 
 class Retryable(CallError):

@@ -24,6 +24,7 @@ from nationbias.graphs.model.batch.api import BatchClient
 from nationbias.graphs.model.batch.calls import BATCH, BatchRound, Endpoint, batch_line
 from nationbias.graphs.model.batch.ingest import ingest, parse_output
 from nationbias.graphs.study.runner import RunSummary
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.batches import BatchStore, RoundRow
 from nationbias.stores.cache import ResponseCache
 
@@ -94,7 +95,7 @@ class BatchRun:
         for file_id in (batch.get("output_file_id"), batch.get("error_file_id")):
             if file_id:
                 text += (await api.content(str(file_id))).decode("utf-8") + "\n"
-        lines = parse_output(text, source=f"batch {batch_id} output", known=set(requests), strict=False)
+        lines = parse_output(text, source=f"batch {batch_id} output", known=requests, strict=False)
         ingest(lines, store=self.store, cache=self.cache, run_id=self.run_id, requests=requests, final=True)
 
     async def _wait(self, api: BatchClient, row: RoundRow, batch_id: str) -> dict[str, object]:
@@ -112,16 +113,20 @@ class BatchRun:
                 counts = batch.get("request_counts") or {}
                 if status is not None:
                     status.update(
-                        f"round {row.round}: batch {batch_id} {last} · {counts.get('completed', 0)}/"
-                        f"{counts.get('total', row.requests)} done · {counts.get('failed', 0)} failed"
+                        plain(
+                            f"round {row.round}: batch {batch_id} {last} · {counts.get('completed', 0)}/"
+                            f"{counts.get('total', row.requests)} done · {counts.get('failed', 0)} failed"
+                        )
                     )
                 if last in ENDED:
                     return batch
                 await asyncio.sleep(self.poll_s)
         except (asyncio.CancelledError, KeyboardInterrupt):
             console.print(
-                f"batch {batch_id} keeps running on the server; resume: nationbias runs resume "
-                f"{self.run_id}" + (f" (or {self.resume})" if self.resume else ""),
+                plain(
+                    f"batch {batch_id} keeps running on the server; resume: nationbias runs resume "
+                    f"{self.run_id}" + (f" (or {self.resume})" if self.resume else "")
+                ),
                 highlight=False,
                 soft_wrap=True,
             )

@@ -24,9 +24,10 @@ from nationbias.graphs.model.cost.meter import RunSpend
 from nationbias.graphs.progress import DEFAULT_EVERY_S, run_progress
 from nationbias.graphs.study.halt import Halt, RunHalted
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
+from nationbias.graphs.terminal_text import plain
 from nationbias.stores.errors import InputError
 from nationbias.stores.faults import RunFault
-from nationbias.stores.runstore import RunStore, SampleRow, sample_id
+from nationbias.stores.runstore import PLANNED, RunNotFoundError, RunStore, SampleRow, sample_id
 from nationbias.stores.sqlite import GroupCommit
 
 console = Console(stderr=True)
@@ -35,7 +36,7 @@ T = TypeVar("T")
 # together, their calls leave in one burst and come back in one; the loop then serves each burst
 # one sample at a time while interleaving them all, so every sample ends late and the burst
 # re-forms every wave. 2 ms apart is longer than a sample's own CPU, so the spacing holds
-# (vote study at c=64: efficiency 0.73 -> 0.86, benchmarks/RESULTS.md).
+# (benchmarks/throughput.py, finding 11).
 RAMP_S = 0.002
 RAMP_MAX_S = 1.0
 
@@ -140,6 +141,16 @@ def _internal_error(task: Task, exc: BaseException) -> SampleRow:
     )
 
 
+def _plan(store: RunStore, run_id: str, planned: int) -> None:
+    """Record how many samples this start asks for: a report counts the run's rows against it."""
+    try:
+        if store.get_run(run_id).get(PLANNED) == planned:
+            return
+    except RunNotFoundError:  # a bare runner without a run config (a test's): nothing to record it in
+        return
+    store.update_config(run_id, **{PLANNED: planned})
+
+
 async def run_tasks(
     *,
     store: RunStore,
@@ -151,14 +162,13 @@ async def run_tasks(
     description: str = "samples",
     show_progress: bool = True,
     clients: Iterable[Closeable | None] = (),
-    ramp_s: float | None = None,
     commits: Iterable[GroupCommit] = (),
     progress_every: float = DEFAULT_EVERY_S,
 ) -> RunSummary:
     """Run the tasks not yet recorded for ``run_id`` (and failed ones with ``retry_errors``).
 
     ``clients`` (the model and judge) are closed at the end, so no connection outlives its loop.
-    ``ramp_s`` spaces the workers' starts (default ``RAMP_S``; 0 starts them all at once).
+    The workers' starts are spaced ``RAMP_S`` apart (at most ``RAMP_MAX_S`` in all).
     A run fault (a store that cannot be written, an unreachable endpoint, Ctrl-C: graphs/study/halt.py)
     stops it early with :class:`RunHalted`, whose ``summary`` counts what was stored. ``commits``
     are other stores' group commits (the debias checkpoints) whose first failure stops it too.
@@ -168,6 +178,7 @@ async def run_tasks(
     if concurrency < 1:
         raise InputError(f"--concurrency must be >= 1, got {concurrency}")
     all_tasks = list(tasks)
+    _plan(store, run_id, len(all_tasks))
     done = store.done_ids(run_id, include_errors=not retry_errors)
     pending = [t for t in all_tasks if t.sample_id not in done]
     summary = RunSummary(run_id=run_id, total=len(all_tasks), skipped=len(all_tasks) - len(pending))
@@ -190,8 +201,8 @@ async def run_tasks(
     )
 
     lanes = min(concurrency, max(1, len(pending)))
-    spacing = min(RAMP_S if ramp_s is None else ramp_s, RAMP_MAX_S / lanes)
-    halt = Halt(notify=lambda text: console.print(text, highlight=False))
+    spacing = min(RAMP_S, RAMP_MAX_S / lanes)  # read at each run: a test may set either
+    halt = Halt(notify=lambda text: console.print(plain(text), highlight=False, soft_wrap=True))
     written: dict[str, str] = {}
     watched = [store.commits, *commits]
     for group in watched:  # a failed commit stops the run from its own callback: no call waits for it
@@ -213,7 +224,9 @@ async def run_tasks(
             except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
                 halt.lose(fault)  # after a stop signal: a call lost with the backend, counted
                 return
-            except Deferred:  # --batch: it waits for this round's batch, no row (graphs/model/batch/calls.py)
+            except (
+                Deferred
+            ):  # --batch: it waits for the current round's batch, no row (graphs/model/batch/calls.py)
                 continue
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from benchmarks import throughput, transport
 from benchmarks.common import Section, fault_server_process
-from nationbias.graphs.model.providers.wire import WIRES
+from benchmarks.sdk_wire import WIRES
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.stores.corpus import load_corpus
 

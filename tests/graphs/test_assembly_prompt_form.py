@@ -1,4 +1,4 @@
-"""The form of the vote prompts that really go on the wire (issue 30 §4), read from runs of the library.
+"""The form of the vote prompts that really go on the wire, read from runs of the library.
 
 Each check's marker is written here, apart from the code that renders the prompts: a line that says one
 date twice, a blank line other than the one before the answer instruction, a rehearsal scored against

@@ -18,7 +18,6 @@ from nationbias.graphs.model.http import ChatCompletionsClient
 from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError
 from nationbias.graphs.model.registry import get_chat_model, parse_spec
 from nationbias.stores.cache import ResponseCache
-from nationbias.stores.settings import settings
 from tests.support.fault_server import FaultServer
 from tests.support.fixtures import FaultServerFactory
 
@@ -170,7 +169,7 @@ def test_the_spec_carries_every_url_and_the_environment_may_list_them(
     assert parse_spec(MODEL, base_url="http://h1:8000/v1").replicas == ()
     monkeypatch.setenv("NATIONBIAS_BASE_URL", "http://h1:8000/v1, http://h2:8000/v1")
     assert parse_spec(MODEL).urls == ("http://h1:8000/v1", "http://h2:8000/v1")
-    status = PROVIDERS["openai-compatible"].status(settings())  # its `nationbias models` line
+    status = PROVIDERS["openai-compatible"].status()  # its `nationbias models` line
     assert status == "yes: 2 endpoints, http://h1:8000/v1, http://h2:8000/v1"
     with pytest.raises(ModelSpecError, match="several replicas"):
         get_chat_model(MODEL)

@@ -1,4 +1,4 @@
-"""Answers in the UN's other five languages, labelled by rules alone (issue 33, part 2).
+"""Answers in the UN's other five languages, labelled by rules alone.
 
 The labelled corpus (tests/graphs/data/free_text_answers.jsonl, items with a "language") holds, for French,
 Spanish, Russian, Chinese and Arabic, realistic answers of each task: a lead label, a label after a preamble,

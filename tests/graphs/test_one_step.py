@@ -8,7 +8,7 @@ from typing import Any
 
 from nationbias.graphs.association import AssociationDeps, build_association_graph
 from nationbias.graphs.directqa import DirectQADeps, build_directqa_graph, directqa_families
-from nationbias.graphs.labels.directqa import OneStep
+from nationbias.graphs.labels.rules_then_judge import OneStep
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import VoteDeps, build_vote_graph
 from nationbias.stores.corpus import load_corpus

@@ -20,7 +20,7 @@ from nationbias.stores.augment import augmented_for
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.records import Record
 
-# The press's wording for what the Council did, which only an adopted text gets (issue 30 §2).
+# The press's wording for what the Council did, which only an adopted text gets.
 PRESS_VOICE = (
     r"\bon (?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b",
     r"\btoday\b",

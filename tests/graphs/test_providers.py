@@ -15,7 +15,6 @@ from nationbias.graphs.model.providers.base import Provider, require
 from nationbias.graphs.model.providers.compatible import Compatible
 from nationbias.graphs.model.redact import describe, redact
 from nationbias.graphs.model.registry import get_chat_model, parse_spec, provider_status
-from nationbias.stores.settings import Settings, settings
 
 TOY_SECRET = "toy-9f8e7d6c5b4a-not-shaped-like-any-key"
 
@@ -27,7 +26,7 @@ class Toy(Compatible):
     describe = "a toy service"
     key_envs = ("TOY_SERVICE_TOKEN",)
 
-    def key(self, cfg: Settings) -> str:
+    def key(self) -> str:
         return require(self.secret("TOY_SERVICE_TOKEN"), "TOY_SERVICE_TOKEN")
 
 
@@ -61,7 +60,7 @@ def test_a_registered_provider_parses_lists_and_checks_its_key(
     assert spec.provider == "toy" and spec.base_url == "http://127.0.0.1:9/v1"
     assert "toy" in [row["provider"] for row in provider_status()]
     with pytest.raises(ModelSpecError, match="TOY_SERVICE_TOKEN is not set"):
-        ModelClient(spec=spec).provider.key(settings())
+        ModelClient(spec=spec).provider.key()
 
 
 def test_fake_is_usable_but_never_offered(monkeypatch: pytest.MonkeyPatch) -> None:

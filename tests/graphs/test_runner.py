@@ -27,10 +27,12 @@ class Closer:
 
 
 def _first_starts(
-    tmp_path: Path, *, lanes: int, ramp_s: float | None, hold_s: float = 0.3
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, lanes: int, ramp_s: float, hold_s: float = 0.3
 ) -> tuple[list[float], Closer]:
-    """When each task started, relative to the first; one task per lane, each held ``hold_s``
-    (longer than the ramp, so no lane finishes and takes another's task before all have started)."""
+    """When each task started, relative to the first, with the runner's ramp set to ``ramp_s``; one task
+    per lane, each held ``hold_s`` (longer than the ramp, so no lane finishes and takes another's task
+    before all have started)."""
+    monkeypatch.setattr(runner, "RAMP_S", ramp_s)  # read when the run starts
     starts: list[float] = []
     closer = Closer()
 
@@ -50,7 +52,6 @@ def _first_starts(
             concurrency=lanes,
             show_progress=False,
             clients=[closer, None],
-            ramp_s=ramp_s,
         )
         assert summary.ok == summary.total == lanes
         store.close()
@@ -59,16 +60,16 @@ def _first_starts(
     return [t - starts[0] for t in starts], closer
 
 
-def test_workers_start_spaced_by_the_ramp(tmp_path: Path) -> None:
-    starts, closer = _first_starts(tmp_path, lanes=5, ramp_s=0.02)
+def test_workers_start_spaced_by_the_ramp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    starts, closer = _first_starts(tmp_path, monkeypatch, lanes=5, ramp_s=0.02)
     # Lane i sleeps i x 0.02 s before its first task, and a sleep never ends early: a lower bound only,
     # so a loaded machine (which makes lanes late, never early) cannot fail it.
     assert all(start >= lane * 0.02 - 0.002 for lane, start in enumerate(sorted(starts))), starts
     assert closer.closed == 1
 
 
-def test_no_ramp_starts_all_at_once(tmp_path: Path) -> None:
-    starts, _ = _first_starts(tmp_path, lanes=5, ramp_s=0, hold_s=0.5)
+def test_no_ramp_starts_all_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    starts, _ = _first_starts(tmp_path, monkeypatch, lanes=5, ramp_s=0, hold_s=0.5)
     assert max(starts) < 0.5, starts  # every lane started before the first task (held 0.5 s) ended
 
 
@@ -77,7 +78,7 @@ def test_the_ramp_is_capped_in_total(tmp_path: Path, monkeypatch: pytest.MonkeyP
     # real 1 s one (spacing = cap / lanes) at a third of the wait; uncapped the ramp is still 39 s.
     cap = 0.4
     monkeypatch.setattr(runner, "RAMP_MAX_S", cap)
-    starts, _ = _first_starts(tmp_path, lanes=40, ramp_s=1.0, hold_s=0.6)  # uncapped: 39 s
+    starts, _ = _first_starts(tmp_path, monkeypatch, lanes=40, ramp_s=1.0, hold_s=0.6)  # uncapped: 39 s
     assert cap * 0.9 <= max(starts) < cap + 3, max(starts)  # uncapped it would be 39 s
 
 

@@ -122,6 +122,7 @@ def test_no_private_name_is_imported_from_another_module() -> None:
 
 # Inside the layers: each folder's __init__ docstring says what it may import; these are the rules that
 # keep the lower folders lower (a model client never runs a study, a table never renders a page).
+GRAPH_MODULES = ("vote", "debias", "directqa", "association", "history", "translate")
 FORBIDDEN = {
     "nationbias.graphs.model": (
         "nationbias.graphs.study",
@@ -150,6 +151,15 @@ FORBIDDEN = {
         "nationbias.evals.api",
     ),
     "nationbias.evals.report": ("nationbias.evals.api", "nationbias.evals.study"),
+    # A test's graph and its text preparation are run by graphs/study/, never the other way; a bias test
+    # is read by the report's sections and the result tables, never the other way.
+    **{f"nationbias.graphs.{name}": ("nationbias.graphs.study",) for name in GRAPH_MODULES},
+    "nationbias.evals.bias_tests": (
+        "nationbias.evals.results",
+        "nationbias.evals.report.sections",
+        "nationbias.evals.report.writer",
+        "nationbias.evals.report.study",
+    ),
 }
 
 

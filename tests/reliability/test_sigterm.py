@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from nationbias.graphs.model.errors import BackendFatalError
+from nationbias.graphs.study import runner
 from nationbias.graphs.study.halt import Interrupted, RunHalted
 from nationbias.graphs.study.runner import Task, run_tasks
 from nationbias.stores.runstore import RunStore, SampleRow
@@ -54,7 +55,9 @@ def test_sighup_then_a_second_signal_stops_at_once(tmp_path: Path, fault_server:
     assert "interrupted: SIGHUP: the calls still in flight were cancelled" in output, output
 
 
-def test_a_call_lost_with_the_backend_after_sigterm_is_not_stored_and_is_counted(tmp_path: Path) -> None:
+def test_a_call_lost_with_the_backend_after_sigterm_is_not_stored_and_is_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The real runner and a real SIGTERM to this process: the call that finishes in the grace period
     is stored; the one whose backend died with the signal (as the embedded model's worker does when
     a scheduler signals the process group) is not stored, not half-stored, and counted as lost."""
@@ -68,13 +71,14 @@ def test_a_call_lost_with_the_backend_after_sigterm_is_not_stored_and_is_counted
             raise BackendFatalError("the embedded model's worker died of SIGTERM while answering a prompt")
         return SampleRow(test="t", item=task.item, persona="", repeat=0, status="ok", messages=[], raw="x")
 
+    monkeypatch.setattr(runner, "RAMP_S", 0.0)  # both lanes take their first task before the signal
     store = RunStore(tmp_path / "runs.sqlite")
     store.create_run("r", {"test": "t"})
     tasks = [Task(test="t", item=name) for name in ("signals", "dies", "later-1", "later-2")]
 
     async def main() -> None:
         await run_tasks(
-            store=store, run_id="r", tasks=tasks, worker=worker, concurrency=2, show_progress=False, ramp_s=0
+            store=store, run_id="r", tasks=tasks, worker=worker, concurrency=2, show_progress=False
         )
 
     with pytest.raises(RunHalted) as caught:

@@ -1,4 +1,5 @@
-"""The indexed keyword retriever returns exactly what scoring every earlier item returns."""
+"""The indexed keyword retriever returns exactly what scoring every earlier item returns
+(tests/support/keyword_reference.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from nationbias.retrievers.keyword import KeywordRetriever
 from nationbias.stores.records import Record
+from tests.support.keyword_reference import retrieve_naive
 
 THRESHOLDS = [-1.0, 0.0, 1.0, 2.0, 3.0]
 KS = [1, 3]
@@ -41,7 +43,7 @@ def test_indexed_equals_naive_on_the_real_corpus(corpus, case: int, k: int, thre
     compared = found = 0
     for target in case_targets(pool, case):
         fast = retriever.retrieve(target, pool, k)
-        slow = retriever.retrieve_naive(target, pool, k)
+        slow = retrieve_naive(target, pool, k, threshold=threshold)
         assert fast == slow, f"{target.id}: indexed {fast} != naive {slow}"
         compared += 1
         found += bool(fast)
@@ -53,4 +55,4 @@ def test_a_target_outside_the_pool_and_duplicate_ids(corpus) -> None:
     pool = [*corpus.records[:300], corpus.records[0]]  # a repeated id is kept once
     retriever = KeywordRetriever(threshold=1.0)
     for target in corpus.drafts[-10:]:  # not in the pool
-        assert retriever.retrieve(target, pool, 2) == retriever.retrieve_naive(target, pool, 2)
+        assert retriever.retrieve(target, pool, 2) == retrieve_naive(target, pool, 2, threshold=1.0)

@@ -86,7 +86,20 @@ def test_resume_keeps_config_and_rejects_anything_that_changes_answers(tmp_path:
     }
     store.create_run("r1", first)
     grown = {**first, "sample": {"limit": 5, "repeats": 3}, "options": {"judge": None, "families": ["a"]}}
-    assert store.create_run("r1", grown)["sample"] == {"limit": 2, "repeats": 1}  # a bigger sample resumes
+    resumed = store.create_run("r1", grown)  # a bigger sample resumes, and the config records it
+    assert resumed["sample"] == store.get_run("r1")["sample"] == {"limit": 5, "repeats": 3}
+    assert resumed["options"] == first["options"]  # only what describes the targets is recorded again
+    for smaller, named in (
+        ({"limit": 4, "repeats": 3}, "limit=5, not 4"),
+        ({"limit": 5, "repeats": 1}, "repeats=3, not 1"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(f"{named} (the sample may only grow)")):
+            store.create_run("r1", {**first, "sample": smaller})
+    unlimited = store.create_run("r1", {**first, "sample": {"limit": None, "repeats": 3}})  # every item
+    assert unlimited["sample"]["limit"] is None
+    with pytest.raises(ValueError, match=re.escape("limit=None, not 5")):
+        store.create_run("r1", {**first, "sample": {"limit": 5, "repeats": 3}})
+    first = {**first, "sample": {"limit": None, "repeats": 3}}
     for change, named in (
         ({"model": "local:smollm2"}, "model='fake:hash', not 'local:smollm2'"),
         ({"seed": 2}, "seed=1, not 2"),

@@ -13,7 +13,8 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.targets import false_veto_table
-from nationbias.stores.domain import DEBIAS, KEYWORD_THRESHOLD, VOTE
+from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
+from nationbias.stores.domain import DEBIAS, VOTE
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,4 +1,4 @@
-"""The word tables the answer-labelling rules read in each UN language but English (issue 33).
+"""The word tables the answer-labelling rules read in each UN language but English.
 
 English keeps its own hand-tuned rules in the concept modules (parsing, vote, directqa, ranking); an
 answer in another language is read by the same kinds of rule (a lead label, a labelled line, a vote or

@@ -18,7 +18,6 @@ from nationbias.graphs.model.http import server_message
 from nationbias.graphs.model.providers import PROVIDERS, ModelSpec
 from nationbias.graphs.model.retry import ConnectionFailed, status_error
 from nationbias.stores.errors import InputError
-from nationbias.stores.settings import settings
 
 COMPLETION_WINDOW = "24h"
 
@@ -53,12 +52,11 @@ class BatchClient:
 
     def __init__(self, endpoint: Endpoint, *, timeout: float = 120.0) -> None:
         check_provider(endpoint.provider)
-        cfg = settings()
         provider = PROVIDERS[endpoint.provider]
         spec = ModelSpec(endpoint.provider, endpoint.model, endpoint.base_url)
-        self.base = provider.batch_base(spec, cfg).rstrip("/")
+        self.base = provider.batch_base(spec).rstrip("/")
         self.purpose = str(provider.batch_purpose)
-        headers = {"Authorization": f"Bearer {provider.key(cfg)}", **provider.headers(cfg)}
+        headers = {"Authorization": f"Bearer {provider.key()}", **provider.headers()}
         self._session = aiohttp.ClientSession(headers=headers, timeout=aiohttp.ClientTimeout(total=timeout))
 
     async def __aenter__(self) -> BatchClient:

@@ -3,7 +3,7 @@
 While a round runs (``--batch``), :data:`BATCH` holds a :class:`BatchRound`. ``ModelClient._call``
 hands it every call the response cache cannot answer: the call is recorded (custom id = the cache
 key, body = :func:`~nationbias.graphs.model.request.request_body`, what the direct transport POSTs) and
-:class:`Deferred` ends that sample for this round, with no row written (graphs/study/runner.py). When
+:class:`Deferred` ends that sample for the current round, with no row written (graphs/study/runner.py). When
 the batch is done its answers enter the cache, and the next round replays the graphs from it.
 """
 
@@ -24,7 +24,7 @@ MAX_ATTEMPTS = 3  # a line that failed this often in batches becomes the sample'
 
 
 class Deferred(Exception):
-    """The call waits for this round's batch: the sample is not done yet (no row, not an error)."""
+    """The call waits for the current round's batch: the sample is not done yet (no row, not an error)."""
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nationbias.graphs.model.answer_shape import body_budget
 from nationbias.graphs.model.batch.calls import Endpoint
-from nationbias.graphs.model.call_result import CallResult, answer_from_json
+from nationbias.graphs.model.call_result import Answer, CallResult, answer_from_json
+from nationbias.graphs.model.retry import CallError
 from nationbias.stores.batches import BatchStore, Outcome
 from nationbias.stores.cache import ResponseCache
 from nationbias.stores.errors import InputError
@@ -33,11 +36,17 @@ class OutputLine:
     status: int | None
     body: dict[str, Any] | None
     error: str | None
+    answer: Answer | None = None  # a 200's body, read and checked (graphs/model/answer_shape.py)
 
 
-def parse_output(text: str, *, source: str, known: set[str], strict: bool = True) -> list[OutputLine]:
-    """Every line of an OpenAI batch output (or error) file, checked; raises on the first bad one.
-    ``strict=False`` (a batch the run found on its server) skips lines for requests it never made."""
+def parse_output(
+    text: str, *, source: str, known: Mapping[str, dict[str, Any]], strict: bool = True
+) -> list[OutputLine]:
+    """Every line of an OpenAI batch output (or error) file, checked against ``known`` (the run's
+    requests by custom id); raises on the first bad one, so nothing of a bad file is written: an
+    answer whose numbers or shape are not a chat completion's names its line too.
+    ``strict=False`` (a batch the run found on its server) skips lines for requests it never made, and
+    an answered line that is no answer fails (asked again next round) instead of the whole file."""
     lines: list[OutputLine] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -69,7 +78,17 @@ def parse_output(text: str, *, source: str, known: set[str], strict: bool = True
         if body is not None and not isinstance(body, dict):
             raise BatchFileError(f"{where}: response body is not a JSON object")
         status = response["status_code"] if isinstance(response, dict) else None
-        lines.append(OutputLine(number, cid, status, body, _reason(error) if error else None))
+        line = OutputLine(number, cid, status, body, _reason(error) if error else None)
+        if status == 200 and body is not None and not error:
+            try:
+                answer = answer_from_json(body, max_tokens=body_budget(known[cid].get("body") or {}))
+            except CallError as exc:
+                if strict:
+                    raise BatchFileError(f"{where}: {exc}") from None
+                line = OutputLine(number, cid, status, body, f"{type(exc).__name__}: {exc}"[:300])
+            else:
+                line = OutputLine(number, cid, status, body, None, answer)
+        lines.append(line)
     return lines
 
 
@@ -82,13 +101,10 @@ def _reason(error: Any) -> str:
 
 def _outcome(line: OutputLine, request: dict[str, Any], cache: ResponseCache) -> Outcome:
     """Put one answered line into the cache as an online answer; or say why it failed."""
-    if line.error or line.status != 200 or line.body is None:
+    answer = line.answer
+    if line.error or line.status != 200 or answer is None:
         detail = line.error or _reason((line.body or {}).get("error") or "no body")
         return Outcome(line.custom_id, False, f"HTTP {line.status}: {detail}" if line.status else detail)
-    try:
-        answer = answer_from_json(line.body)
-    except Exception as exc:  # a body without choices[0].message: asked again next round
-        return Outcome(line.custom_id, False, str(exc)[:200])
     if not answer.raw.strip() and not answer.reasoning and answer.finish_reason != "length":
         return Outcome(line.custom_id, False, "the model returned empty content")
     sent = request["body"]

@@ -21,7 +21,6 @@ from nationbias.graphs.model.budget import is_reasoning_name
 from nationbias.graphs.model.cost.tokens import Estimate, TokenCounter
 from nationbias.stores.errors import InputError
 from nationbias.stores.prices import Price, provide_prices
-from nationbias.stores.settings import Settings
 from nationbias.stores.sqlite import running_loop
 
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ class ModelSpecError(InputError):
 
 
 class ChatTransport(Protocol):
-    """A wire client on one event loop: the aiohttp one (graphs/model/http.py) or the SDK's (sdk.py)."""
+    """A wire client on one event loop (graphs/model/http.py)."""
 
     url: str
 
@@ -87,7 +86,8 @@ class Provider:
     """Defaults for a provider answered through LangChain, with no key and no structured-output rule.
 
     Subclasses set the class attributes and override what differs. ``direct`` providers are asked
-    through :meth:`transport` (the study hot path); the others through :meth:`chat_model`.
+    through :meth:`transport` (the study hot path); the others through :meth:`chat_model`. Each reads
+    its own settings (an :class:`~nationbias.stores.settings.EnvSettings` of its variables) when asked.
     """
 
     name: ClassVar[str]
@@ -96,6 +96,9 @@ class Provider:
     listed: ClassVar[bool] = True  # False: a test double, never offered to users
     embedded: ClassVar[bool] = False  # runs in this machine's process tree (no server, no key)
     direct: ClassVar[bool] = False
+    # False: a --base-url given to it is refused (its own host only); one shared by several specs (a
+    # study's models, a judge's fallback) is not passed to it (graphs/model/registry.py, shared_url)
+    takes_base_url: ClassVar[bool] = True
     # the purpose its Files API wants for a batch input file; None: it offers no batch endpoint
     batch_purpose: ClassVar[str | None] = None
     batch_probe: ClassVar[bool] = False  # a server of one's own: ask it for /batches before a batch run
@@ -103,27 +106,27 @@ class Provider:
     # the packaged price table and the user's file win over them (stores/prices.py)
     prices: ClassVar[Mapping[str, tuple[float, float]]] = {}
 
-    def base_url(self, given: str | None, cfg: Settings) -> str | None:
+    def base_url(self, given: str | None) -> str | None:
         """The server a spec names, kept in the spec (and the cache key); None: the provider's own."""
         return None
 
-    def base_urls(self, given: tuple[str, ...], cfg: Settings) -> tuple[str, ...]:
+    def base_urls(self, given: tuple[str, ...]) -> tuple[str, ...]:
         """Every server a spec names (several: replicas); by default the one of :meth:`base_url`."""
-        url = self.base_url(given[0] if given else None, cfg)
+        url = self.base_url(given[0] if given else None)
         return (url,) if url else ()
 
-    def endpoint(self, spec: ModelSpec, cfg: Settings) -> str | None:
+    def endpoint(self, spec: ModelSpec) -> str | None:
         """The base URL calls go to (None: the SDK's default)."""
         return spec.base_url
 
-    def key(self, cfg: Settings) -> str:
+    def key(self) -> str:
         return "not-needed"
 
-    def headers(self, cfg: Settings) -> dict[str, str]:
+    def headers(self) -> dict[str, str]:
         """Headers every request carries besides the key (an organisation, a project)."""
         return {}
 
-    def batch_base(self, spec: ModelSpec, cfg: Settings) -> str:
+    def batch_base(self, spec: ModelSpec) -> str:
         """The base URL of its Files + Batches API (asked only when :attr:`batch_purpose` is set)."""
         raise NotImplementedError(f"{self.name} has no batch endpoint")
 
@@ -146,25 +149,25 @@ class Provider:
         :class:`Settings`, which types only the built-in providers' variables)."""
         return [os.environ.get(env, "").strip() for env in self.key_envs]
 
-    def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
+    def check_ready(self, spec: ModelSpec) -> None:
         """Raise :class:`ModelSpecError` before any work if this provider cannot run here."""
-        self.key(cfg)
+        self.key()
 
-    def status(self, cfg: Settings, *, recheck: bool = False) -> str:
+    def status(self, *, recheck: bool = False) -> str:
         """Whether it is usable here, for ``nationbias models``."""
         try:
-            self.key(cfg)
+            self.key()
         except ModelSpecError:
             return f"no: {' or '.join(self.key_envs)} not set"
         return "yes"
 
     def chat_model(
-        self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None
+        self, spec: ModelSpec, params: dict[str, Any], *, policy: RetryPolicy | None
     ) -> BaseChatModel:
         """The LangChain model; ``policy``: retries inside it (None: the caller retries)."""
         raise NotImplementedError(f"{self.name} builds no LangChain model")
 
-    def transport(self, spec: ModelSpec, *, timeout: float, cfg: Settings, wire: str) -> ChatTransport:
+    def transport(self, spec: ModelSpec, *, timeout: float) -> ChatTransport:
         raise NotImplementedError(f"{self.name} has no wire client")
 
     def request_params(self, spec: ModelSpec, params: dict[str, Any], *, reasoning: bool) -> dict[str, Any]:

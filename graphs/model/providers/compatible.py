@@ -12,7 +12,7 @@ from pydantic_settings import SettingsConfigDict
 
 from nationbias.graphs.model.providers.base import ModelSpec, ModelSpecError
 from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.settings import EnvSettings, Settings, read_settings
+from nationbias.stores.settings import EnvSettings, read_settings
 
 
 class CompatibleSettings(EnvSettings):
@@ -28,27 +28,27 @@ class Compatible(OpenAIWire):
     key_envs = ("NATIONBIAS_API_KEY",)
     batch_probe = True  # vLLM offers /v1/batches, Ollama and llama.cpp's server do not
 
-    def base_url(self, given: str | None, cfg: Settings) -> str | None:
+    def base_url(self, given: str | None) -> str | None:
         return given or read_settings(CompatibleSettings).base_url
 
-    def base_urls(self, given: tuple[str, ...], cfg: Settings) -> tuple[str, ...]:
+    def base_urls(self, given: tuple[str, ...]) -> tuple[str, ...]:
         from nationbias.graphs.model.endpoints import (
             split_urls,  # graphs/model/endpoints.py imports the providers
         )
 
         return given or split_urls(read_settings(CompatibleSettings).base_url, source="NATIONBIAS_BASE_URL")
 
-    def key(self, cfg: Settings) -> str:
+    def key(self) -> str:
         key = read_settings(CompatibleSettings).api_key
         return key.get_secret_value() if key else "not-needed"
 
-    def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
+    def check_ready(self, spec: ModelSpec) -> None:
         if not spec.base_url:
             raise ModelSpecError(
                 f"{spec} needs a server: pass --base-url http://HOST:PORT/v1 or set NATIONBIAS_BASE_URL"
             )
 
-    def status(self, cfg: Settings, *, recheck: bool = False) -> str:
+    def status(self, *, recheck: bool = False) -> str:
         base_url = read_settings(CompatibleSettings).base_url
         if not base_url:
             return "needs --base-url or NATIONBIAS_BASE_URL"

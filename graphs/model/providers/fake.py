@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.providers.base import ModelSpec, Provider
-from nationbias.stores.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -19,7 +18,7 @@ class Fake(Provider):
     listed = False
 
     def chat_model(
-        self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None
+        self, spec: ModelSpec, params: dict[str, Any], *, policy: RetryPolicy | None
     ) -> BaseChatModel:
         from nationbias.graphs.model.fake import FakeChatModel
 

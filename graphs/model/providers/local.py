@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.cost.tokens import TokenCounter, gguf_counter
 from nationbias.graphs.model.providers.base import ModelSpec, ModelSpecError, Provider
-from nationbias.stores.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -37,7 +36,7 @@ class Local(Provider):
     embedded = True
 
     def chat_model(
-        self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None
+        self, spec: ModelSpec, params: dict[str, Any], *, policy: RetryPolicy | None
     ) -> BaseChatModel:
         from nationbias.graphs.model.embedded.local_model import LlamaCppChatModel, smollm2_path
 
@@ -56,13 +55,13 @@ class Local(Provider):
     def token_counter(self, spec: ModelSpec) -> TokenCounter:
         return gguf_counter()  # the GGUF's own vocabulary
 
-    def check_ready(self, spec: ModelSpec, cfg: Settings) -> None:
+    def check_ready(self, spec: ModelSpec) -> None:
         from nationbias.graphs.model.embedded.probe import ensure_embedded_works
 
-        self.chat_model(spec, {}, cfg, policy=None)
+        self.chat_model(spec, {}, policy=None)
         ensure_embedded_works()  # a llama.cpp build this CPU cannot run fails here, in a child process
 
-    def status(self, cfg: Settings, *, recheck: bool = False) -> str:
+    def status(self, *, recheck: bool = False) -> str:
         from nationbias.graphs.model.embedded.probe import embedded_status
 
         return embedded_status(recheck=recheck)

@@ -9,7 +9,7 @@ from pydantic import Field, SecretStr
 from nationbias.graphs.model.providers.base import ModelSpec, Provider, require
 from nationbias.graphs.model.providers.wire import langchain_http
 from nationbias.graphs.model.retry import RetryPolicy
-from nationbias.stores.settings import EnvSettings, Settings, read_settings
+from nationbias.stores.settings import EnvSettings, read_settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -28,19 +28,19 @@ class Together(Provider):
     key_envs = ("TOGETHER_API_KEY",)
     batch_purpose = "batch-api"  # OpenAI's Files + Batches API, with its own file purpose
 
-    def key(self, cfg: Settings) -> str:
+    def key(self) -> str:
         return require(read_settings(TogetherSettings).api_key, "TOGETHER_API_KEY")
 
-    def batch_base(self, spec: ModelSpec, cfg: Settings) -> str:
+    def batch_base(self, spec: ModelSpec) -> str:
         return TOGETHER_BASE_URL
 
     def chat_model(
-        self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None
+        self, spec: ModelSpec, params: dict[str, Any], *, policy: RetryPolicy | None
     ) -> BaseChatModel:
         from langchain_together import ChatTogether
 
         kwargs = langchain_http(params, policy)
-        return ChatTogether(model=spec.model, api_key=self.key(cfg), max_retries=0, **kwargs)  # type: ignore[arg-type]
+        return ChatTogether(model=spec.model, api_key=self.key(), max_retries=0, **kwargs)  # type: ignore[arg-type]
 
     def response_format(self, spec: ModelSpec, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
         """Together's reasoning models reject a JSON mode: the parser reads their free text."""

@@ -6,12 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.providers.base import ChatTransport, ModelSpec, Provider
 from nationbias.graphs.model.retry import RetryPolicy
-from nationbias.stores.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
-
-WIRES = ("aiohttp", "sdk")  # the first is the default: the faster in benchmarks/RESULTS.md, "Transport"
 
 
 def langchain_http(params: dict[str, Any], policy: RetryPolicy | None) -> dict[str, Any]:
@@ -29,48 +26,44 @@ class OpenAIWire(Provider):
     direct = True
     batch_purpose = "batch"  # OpenAI's Files + Batches API; a server of one's own may lack it
 
-    def batch_base(self, spec: ModelSpec, cfg: Settings) -> str:
+    def batch_base(self, spec: ModelSpec) -> str:
         from nationbias.graphs.model.http import OPENAI_BASE_URL  # aiohttp: loaded when used
 
-        return self.endpoint(spec, cfg) or OPENAI_BASE_URL
+        return self.endpoint(spec) or OPENAI_BASE_URL
 
-    def transport(self, spec: ModelSpec, *, timeout: float, cfg: Settings, wire: str) -> ChatTransport:
+    def transport(self, spec: ModelSpec, *, timeout: float) -> ChatTransport:
         """The wire client; for a spec with replicas, a pool of one per server (graphs/model/endpoints.py)."""
         if not spec.replicas:
-            return self.wire_client(self.endpoint(spec, cfg), timeout=timeout, cfg=cfg, wire=wire)
+            return self.wire_client(self.endpoint(spec), timeout=timeout)
         from nationbias.graphs.model.endpoints import EndpointPool
 
-        return EndpointPool.of([self.wire_client(u, timeout=timeout, cfg=cfg, wire=wire) for u in spec.urls])
+        return EndpointPool.of([self.wire_client(u, timeout=timeout) for u in spec.urls])
 
-    def wire_client(self, base_url: str | None, *, timeout: float, cfg: Settings, wire: str) -> ChatTransport:
+    def wire_client(self, base_url: str | None, *, timeout: float) -> ChatTransport:
+        """The aiohttp client of one server (graphs/model/http.py): faster than the openai SDK's own
+        transport (benchmarks/transport.py)."""
         hint = " or ".join(self.key_envs) or "the server's API key"
-        if wire == "sdk":
-            from nationbias.graphs.model.providers.sdk import SDKChatClient
-
-            return SDKChatClient(
-                base_url=base_url, api_key=self.key(cfg), timeout=timeout, headers=self.headers(cfg)
-            )
         from nationbias.graphs.model.http import ChatCompletionsClient
 
         return ChatCompletionsClient(
             base_url=base_url,
-            api_key=self.key(cfg),
+            api_key=self.key(),
             timeout=timeout,
-            headers=self.headers(cfg),
+            headers=self.headers(),
             key_hint=hint,
         )
 
     def chat_model(
-        self, spec: ModelSpec, params: dict[str, Any], cfg: Settings, *, policy: RetryPolicy | None
+        self, spec: ModelSpec, params: dict[str, Any], *, policy: RetryPolicy | None
     ) -> BaseChatModel:
         from langchain_openai import ChatOpenAI
 
         kwargs = self.request_params(spec, langchain_http(params, policy), reasoning=spec.is_reasoning)
         return ChatOpenAI(
             model=spec.model,
-            base_url=self.endpoint(spec, cfg),
-            api_key=self.key(cfg),  # type: ignore[arg-type]
-            default_headers=self.headers(cfg) or None,
+            base_url=self.endpoint(spec),
+            api_key=self.key(),  # type: ignore[arg-type]
+            default_headers=self.headers() or None,
             max_retries=0,  # the project's policy is in the HTTP clients
             **kwargs,
         )

@@ -17,7 +17,7 @@ from pydantic import Field, SecretStr
 from nationbias.graphs.model.cost.tokens import TokenCounter
 from nationbias.graphs.model.providers.base import ModelSpec, require
 from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.settings import EnvSettings, Settings, read_settings
+from nationbias.stores.settings import EnvSettings, read_settings
 
 
 class ToySettings(EnvSettings):
@@ -46,10 +46,10 @@ class ToyAI(OpenAIWire):
     batch_purpose = "batch"
     prices: ClassVar[Mapping[str, tuple[float, float]]] = {"toy-large": (3.0, 6.0), "*": (0.5, 1.0)}
 
-    def endpoint(self, spec: ModelSpec, cfg: Settings) -> str | None:
+    def endpoint(self, spec: ModelSpec) -> str | None:
         return read_settings(ToySettings).base_url or "https://api.toyai.invalid/v1"
 
-    def key(self, cfg: Settings) -> str:
+    def key(self) -> str:
         return require(read_settings(ToySettings).api_key, "TOYAI_API_KEY")
 
     def token_counter(self, spec: ModelSpec) -> TokenCounter:

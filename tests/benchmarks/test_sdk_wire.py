@@ -1,6 +1,6 @@
-"""Both wire clients of the direct providers behind one interface (graphs/model/providers/wire.py): the
-same answers and the same typed errors from the real fault server, so the retry policy, the breaker
-and the stored error text do not depend on which transport is in use."""
+"""The two wire clients the transport benchmark compares (benchmarks/sdk_wire.py) behind one interface:
+the same answers and the same typed errors from the real fault server, so the retry policy and the
+breaker act alike on both and the comparison is of the transports alone."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import asyncio
 
 import pytest
 
+from benchmarks.sdk_wire import WIRES, on_wire
 from nationbias.graphs.model.call_result import Answer
 from nationbias.graphs.model.client import ModelClient
-from nationbias.graphs.model.providers.wire import WIRES
 from nationbias.graphs.model.registry import GenerationParams, parse_spec
 from nationbias.graphs.model.retry import ConnectionFailed, Fatal, RetryableStatus, RetryPolicy
 from tests.support.fixtures import FaultServerFactory
@@ -19,7 +19,7 @@ MESSAGES = [{"role": "user", "content": "hello"}]
 
 
 def _complete(base_url: str, wire: str, body: dict[str, object] | None = None) -> Answer:
-    client = ModelClient(spec=parse_spec("openai-compatible:m", base_url=base_url), wire=wire)
+    client = on_wire(ModelClient(spec=parse_spec("openai-compatible:m", base_url=base_url)), wire)
 
     async def go() -> Answer:
         try:
@@ -51,11 +51,13 @@ def test_the_same_typed_errors(fault_server: FaultServerFactory, wire: str) -> N
 @pytest.mark.parametrize("wire", WIRES)
 def test_a_call_retries_through_either_wire(fault_server: FaultServerFactory, wire: str) -> None:
     server = fault_server(fail_first_n_per_prompt=2)
-    client = ModelClient(
-        spec=parse_spec("openai-compatible:m", base_url=server.base_url),
-        params=GenerationParams(timeout=5),
-        retry=RetryPolicy(initial_delay=0.01),
-        wire=wire,
+    client = on_wire(
+        ModelClient(
+            spec=parse_spec("openai-compatible:m", base_url=server.base_url),
+            params=GenerationParams(timeout=5),
+            retry=RetryPolicy(initial_delay=0.01),
+        ),
+        wire,
     )
     result = asyncio.run(client.call(MESSAGES))
     assert result.error is None and result.attempts == 3 and server.count() == 3
