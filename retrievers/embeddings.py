@@ -12,15 +12,17 @@ import threading
 from functools import cached_property
 from importlib.metadata import distribution
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import onnxruntime as ort
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 from tokenizers import Tokenizer
 
-from nationbias.stores.paths import DataNotFoundError
+from nationbias.stores.paths import DataNotFoundError, libraries_inside_home
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 DIMENSIONS = 384
 MAX_TOKENS = 256
@@ -71,6 +73,9 @@ class OnnxMiniLM(EmbeddingFunction[Documents]):
 
     @cached_property
     def _session(self) -> ort.InferenceSession:
+        libraries_inside_home()  # onnxruntime's device id and database, not under ~/.cache
+        import onnxruntime as ort  # imported here, after that: it finds its folder when it loads
+
         options = ort.SessionOptions()
         options.log_severity_level = 3
         options.intra_op_num_threads = self.threads

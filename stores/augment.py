@@ -10,6 +10,7 @@ prompts.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import json
@@ -157,7 +158,9 @@ class OfflineAugmenter:
 
 def derived_dir() -> Path:
     path = home() / "derived"
-    path.mkdir(parents=True, exist_ok=True)
+    # On a read-only home there is nothing derived to read, and a write names its file and the cause.
+    with contextlib.suppress(OSError):
+        path.mkdir(parents=True, exist_ok=True)
     return path
 
 

@@ -27,7 +27,7 @@ from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMet
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from nationbias.stores.faults import guarded_write
-from nationbias.stores.sqlite import GroupCommit
+from nationbias.stores.sqlite import GroupCommit, readable
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -47,7 +47,7 @@ class InlineSqliteSaver(SqliteSaver):
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             saver = cls(conn)
             saver._commits = GroupCommit(conn, saver.lock, path)
-            with guarded_write(path):
+            with guarded_write(path), readable(path):  # a garbage or truncated file: one line, exit 2
                 saver.setup()  # journal_mode=WAL and the tables
             conn.execute("PRAGMA synchronous = NORMAL")  # still safe if the process dies
             try:
@@ -83,7 +83,7 @@ class InlineSqliteSaver(SqliteSaver):
     def threads_under(self, prefix: str) -> set[str]:
         """The thread ids starting with ``prefix`` that have a checkpoint (one query for a whole run)."""
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # every string with the prefix sorts below this
-        with self.cursor(transaction=False) as cur:
+        with readable(self._commits.path), self.cursor(transaction=False) as cur:
             cur.execute(
                 "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id >= ? AND thread_id < ?",
                 (prefix, upper),

@@ -16,6 +16,7 @@ from nationbias.stores.domain import P5, P5_BY_NAME, VOTE_CODES
 from nationbias.stores.errors import InputError
 from nationbias.stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
 from nationbias.stores.records import Record
+from nationbias.stores.surrogates import surrogate_problem
 
 __all__ = [
     "CONTEXT_KIND_DESCRIPTIONS",
@@ -55,6 +56,8 @@ def iter_jsonl(path: DataFile) -> Iterator[tuple[int, dict[str, object]]]:
                 raise CorpusError(f"{path}:{number}: invalid JSON: {exc.msg} (column {exc.colno})") from exc
             if not isinstance(obj, dict):
                 raise CorpusError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
+            if (problem := surrogate_problem(line, obj)) is not None:
+                raise CorpusError(f"{path}:{number}: field {problem[0]}: {problem[1]}")
             yield number, obj
 
 

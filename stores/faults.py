@@ -38,6 +38,30 @@ class StoreWriteError(RunFault):
         self.cause = cause
 
 
+class StoreReadOnlyError(StoreWriteError):
+    """A store under NATIONBIAS_HOME is on a read-only file system or folder: nothing can be
+    recorded, so a run stops before its first call (exit 2). The store itself is intact."""
+
+    exit_code = 2
+
+    def __init__(self, path: Path | str, cause: str) -> None:
+        RunFault.__init__(
+            self,
+            f"cannot write {path}: read-only ({cause}); nothing more was asked and the store is intact: "
+            "make NATIONBIAS_HOME writable (or point it at a writable copy), then rerun. Commands that "
+            "only read (runs list, runs export, report --out elsewhere, cache stats) work as it is",
+        )
+        self.path = Path(path)
+        self.cause = cause
+
+
+def is_read_only(exc: BaseException) -> bool:
+    """A write refused because the file system or the file is read-only (not a full disk)."""
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_READONLY
+    return isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
 def is_write_fault(exc: BaseException) -> bool:
     """True for a failed write the user can fix (disk full, I/O error, read-only), not for a bug."""
     if isinstance(exc, sqlite3.Error):
@@ -64,6 +88,8 @@ def guarded_write(path: Path | str) -> Iterator[None]:
     try:
         yield
     except (sqlite3.Error, OSError) as exc:
+        if is_read_only(exc):
+            raise StoreReadOnlyError(path, describe_write_fault(exc)) from exc
         if is_write_fault(exc):
             raise StoreWriteError(path, describe_write_fault(exc)) from exc
         raise

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from nationbias.stores.paths import home
+from nationbias.stores.paths import home, writable
 
 
 def source_digest(paths: Iterable[str | os.PathLike[str]]) -> str:
@@ -47,6 +47,8 @@ def cached_frame(kind: str, key: Mapping[str, Any], compute: Callable[[], pd.Dat
         except Exception:  # a damaged file is recomputed, not trusted
             path.unlink(missing_ok=True)
     frame = compute()
+    if not writable(path.parent):  # a read-only home: the table is computed, not kept
+        return frame
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
         tmp = Path(handle.name)

@@ -7,10 +7,18 @@ does not let it lapse); a second process refuses at once, naming the run and the
 is stale, and taken over with a line saying so, when its heartbeat is older than ``STALE_S``
 seconds (the holder was killed, or its machine is gone) or its process no longer exists on this
 host. The holder gives it back when the run ends, however it ends.
+
+A lease is fenced: a holder that was paused (``kill -STOP``, Ctrl-Z, a suspended VM) for longer than
+``STALE_S`` may have lost it to another process. Before each call and each write the runner asks
+:meth:`RunLease.fence`, which trusts the lease without a query only while its last confirmed
+heartbeat is younger than half the stale limit; otherwise it renews it in the store, and a lease
+found in another's hands raises :class:`LeaseLostError` (exit 2): no call more, no row more, and an
+answer still received is in the response cache for the new holder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import socket
@@ -23,8 +31,8 @@ from pathlib import Path
 from types import TracebackType
 
 from nationbias.stores.errors import InputError
-from nationbias.stores.faults import guarded_write
-from nationbias.stores.sqlite import connect
+from nationbias.stores.faults import RunFault, guarded_write
+from nationbias.stores.sqlite import connect, readable
 
 HEARTBEAT_S = 5.0
 STALE_S = 60.0  # no heartbeat for this long: the holder is gone (12 missed heartbeats)
@@ -43,6 +51,32 @@ CREATE TABLE IF NOT EXISTS leases (
 
 class RunBusyError(InputError):
     """Another live process runs this run id: this one refuses before asking anything (exit 2)."""
+
+
+class LeaseLostError(RunFault):
+    """Another process took this run's lease over (this one was paused past the stale limit): the
+    run stops before its next call and writes no more rows; the calls in flight still finish, so
+    their answers reach the response cache (exit 2)."""
+
+    exit_code = 2
+    graceful = True  # the calls in flight are paid for: let them finish, so their answers are cached
+
+
+def lease_timing() -> tuple[float, float]:
+    """``(heartbeat_s, stale_s)``: ``NATIONBIAS_LEASE_STALE_S`` shortens the stale limit (a test, a
+    cluster whose processes are never paused); the heartbeat beats 12 times within it."""
+    from nationbias.stores.settings import settings
+
+    raw = settings().lease_stale_s
+    if not raw:
+        return HEARTBEAT_S, STALE_S
+    try:
+        stale = float(raw)
+    except ValueError:
+        stale = float("nan")
+    if not stale > 0 or stale == float("inf"):
+        raise InputError(f"NATIONBIAS_LEASE_STALE_S must be a positive number of seconds, got {raw!r}")
+    return min(HEARTBEAT_S, stale / 12), stale
 
 
 @dataclass(frozen=True)
@@ -115,12 +149,14 @@ class RunLease:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._confirmed = (0.0, 0.0)  # (monotonic, wall) time the store last showed the lease ours
+        self.lost: LeaseLostError | None = None
 
     def acquire(self) -> None:
         """Take the lease, or raise :class:`RunBusyError` naming the live holder."""
         conn = self._conn = connect(self.path, SCHEMA)
         now = time.time()
-        with self._lock, guarded_write(self.path):
+        with self._lock, guarded_write(self.path), readable(self.path):
             conn.execute("BEGIN IMMEDIATE")  # no other process reads between our check and our write
             try:
                 row = conn.execute(
@@ -145,8 +181,10 @@ class RunLease:
                     (self.run_id, self.host, self.pid, self.token, now, now),
                 )
                 conn.execute("COMMIT")
+                self._confirmed = (time.monotonic(), time.time())
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # BEGIN itself may be what failed (a read-only store)
+                    conn.execute("ROLLBACK")
                 conn.close()
                 self._conn = None
                 raise
@@ -155,15 +193,50 @@ class RunLease:
 
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s):
-            try:
-                with self._lock:
-                    if self._conn is not None:
-                        self._conn.execute(
-                            "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?",
-                            (time.time(), self.run_id, self.token),
-                        )
-            except sqlite3.Error:
-                pass  # a full disk: the run's own writes report it; the next beat tries again
+            # a full disk: the run's own writes report it; the next beat tries again
+            with contextlib.suppress(sqlite3.Error):
+                self._renew()
+
+    def _renew(self) -> None:
+        """Move the heartbeat on, if the lease is still ours; note it lost otherwise."""
+        with self._lock:
+            if self._conn is None or self.lost is not None:
+                return
+            before = (time.monotonic(), time.time())
+            renewed = self._conn.execute(
+                "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?",
+                (before[1], self.run_id, self.token),
+            ).rowcount
+            if renewed:
+                self._confirmed = before
+                return
+            row = self._conn.execute(
+                "SELECT host, pid, token, started, heartbeat FROM leases WHERE run_id = ?", (self.run_id,)
+            ).fetchone()
+            paused = max(before[0] - self._confirmed[0], before[1] - self._confirmed[1])
+            holder = Holder(*row).describe(before[1]) if row is not None else "another process (since ended)"
+            self.lost = LeaseLostError(
+                f"run {self.run_id!r} was taken over by {holder}: this process (pid {self.pid}) went "
+                f"{paused:.0f} s without renewing its lease (paused?), more than the {self.stale_s:g} s "
+                "limit, so it stopped before its next call; the answers still in flight are in the "
+                "response cache. Let the other process finish the run (or rerun this command once it "
+                "has ended)"
+            )
+
+    def fence(self) -> None:
+        """Raise :class:`LeaseLostError` if another process holds the lease now. Free while the last
+        confirmed heartbeat is younger than half the stale limit (no one may take it over before the
+        limit); past that (this process was paused), the store is asked. A lease not held (not yet
+        taken, or given back) is not fenced."""
+        if self.lost is None and self._conn is not None:
+            confirmed_mono, confirmed_wall = self._confirmed
+            age = max(time.monotonic() - confirmed_mono, time.time() - confirmed_wall)
+            if age < self.stale_s / 2:
+                return
+            with guarded_write(self.path):
+                self._renew()
+        if self.lost is not None:
+            raise self.lost
 
     def release(self) -> None:
         """Give the lease back (only ours: a process that took it over keeps it)."""

@@ -24,9 +24,9 @@ from nationbias.stores.domain import config_language
 from nationbias.stores.errors import InputError
 from nationbias.stores.faults import guarded_write
 from nationbias.stores.lease import SCHEMA as LEASE_SCHEMA
-from nationbias.stores.lease import Holder, RunLease, stale_reason, this_host
+from nationbias.stores.lease import Holder, RunLease, lease_timing, stale_reason, this_host
 from nationbias.stores.paths import home
-from nationbias.stores.sqlite import GroupCommit, connect
+from nationbias.stores.sqlite import GroupCommit, connect, readable
 
 Status = Literal["ok", "invalid", "error"]
 
@@ -129,6 +129,13 @@ def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | Non
     return None
 
 
+def _escape_surrogates(value: Any) -> Any:
+    """A text UTF-8 cannot hold (a lone surrogate) with each such character as its ``\\udXXX``
+    escape: read back from a JSON column it is the same character again, in a text column it is
+    visible as what the server sent."""
+    return value.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(value, str) else value
+
+
 PLANNED = "samples_planned"  # the run config's count of the samples its last start asked for
 
 
@@ -214,6 +221,7 @@ class RunStore:
         # write, so a command that fails or only reads leaves no runs.sqlite behind.
         self._db: sqlite3.Connection | None = connect(self.path, SCHEMA) if self.path.exists() else None
         self._commits: GroupCommit | None = None
+        self._leases: dict[str, RunLease] = {}  # the leases taken through this store, for fence()
 
     @property
     def _conn(self) -> sqlite3.Connection:
@@ -244,7 +252,7 @@ class RunStore:
     def create_run(self, run_id: str, config: dict[str, Any]) -> dict[str, Any]:
         """Register a run, or return the stored config when resuming the same run id."""
         check_run_id(run_id)
-        with self._lock, guarded_write(self.path):
+        with self._lock, guarded_write(self.path), readable(self.path):
             row = self._conn.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row:
                 stored: dict[str, Any] = json.loads(row[0])
@@ -273,7 +281,7 @@ class RunStore:
     def update_config(self, run_id: str, **changes: Any) -> None:
         config = self.get_run(run_id)
         config.update(changes)
-        with self._lock, guarded_write(self.path):
+        with self._lock, guarded_write(self.path), readable(self.path):
             self._conn.execute(
                 "UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config, default=str), run_id)
             )
@@ -282,7 +290,7 @@ class RunStore:
         check_run_id(run_id)
         if self._empty():
             raise RunNotFoundError(f"no run {run_id!r} in {self.path} (see `nationbias runs list`)")
-        with self._lock:
+        with self._lock, readable(self.path):
             row = self._conn.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if not row:
             raise RunNotFoundError(f"no run {run_id!r} in {self.path} (see `nationbias runs list`)")
@@ -293,7 +301,7 @@ class RunStore:
         columns = ["run_id", "test", "model", "language", "created", "ok", "invalid", "error"]
         if self._empty():
             return pd.DataFrame(columns=columns)
-        with self._lock:
+        with self._lock, readable(self.path):
             rows = self._conn.execute(
                 "SELECT r.run_id, r.config, r.created, "
                 "SUM(s.status='ok'), SUM(s.status='invalid'), SUM(s.status='error') "
@@ -320,7 +328,19 @@ class RunStore:
     def lease(self, run_id: str, *, notify: Callable[[str], None]) -> RunLease:
         """The run's lease, for a ``with`` block: a second live process refuses (stores/lease.py);
         ``notify`` hears of a stale lease taken over."""
-        return RunLease(self.path, check_run_id(run_id), notify=notify)
+        heartbeat_s, stale_s = lease_timing()
+        lease = RunLease(
+            self.path, check_run_id(run_id), notify=notify, heartbeat_s=heartbeat_s, stale_s=stale_s
+        )
+        self._leases[run_id] = lease
+        return lease
+
+    def fence(self, run_id: str) -> None:
+        """Raise ``LeaseLostError`` when another process took over the lease this store holds on
+        ``run_id`` (stores/lease.py); a run this store holds no lease on is not fenced."""
+        lease = self._leases.get(run_id)
+        if lease is not None:
+            lease.fence()
 
     def progress(self, run_id: str) -> RunProgress:
         """How far ``run_id`` is: its rows, the samples it plans, and whether a live process runs it."""
@@ -344,7 +364,7 @@ class RunStore:
             query += " AND status != 'error'"
         if self._empty():
             return set()
-        with self._lock:
+        with self._lock, readable(self.path):
             return {row[0] for row in self._conn.execute(query, (run_id,))}
 
     def write(self, run_id: str, row: SampleRow) -> None:
@@ -370,20 +390,23 @@ class RunStore:
             json.dumps(row.extra, ensure_ascii=False, default=str),
             time.time(),
         )
-        with self._lock, guarded_write(self.path):
+        with self._lock, guarded_write(self.path), readable(self.path):
             group = self._group
             group.begin()  # rows finished in one loop turn share one commit
-            group.conn.execute(
-                "INSERT OR REPLACE INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values
-            )
+            insert = "INSERT OR REPLACE INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            try:
+                group.conn.execute(insert, values)
+            except UnicodeEncodeError:  # a lone surrogate (a server's "\ud83d"): kept as its escape
+                group.conn.execute(insert, tuple(map(_escape_surrogates, values)))
         group.written()
 
     def samples_frame(self, run_id: str) -> pd.DataFrame:
         """One row per sample, JSON columns decoded."""
         self.get_run(run_id)
-        frame = pd.read_sql_query(
-            "SELECT * FROM samples WHERE run_id = ? ORDER BY sample_id", self._conn, params=(run_id,)
-        )
+        with readable(self.path):
+            frame = pd.read_sql_query(
+                "SELECT * FROM samples WHERE run_id = ? ORDER BY sample_id", self._conn, params=(run_id,)
+            )
         for column in ("messages", "parsed", "extra"):
             # pandas 3 reads a NULL next to strings as NaN: both mean "no value"
             frame[column] = frame[column].map(lambda v: json.loads(v) if isinstance(v, str) else None)

@@ -46,6 +46,7 @@ class Settings(EnvSettings):
     llama_worker: str | None = None
     grace_s: str | None = None  # validated where used (graphs/study/halt.py)
     prices: str | None = None  # a price file over the packaged one (stores/prices.py)
+    lease_stale_s: str | None = None  # validated where used (stores/lease.py)
 
 
 S = TypeVar("S", bound=EnvSettings)

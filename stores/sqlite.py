@@ -13,18 +13,67 @@ import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from nationbias.stores.faults import StoreWriteError, describe_write_fault, guarded_write, is_write_fault
+from nationbias.stores.faults import (
+    StoreReadOnlyError,
+    StoreWriteError,
+    describe_write_fault,
+    guarded_write,
+    is_write_fault,
+)
+from nationbias.stores.paths import writable
 
 
 class StoreCorruptError(RuntimeError):
-    """A store file exists but is not a usable SQLite database."""
+    """A store file exists but is not a usable SQLite database, or a page inside it is damaged."""
+
+
+# SQLite's codes for a damaged file: a page that does not parse, a header that is not SQLite's.
+_DAMAGE_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True for a file SQLite cannot read (damaged, truncated, not a database): not a bug, not a lock."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _DAMAGE_CODES
+    return "malformed" in str(exc) or "not a database" in str(exc)
+
+
+def damaged(path: Path | str, exc: BaseException) -> StoreCorruptError:
+    """The one-line error for a damaged store: the file and the cause, and advice that keeps it."""
+    return StoreCorruptError(
+        f"{path}: damaged, not a usable SQLite database ({exc}); it was left as it is. "
+        f"`sqlite3 {path} .recover` salvages what can be read into a new database; move the damaged "
+        "file aside (do not delete it) to start afresh"
+    )
+
+
+@contextlib.contextmanager
+def readable(path: Path | str) -> Iterator[None]:
+    """Turn SQLite's "database disk image is malformed" inside a store into :class:`StoreCorruptError`
+    naming the file; any other error passes unchanged."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            raise damaged(path, exc) from exc
+        raise
 
 
 def connect(path: Path, schema: str) -> sqlite3.Connection:
-    """Open ``path`` (creating it with ``schema``) ready for several threads and processes."""
+    """Open ``path`` (creating it with ``schema``) ready for several threads and processes.
+
+    On a read-only file system (or a folder this user may not write) an existing store is opened
+    read-only, so the commands that only read work; a write then raises ``StoreReadOnlyError``
+    (stores/faults.py) naming the file. A store that cannot be created there raises it at once.
+    """
+    if path.exists() and not writable(path):
+        return _connect_read_only(path)
     try:
         with guarded_write(path):  # a full disk is not a corrupt file: say which it is
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -34,10 +83,29 @@ def connect(path: Path, schema: str) -> sqlite3.Connection:
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.executescript(schema)
     except sqlite3.DatabaseError as exc:
-        raise StoreCorruptError(
-            f"{path}: not a usable SQLite database ({exc}); move it aside or delete it to start afresh"
-        ) from exc
+        if not writable(path):
+            raise StoreReadOnlyError(path, str(exc)) from exc
+        raise damaged(path, exc) from exc
     return conn
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to an existing store. A WAL database needs its ``-shm`` file, which a
+    read-only folder cannot hold: then it is opened as immutable (nothing can change it there)."""
+    uri = path.resolve().as_uri()
+    last: sqlite3.Error | None = None
+    for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(uri + flags, uri=True, timeout=60.0, check_same_thread=False)
+            conn.isolation_level = None
+            conn.execute("PRAGMA busy_timeout = 60000")
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # reads the header now
+            return conn
+        except sqlite3.DatabaseError as exc:
+            if is_damage(exc):
+                raise damaged(path, exc) from exc
+            last = exc
+    raise StoreReadOnlyError(path, f"cannot be opened even to read: {last}")
 
 
 # How often, at most, a group commit on an event loop has a worker thread copy the WAL into the

@@ -17,6 +17,7 @@ from typing import Literal
 
 from nationbias.stores.bundled import DataFile, data_file
 from nationbias.stores.errors import InputError
+from nationbias.stores.surrogates import surrogate_problem
 
 UN_LANGUAGES = ("en", "fr", "es", "ru", "zh", "ar")
 UN_CREDIT = (
@@ -101,6 +102,8 @@ def read_un_texts(file: DataFile) -> dict[str, UnText]:
                 raise InputError(f"{where}: not a JSON object ({exc})") from None
             if not isinstance(obj, dict):
                 raise InputError(f"{where}: not a JSON object")
+            if (problem := surrogate_problem(line, obj)) is not None:
+                raise InputError(f"{where}: field {problem[0]}: {problem[1]}")
             text = parse_un_text(obj, where=where)
             if text.id in texts:
                 raise InputError(f"{where}: {text.id} appears twice")

@@ -19,6 +19,7 @@ from nationbias.stores.bundled import DataFile
 from nationbias.stores.countries import to_iso3
 from nationbias.stores.domain import P5_NAMES
 from nationbias.stores.records import Record
+from nationbias.stores.surrogates import surrogate_problem
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,9 @@ def validate_file(source: DataFile | str | os.PathLike[str]) -> ValidationReport
             if not isinstance(obj, dict):
                 message = f"expected a JSON object, got {type(obj).__name__}"
                 report.errors.append(Problem(path, line, "<line>", message))
+                continue
+            if (problem := surrogate_problem(text, obj)) is not None:
+                report.errors.append(Problem(path, line, *problem))
                 continue
             record_id = obj.get("id")
             if isinstance(record_id, str):

@@ -15,9 +15,18 @@ from pathlib import Path
 import httpx
 import pytest
 
+from nationbias.stores.settings import Settings
 from tests.support.costs import COST_MARKERS, CostGuard, cost_marks, name_the_groups, shared_group
 
 pytest_plugins = ["tests.support.fixtures"]
+
+# The suite does not depend on the user's environment: a NATIONBIAS_DATA or NATIONBIAS_HOME set in the
+# shell (as docs/data.md suggests for another copy of the data) is not the tests' to read. Every
+# variable nationbias reads (stores/settings.py) is cleared for the session; a test sets its own.
+for _variable in [name for name in os.environ if name.upper() in {
+    f"{Settings.model_config.get('env_prefix')}{field}".upper() for field in Settings.model_fields
+}]:  # fmt: skip
+    del os.environ[_variable]
 # What the library imports where it is used, not with its modules, so the CLI starts without them
 # (tests/evals/test_cli_startup.py). The test process imports them before it freezes its heap.
 ON_FIRST_USE = (

@@ -20,14 +20,25 @@ from nationbias.stores.errors import InputError
 batch_app = typer.Typer(help="Run a batch round elsewhere: export its requests, import the results.")
 
 
-def _store(run_id: str) -> Any:
+def _store(run_id: str, *, plain: str = "") -> Any:
+    """The batch store of ``run_id``; for a run made without ``--batch``, an error saying what it is
+    (its counts from the run store) and ``plain``: what to do instead."""
     from nationbias.stores.batches import BatchStore
-    from nationbias.stores.runstore import check_run_id
+    from nationbias.stores.runstore import RunNotFoundError, RunStore, check_run_id
 
     check_run_id(run_id)
     store = BatchStore()
     if store.argv(run_id) is False:
-        raise InputError(f"run {run_id!r} has no batch rounds (was it run with --batch or --batch-offline?)")
+        try:
+            RunStore().get_run(run_id)
+        except RunNotFoundError as missing:  # no such run at all: say that
+            raise InputError(f"run {run_id!r} has no batch rounds: {missing}") from None
+        counts = RunStore().runs_frame().set_index("run_id").loc[run_id]
+        raise InputError(
+            f"run {run_id!r} is a plain run, not a batch run (no --batch or --batch-offline): no rounds; "
+            f"ok {counts['ok']} · invalid {counts['invalid']} · error {counts['error']} stored"
+            + (f". {plain}" if plain else "")
+        )
     return store
 
 
@@ -126,7 +137,11 @@ def runs_status(run_id: str) -> None:
 
 def runs_resume(run_id: str, *, root: typer.Typer) -> None:
     """Run the stored command of a batch run again: it settles its open batches, then goes on."""
-    store = _store(run_id)
+    store = _store(
+        run_id,
+        plain="Its command is not stored: rerun the command its summary line printed after `resume:` "
+        f"(the same command with --run-id {run_id}), which skips the samples already done",
+    )
     argv = store.argv(run_id)
     if not argv:
         raise InputError(f"run {run_id!r} was started from the library: call it again with run_id={run_id!r}")

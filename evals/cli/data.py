@@ -60,6 +60,29 @@ def validate(
     """Check every record; one line per problem (file:line: field …). Exit 2 on any error."""
     corpus = _validated(path)
     console.print(f"ok: {len(corpus.records)} records in {corpus.path}")
+    if path is None:  # the data a run reads: the UN's texts beside the corpus too
+        _validate_un_texts()
+
+
+def _validate_un_texts() -> None:
+    """The UN's texts a run reads beside the corpus (``unsc/un_texts/*.jsonl``): one line per file;
+    exit 2 naming the file and line of the first problem in each."""
+    from nationbias.stores.paths import DataNotFoundError
+    from nationbias.stores.un_texts import UN_LANGUAGES, read_un_texts, un_texts_file
+
+    failed = 0
+    for language in UN_LANGUAGES:
+        file = un_texts_file(language)
+        try:
+            texts = read_un_texts(file)
+        except (InputError, DataNotFoundError) as exc:
+            err_console.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
+            failed += 1
+            continue
+        console.print(f"ok: {len(texts)} texts in {file}", highlight=False, soft_wrap=True)
+    if failed:
+        err_console.print(f"{failed} UN text file(s) with errors; nothing was written.", highlight=False)
+        raise typer.Exit(2)
 
 
 def _print_copies() -> None:

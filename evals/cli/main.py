@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from typing import Annotated
 
 import typer
@@ -21,6 +23,17 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     pretty_exceptions_short=True,
 )
+
+
+@app.callback()
+def _before_any_command() -> None:
+    # A terminal that cannot show a character (an ASCII-only stdout: PYTHONIOENCODING=ascii, LC_ALL=C
+    # without UTF-8 coercion) gets its escape, not a UnicodeEncodeError after the run is stored.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in ("strict", "surrogateescape"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 app.add_typer(run_app, name="run")
 app.add_typer(runs_app, name="runs")
 app.add_typer(cache_app, name="cache")

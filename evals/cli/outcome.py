@@ -30,7 +30,7 @@ from nationbias.graphs.model.breaker import display_url
 from nationbias.graphs.study.halt import Interrupted, RunHalted, SignalStop
 from nationbias.graphs.terminal_text import plain
 from nationbias.stores.errors import InputError
-from nationbias.stores.faults import RunFault, describe_write_fault, is_write_fault
+from nationbias.stores.faults import RunFault, describe_write_fault, is_read_only, is_write_fault
 from nationbias.stores.paths import home
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -129,7 +129,8 @@ def stopped(outcome: Outcome, exc: BaseException) -> int | None:
         fault = exc
     elif isinstance(exc, (OSError, sqlite3.Error)) and is_write_fault(exc):  # e.g. writing a report
         where = getattr(exc, "filename", None) or f"under NATIONBIAS_HOME ({home()})"
-        fault = RunFault(f"cannot write {where}: {describe_write_fault(exc)}")
+        hint = " (read-only: a report can be written elsewhere with --out DIR)" if is_read_only(exc) else ""
+        fault = RunFault(f"cannot write {where}: {describe_write_fault(exc)}{hint}")
     else:
         return None
     interrupted = isinstance(fault, (Interrupted, KeyboardInterrupt))

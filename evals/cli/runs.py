@@ -56,6 +56,15 @@ def cache_stats() -> None:
     from nationbias.stores.cache import ResponseCache
 
     stats = ResponseCache().stats()
+    if stats.damaged is not None:
+        console.print(
+            f"{stats.path}: damaged ({stats.damaged}), {stats.size_bytes / 1e6:.2f} MB: its rows cannot be "
+            "counted; runs ask again what they cannot read, `nationbias cache clear` starts it afresh",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        return
     console.print(plain(f"{stats.path}: {stats.entries} responses, {stats.size_bytes / 1e6:.2f} MB"))
     for model, count in stats.by_model.items():
         console.print(plain(f"  {model}: {count}"), highlight=False)
@@ -67,4 +76,9 @@ def cache_clear() -> None:
     """Delete every cached response."""
     from nationbias.stores.cache import ResponseCache
 
-    console.print(f"removed {ResponseCache().clear()} cached responses")
+    cache = ResponseCache()
+    removed = cache.clear()
+    if removed is None:
+        console.print(f"{cache.path} was damaged: replaced by an empty cache", highlight=False, markup=False)
+        return
+    console.print(f"removed {removed} cached responses")

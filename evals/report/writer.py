@@ -17,6 +17,7 @@ from nationbias.evals.report.reportable import progress_notes, reportable
 from nationbias.evals.report.sample_browser import sample_browser_section
 from nationbias.evals.report.sections import BANNER, Context, load_runs, write_sections
 from nationbias.stores.errors import InputError
+from nationbias.stores.paths import libraries_inside_home
 
 if TYPE_CHECKING:
     from nationbias.stores.runstore import RunStore
@@ -36,6 +37,7 @@ def write_report(
     """Write ``out_dir/index.html`` (+ PNGs and CSVs) for ``run_ids``; returns the HTML path."""
     if not run_ids:
         raise InputError("write_report needs at least one run id")
+    libraries_inside_home()  # matplotlib's config and font cache, before it is first imported
     if store is None:
         from nationbias.stores.runstore import RunStore
 

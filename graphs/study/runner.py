@@ -220,6 +220,7 @@ async def run_tasks(
             except asyncio.QueueEmpty:
                 return
             try:
+                store.fence(run_id)  # a lease another process took over: no call more (stores/lease.py)
                 row = await worker(task)
             except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
                 halt.lose(fault)  # after a stop signal: a call lost with the backend, counted
@@ -231,6 +232,7 @@ async def run_tasks(
             except Exception as exc:  # a bug must not lose the sample: record it and go on
                 row = _internal_error(task, exc)
             try:
+                store.fence(run_id)  # the new holder writes the run now; the answer is in the cache
                 store.write(run_id, row)
             except RunFault as fault:
                 halt.stop(fault)
