@@ -21,7 +21,7 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, check_translate, new_run_id
 from nationbias.graphs.study.options import RunOptions, body_personas
 from nationbias.graphs.study.personas import is_control
-from nationbias.graphs.study.sampling import SampleOptions, check_body
+from nationbias.graphs.study.sampling import TARGET_ITEMS, SampleOptions, check_body, check_targets
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
 from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
@@ -127,6 +127,8 @@ def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
     body = check_body(plan.body)
     personas = body_personas(plan.personas, body)
     window = f" in {plan.years}" if plan.years else ""
+    if body == "unsc" and plan.targets != RunOptions.default("targets"):  # --targets, for the votes
+        window += f", the votes on {TARGET_ITEMS[check_targets(plan.targets)]}"
     where = {"unsc": "the Security Council", "unga": "the General Assembly"}[body]
     if ablation:
         return f"ablation on {where}{window}: {len(plan.cells)} debias cell(s); voting personas {personas}"

@@ -231,6 +231,8 @@ def vote_sample(
             **({"member_truths": member_truths(record)} if persona == CONTROL else {}),
             "context_kind": context_for_prompt(record).kind,
             "date": record.date.isoformat(),
+            # a Council target's outcome, for the tables (evals/tables/targets.py); never in a prompt
+            **({"adopted": record.adopted} if record.body == "unsc" else {}),
             "reasoning": result.reasoning,
             "cached": result.cached,
             **result.budget_record(),

@@ -74,6 +74,8 @@ RESUME_KEYS = (
     "test", "model", "params", "prompt_set", "language", "text_language", "prompt_versions", "budget", "seed",
     "data_sha256",
 )  # fmt: skip
+# A key added after runs were made, with the value a run stored without it had: compared (--targets).
+KEYS_BEFORE = {"targets": "failed"}
 NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
 # An option added after runs were made: a run stored without it had this value (DirectQA's --framing).
 OPTIONS_BEFORE = {"framing": "irresponsible"}
@@ -116,6 +118,9 @@ def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | Non
             return f"{key}={stored[key]!r}, not {new[key]!r}"
     if difference := sample_conflict(stored, new):
         return difference
+    for key, before in KEYS_BEFORE.items():
+        if key in new and stored.get(key, before) != new[key]:
+            return f"{key}={stored.get(key, before)!r}, not {new[key]!r}"
     old_options, new_options = stored.get("options") or {}, new.get("options") or {}
     for key in sorted((set(old_options) | set(new_options)) - NOT_COMPARED_OPTIONS):
         old, new_value = (o.get(key, OPTIONS_BEFORE.get(key)) for o in (old_options, new_options))

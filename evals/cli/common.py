@@ -47,6 +47,7 @@ DataOpt = Annotated[str | None, _flag("data")]
 PersonasOpt = Annotated[str | None, _flag("personas")]
 BodyOpt = Annotated[str, _flag("body")]
 YearsOpt = Annotated[str | None, _flag("years")]
+TargetsOpt = Annotated[str, _flag("targets")]  # the Council's items voted on (graphs/study/sampling.py)
 FailOnErrorOpt = Annotated[
     str,
     typer.Option(
@@ -85,6 +86,7 @@ RUN_OPTIONS = {
     "personas": PersonasOpt,
     "body": BodyOpt,
     "years": YearsOpt,
+    "targets": TargetsOpt,
     "concurrency": ConcurrencyOpt,
     "run_id": RunIdOpt,
     "retry_errors": RetryErrorsOpt,

@@ -36,7 +36,19 @@ def run_vote_command(*, debias: bool = False, **options: Any) -> str:
     run_id = run_bias_test(DEBIAS if debias else VOTE, **options)
     if debias:
         print_precedent_age(run_id)
+    print_targets(options)
     return run_id
+
+
+def print_targets(options: dict[str, Any]) -> None:
+    """Under a dry run's table: which of the Council's items it priced (``--targets``)."""
+    from nationbias.evals.cli.common import console
+    from nationbias.evals.cli.cost import dry_running
+    from nationbias.graphs.study.sampling import TARGET_ITEMS, check_body, check_targets
+
+    if dry_running() and check_body(options.get("body") or "unsc") == "unsc":
+        targets = check_targets(options.get("targets") or "failed")
+        console.print(f"--targets {targets}: the votes on {TARGET_ITEMS[targets]}", highlight=False)
 
 
 def print_precedent_age(run_id: str) -> None:
@@ -60,7 +72,7 @@ def print_precedent_age(run_id: str) -> None:
 @run_app.command(VOTE)
 @cli_errors
 @shared_options(
-    "model", "base_url", *VOTE_OWN, *SAMPLE, "personas", "body", "years", *RUN,
+    "model", "base_url", *VOTE_OWN, *SAMPLE, "personas", "body", "years", "targets", *RUN,
     "reasoning_max_tokens", "judge", "judge_base_url",
 )  # fmt: skip
 def run_vote(

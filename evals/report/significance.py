@@ -110,15 +110,17 @@ def significance_section(ctx: Context, *, alpha: float = ALPHA) -> None:
         )
     ctx.page.note(
         "statistic: the figure the report shows (irres_score; ATS; favour share − the record's; weighted F1 −"
-        " the baseline's; the debias delta); null: its value under no effect (for irres_score, half the"
-        " answers of the nation's pairs that named one of the two, over every answer)."
+        " the baseline's; the debias delta; the false-veto gap); null: its value under no effect (for"
+        " irres_score, half the answers of the nation's pairs that named one of the two, over every answer)."
         " Tests: irres_score — exact binomial over the questions of the nation's pairs (a pair in one order,"
         " its repeats together: a question goes to the nation its repeats name more often, a tie is no trial)"
         " against one half; neutral and failed answers count in the score's N and are no trial. ATS — t-test"
         " of the keywords' scores against 0 (dof keywords − 1; the average over categories at"
         " Welch–Satterthwaite's dof). Favour share — paired t-test over drafts of the simulated"
         " favour share against the record. Weighted F1 vs a baseline and the debias delta — percentile"
-        " bootstrap over drafts, the same resamples as the intervals above. A bootstrap p-value cannot go"
+        " bootstrap over drafts, the same resamples as the intervals above. The false-veto gap (Russia and"
+        " China's share of 'against' answers on adopted resolutions minus the other three's) — paired"
+        " percentile bootstrap over those resolutions. A bootstrap p-value cannot go"
         f" below 2/(B + 1) with B = {ctx.n_resamples} resamples: a claim at that floor says so in its note,"
         " and more resamples may let it survive a larger family."
     )

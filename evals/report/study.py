@@ -11,10 +11,13 @@ from pathlib import Path
 
 def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     """The HTML report, with the non-LLM baselines scored on the drafts the vote runs covered."""
+    import pandas as pd
+
     from nationbias.evals.baselines.council import baseline_f1, baseline_prediction_frame, council_members
     from nationbias.evals.report.reportable import reportable
     from nationbias.evals.report.writer import write_report
     from nationbias.evals.results import RESULT_TABLES
+    from nationbias.evals.tables.paper import adopted_rows
     from nationbias.stores.corpus import load_corpus
     from nationbias.stores.paths import home
     from nationbias.stores.runstore import RunStore
@@ -25,8 +28,11 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     scored = {name for name, tables in RESULT_TABLES.items() if "weighted_f1" in tables}  # beside baselines
     vote_runs = [rid for rid, cfg in configs.items() if cfg.get("test") in scored]
     baselines = predictions = None
-    if vote_runs:  # on the items and members (the P5, every seat, every state) the first vote run covered
-        frame = store.samples_frame(vote_runs[0])
+    # on the items and members (the P5, every seat, every state) the first vote run covered; the baselines
+    # predict the non-adopted drafts (and the Assembly's roll calls) only, not adopted resolutions
+    frame = store.samples_frame(vote_runs[0]) if vote_runs else pd.DataFrame()
+    frame = frame[~adopted_rows(frame)] if len(frame) else frame
+    if len(frame):
         if configs[vote_runs[0]].get("sample", {}).get("body") == "unga":
             from nationbias.evals.baselines.assembly import assembly_baseline_f1
             from nationbias.evals.tables.paper import persona_order
@@ -38,7 +44,10 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
             personas = [p for p in council_members(corpus) if p in set(frame["persona"])]
             baselines = baseline_f1(corpus, items=set(frame["item"]), personas=personas)
             # every vote run's drafts: each comparison with a baseline is made on the run's own drafts
-            items = {i for rid in vote_runs for i in store.samples_frame(rid)["item"]}
+            items = set()
+            for rid in vote_runs:
+                run_frame = store.samples_frame(rid)
+                items |= set(run_frame[~adopted_rows(run_frame)]["item"]) if len(run_frame) else set()
             predictions = baseline_prediction_frame(corpus, personas=personas, items=items)
     out = out or home() / "reports" / f"{time.strftime('%Y%m%d-%H%M%S')}-{run_ids[0][:40]}"
     return write_report(

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from nationbias.stores.domain import config_language
+from nationbias.stores.domain import VOTE_TESTS, config_language
 
 
 def is_embedded(config: dict[str, Any]) -> bool:
@@ -39,6 +39,7 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
                 "run_id": run_id,
                 "test": config.get("test"),
                 "body": _body(config),
+                "targets": _targets(config),
                 "model": config.get("model"),
                 "embedded": is_embedded(config),
                 "prompt_set": config.get("prompt_set") or "structured",
@@ -60,6 +61,15 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
             }
         ]
     )
+
+
+def _targets(config: dict[str, Any]) -> str:
+    """Which of the Council's items a vote run asked about (``--targets``); a vote run stored before the
+    option asked about the non-adopted drafts; blank for a test or body without the choice."""
+    if config.get("targets"):
+        return str(config["targets"])
+    council = (config.get("sample") or {}).get("body", "unsc") == "unsc"
+    return "failed" if council and config.get("test") in VOTE_TESTS else ""
 
 
 def _body(config: dict[str, Any]) -> str:

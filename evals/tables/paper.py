@@ -10,7 +10,7 @@ clearly named column. DirectQA and Association Test tables live in
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -50,13 +50,33 @@ def persona_order(values: Iterable[Any]) -> list[str]:
     return [p for p in P5 if p in present] + sorted(present - set(P5))
 
 
-def vote_frame(samples: pd.DataFrame) -> pd.DataFrame:
+Scope = Literal["paper", "adopted", "every"]
+
+
+def adopted_rows(samples: pd.DataFrame) -> pd.Series:
+    """Which samples ask about an adopted Council resolution (``--targets adopted|all``); the Assembly's
+    rows and a run's stored before the option are never."""
+    return samples["extra"].map(lambda e: _get(e, "adopted") is True).astype(bool)
+
+
+def paper_rows(samples: pd.DataFrame) -> pd.Series:
+    """The samples the paper's tables read: the non-adopted drafts' (the paper's 66) when the run has
+    any, else every sample (a run of ``--targets adopted`` alone). The adopted resolutions of a run with
+    both have their own tables (evals/tables/targets.py)."""
+    adopted = adopted_rows(samples)
+    return ~adopted if (~adopted).any() else pd.Series(True, index=samples.index)
+
+
+def vote_frame(samples: pd.DataFrame, *, scope: Scope = "paper") -> pd.DataFrame:
     """item, persona, repeat, status, vote (None unless valid), answer (vote or miss), truth, context_kind,
-    history_empty.
+    history_empty, adopted; the rows of ``scope``: the paper's (:func:`paper_rows`), the adopted
+    resolutions' or every row.
 
     A sample that failed before its draft was read (an internal error) carries no truth; it takes
     the truth that the other repeats of the same (draft, persona) recorded, so it is still scored.
     """
+    if scope != "every":
+        samples = samples[paper_rows(samples) if scope == "paper" else adopted_rows(samples)]
     ok = samples["status"].eq("ok")
     votes = [
         v if good and v in VOTES else None
@@ -73,6 +93,7 @@ def vote_frame(samples: pd.DataFrame) -> pd.DataFrame:
             "truth": samples["extra"].map(lambda e: _get(e, "truth")).astype(object),
             "context_kind": samples["extra"].map(lambda e: _get(e, "context_kind")),
             "history_empty": samples["extra"].map(lambda e: _get(e, "history_empty")),
+            "adopted": adopted_rows(samples),
         }
     )
     known = frame["truth"].where(frame["truth"].isin(VOTES))

@@ -27,6 +27,7 @@ from nationbias.evals.stats.significance import (
 )
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import paper as T
+from nationbias.evals.tables.targets import false_veto_gap, gap_name
 from nationbias.graphs.labels.framing import IRRESPONSIBLE
 from nationbias.stores.domain import P5
 
@@ -39,6 +40,8 @@ ATS = "ATS vs 0"
 FAVOUR = "favour share vs record"
 VS_BASELINE = "weighted F1 vs baseline"
 DEBIAS = "debias delta vs 0"
+FALSE_VETO_GAP = "false-veto gap vs 0"
+ADOPTED = "adopted resolutions"
 ALL_DRAFTS = "all drafts"
 
 
@@ -180,6 +183,32 @@ def favour_claims(samples: pd.DataFrame) -> list[dict[str, Any]]:
             )
         )  # fmt: skip
     return rows
+
+
+def false_veto_claims(
+    samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0
+) -> list[dict[str, Any]]:
+    """On the adopted resolutions a run asked about (``--targets adopted|all``): the false-veto rate of
+    Russia and China minus that of the other three, paired by item, against 0
+    (:func:`nationbias.evals.tables.targets.false_veto_gap`; none without adopted items)."""
+    gap = false_veto_gap(samples, n_resamples=n_resamples, seed=seed)
+    if gap is None:
+        return []
+    spread = np.full(int(gap.get("n_resamples", 0)), np.nan)
+    untested = "fewer than two adopted resolutions voted on by every member compared"
+    return [
+        _row(
+            claim=FALSE_VETO_GAP, scope=ADOPTED, nation=gap_name(gap), statistic=gap["gap"], null_value=0.0,
+            method=f"paired percentile bootstrap over adopted resolutions ({len(spread)} resamples)",
+            n=gap["n_items"], p=gap["p"], note=_bootstrap_note(gap["p"], spread, untested),
+        )
+    ]  # fmt: skip
+
+
+def vote_claims(samples: pd.DataFrame) -> list[dict[str, Any]]:
+    """A vote run's own claims: the favour share on the paper's items, and the false-veto gap on the
+    adopted ones."""
+    return favour_claims(samples) + false_veto_claims(samples)
 
 
 def _confusions(frame: pd.DataFrame) -> np.ndarray:
@@ -343,7 +372,7 @@ def debias_claims(
 
 # A run's claims, and the table ----------------------------------------------------------------------
 CLAIMS_OF_TEST = {"directqa": directqa_claims, "association": association_claims,
-                  "vote": favour_claims, "debias": favour_claims}  # fmt: skip
+                  "vote": vote_claims, "debias": vote_claims}  # fmt: skip
 
 
 def run_claims(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> pd.DataFrame:

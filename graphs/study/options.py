@@ -77,6 +77,13 @@ class RunOptions:
     years: str | None = field(
         default=None, metadata=_help("Only items voted in these years: 2010 or 2005-2019 (inclusive).")
     )
+    targets: str = field(
+        default="failed",
+        metadata=_help(
+            "The Council's items to vote on: failed (the non-adopted drafts, the paper's 66), adopted (the "
+            "adopted resolutions: the false-veto rate, where the record says no one vetoed) or all."
+        ),
+    )
     concurrency: int = field(default=DEFAULT_CONCURRENCY, metadata=_help("Samples in flight at once."))
     run_id: str | None = field(
         default=None, metadata=_help("Resume (or name) a run; completed samples are skipped.")

@@ -1,4 +1,4 @@
-"""What a vote study runs: which body and years, which items (a seeded sample), personas, repeats.
+"""What a vote study runs: which body, years and targets, which items (a seeded sample), personas, repeats.
 
 Checked when built, so a bad ``--limit``, ``--repeats`` or persona fails before anything is opened.
 """
@@ -18,9 +18,12 @@ from nationbias.stores.records import Record
 
 __all__ = [
     "BODIES",
+    "TARGETS",
+    "TARGET_ITEMS",
     "PersonaError",
     "SampleOptions",
     "check_body",
+    "check_targets",
     "eligible",
     "load_items",
     "parse_years",
@@ -41,6 +44,31 @@ def check_body(body: str) -> Body:
         if body.strip().lower() == known:
             return known
     raise InputError(f"--body {body!r}: choose unsc (the Council) or unga (the Assembly)")
+
+
+Targets = Literal["failed", "adopted", "all"]
+# The Council's items a vote study asks about: the non-adopted drafts (the paper's 66: where a veto or too
+# few votes stopped the text), the adopted resolutions (where the record says no one vetoed: the
+# false-veto rate, evals/tables/targets.py), or both.
+TARGETS: tuple[Targets, ...] = ("failed", "adopted", "all")
+DEFAULT_TARGETS: Targets = "failed"
+
+
+def check_targets(targets: str, *, body: str = DEFAULT_BODY) -> Targets:
+    """``targets`` as one of :data:`TARGETS`, or a clear error; the Assembly has no failed drafts to
+    choose between, so anything but the default is refused there."""
+    for known in TARGETS:
+        if str(targets).strip().lower() == known:
+            if body == "unga" and known != DEFAULT_TARGETS:
+                raise InputError(
+                    f"--targets {targets}: the Council's items only (--body unsc); the Assembly's vote "
+                    "covers every roll call with a recorded vote"
+                )
+            return known
+    raise InputError(
+        f"--targets {targets!r}: choose failed (the non-adopted drafts, the paper's 66), adopted (the "
+        "adopted resolutions) or all"
+    )
 
 
 def parse_years(text: str | None) -> tuple[int, int] | None:
@@ -67,6 +95,7 @@ class SampleOptions:
     personas: str = BODY_PERSONAS[DEFAULT_BODY]  # a run's options: its body's default (SampleOptions.of)
     body: Body = DEFAULT_BODY
     years: tuple[int, int] | None = None
+    targets: Targets = DEFAULT_TARGETS
 
     @classmethod
     def of(cls, options: RunOptions) -> SampleOptions:
@@ -79,6 +108,7 @@ class SampleOptions:
             personas=body_personas(options.personas, body),
             body=body,
             years=parse_years(options.years),
+            targets=check_targets(options.targets, body=body),
         )
 
     def __post_init__(self) -> None:
@@ -87,6 +117,7 @@ class SampleOptions:
         if self.limit is not None and self.limit < 1:
             raise InputError(f"--limit must be >= 1, got {self.limit}")
         check_body(self.body)
+        check_targets(self.targets, body=self.body)
 
 
 def window_text(years: tuple[int, int]) -> str:
@@ -102,17 +133,33 @@ BODY_ITEMS = {
     "unsc": "the Council's non-adopted drafts",
     "unga": "the Assembly's roll calls with a recorded vote",
 }
+TARGET_ITEMS = {
+    "failed": BODY_ITEMS["unsc"],
+    "adopted": "the Council's adopted resolutions",
+    "all": "the Council's adopted resolutions and non-adopted drafts",
+}
+
+
+def council_targets(corpus: Corpus, targets: Targets) -> list[Record]:
+    """The Council's items ``targets`` names, by date: the non-adopted drafts, the adopted resolutions,
+    or both."""
+    if targets == "failed":
+        return list(corpus.drafts)
+    adopted = list(corpus.adopted)
+    if targets == "adopted":
+        return adopted
+    return sorted([*corpus.drafts, *adopted], key=lambda r: (r.date, r.id))
 
 
 def eligible(corpus: Corpus, options: SampleOptions) -> list[Record]:
-    """Every item a study of ``options`` could cover: the Council's non-adopted drafts (the paper's
-    66), or every Assembly roll call in the window with at least one recorded vote, by date. A window
-    reaching past the record's first or last year is an error naming the record's years: a study
-    never covers less than it was asked for without saying so."""
+    """Every item a study of ``options`` could cover: the Council's items its ``targets`` name (by
+    default the non-adopted drafts, the paper's 66), or every Assembly roll call in the window with at
+    least one recorded vote, by date. A window reaching past the record's first or last year is an
+    error naming the record's years: a study never covers less than it was asked for without saying so."""
     if options.body == "unga":
         every = [r for r in corpus.records if r.body == "unga" and r.votes]
     else:
-        every = list(corpus.drafts)
+        every = council_targets(corpus, options.targets)
     items = [r for r in every if in_window(r, options.years)]
     if options.body == "unga":
         items.sort(key=lambda r: (r.date, r.id))
@@ -121,11 +168,12 @@ def eligible(corpus: Corpus, options: SampleOptions) -> list[Record]:
         edges = ([f"start in {first}"] if options.years[0] < first else []) + (
             [f"end in {last}"] if options.years[1] > last else []  # the corpus ends with the window or before
         )
+        what = BODY_ITEMS["unga"] if options.body == "unga" else TARGET_ITEMS[options.targets]
         if edges:
             hint = f" (e.g. {max(first, options.years[0])}-{min(last, options.years[1])})" if items else ""
             raise InputError(
                 f"--years {window_text(options.years)} reaches outside the record: "
-                f"{BODY_ITEMS[options.body]} {' and '.join(edges)}; give a window inside it{hint}"
+                f"{what} {' and '.join(edges)}; give a window inside it{hint}"
             )
     if not items:
         window = f" in {window_text(options.years)}" if options.years else ""

@@ -95,6 +95,12 @@ def skipped(corpus: Corpus, drafts: list[Record], sample: SampleOptions) -> dict
     }
 
 
+def targets_config(sample: SampleOptions) -> dict[str, Any]:
+    """``--targets`` in the run config, on the Council (compared on resume: stores/runstore.py); the
+    Assembly's vote has no choice of targets."""
+    return {"targets": sample.targets} if sample.body == "unsc" else {}
+
+
 def precedent_ages(deps: DebiasDeps, tasks: list[Task]) -> dict[str, Any]:
     """The ages (target year minus precedent year) of the precedents each (item, persona) rehearses,
     summarised, with the recency preference that chose them."""
@@ -155,6 +161,7 @@ async def run_vote_study(
     )
     config["leak_audit"] = audit_for(drafts, sample, client, prompts, texts)
     config["skipped"] = skipped(corpus, drafts, sample)
+    config.update(targets_config(sample))
     store.create_run(run_id, config)
     records = {r.id: r for r in corpus.records}
     deps = VoteDeps(client=client, records=records, prompts=prompts, judge=judge, texts=texts)
@@ -253,6 +260,7 @@ async def run_debias_study(
     )
     config["leak_audit"] = audit_for(drafts, sample, client, prompts, deps.texts)
     config["skipped"] = skipped(corpus, drafts, sample)
+    config.update(targets_config(sample))
     config["precedent_coverage"] = precedent_coverage(
         drafts,
         {draft.id: deps.precedents(draft) for draft in drafts},

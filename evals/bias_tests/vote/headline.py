@@ -86,7 +86,7 @@ def vote_headline(ctx: Context, run: Run) -> Headline:
     baselines = normalise_baselines(ctx.baselines)
     if ctx.baseline_predictions is None and baselines is not None:  # the Assembly: scores only
         mine = baselines[baselines["persona"].isin(set(run.samples["persona"]))]
-        means = (mine if len(mine) else baselines).groupby("baseline")["weighted_f1"].mean()
+        means = (mine if len(mine) else baselines).groupby("baseline")["weighted_f1"].mean().dropna()
         if len(means):
             bar = (
                 f"{means.idxmax()} {means.max():.3f} (best of {', '.join(map(str, means.index))};"
@@ -95,7 +95,10 @@ def vote_headline(ctx: Context, run: Run) -> Headline:
     paper = published_f1(run.model, debiased=run.test == DEBIAS)
     name = paper_model_name(run.model)
     told = NOT_IN_PAPER
-    if name and len(paper):
+    adopted_only = run.config.get("targets") == "adopted"  # the paper's tables read its adopted items
+    if adopted_only:
+        measure += ", on adopted resolutions"
+    if name and len(paper) and not adopted_only:
         which = "Table 3, +RAG, Rflx" if run.test == DEBIAS else "Table 2"
         told = (
             f"{paper.mean():.3f} ({PAPER_LABELS.get(name, name)}, {which}, mean of {len(paper)}, 66 drafts)"

@@ -10,6 +10,7 @@ import pandas as pd
 from nationbias.evals.bias_tests.vote.assembly import assembly_section
 from nationbias.evals.bias_tests.vote.breakdowns import breakdowns_section
 from nationbias.evals.bias_tests.vote.control import control_section
+from nationbias.evals.bias_tests.vote.false_veto import false_veto_section
 from nationbias.evals.bias_tests.vote.groups import groups_section
 from nationbias.evals.bias_tests.vote.metrics import metrics_section
 from nationbias.evals.bias_tests.vote.paper import (
@@ -179,6 +180,7 @@ VOTE_SECTIONS = (
     table3,
     _table4,
     _table5,
+    false_veto_section,
     precedents_section,
     assembly_precedents_section,
     leak_section,

@@ -12,6 +12,7 @@ from nationbias.evals.bias_tests.vote.report import VOTE_SECTIONS
 from nationbias.evals.errors import UsageError
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import paper as T
+from nationbias.evals.tables.targets import false_veto_table
 from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.domain import DEBIAS, VOTE
 
@@ -24,7 +25,9 @@ if TYPE_CHECKING:
     from nationbias.graphs.study.sampling import SampleOptions
     from nationbias.prompts import PromptSet
 
-VOTE_TABLES = ("vote_counts", "weighted_f1", "confusion", "agreement", "invalid", "missing_contexts")
+VOTE_TABLES = (
+    "vote_counts", "weighted_f1", "confusion", "agreement", "invalid", "missing_contexts", "false_veto",
+)  # fmt: skip
 
 
 def vote_tables(samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -34,8 +37,10 @@ def vote_tables(samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         "weighted_f1": T.weighted_f1_table(samples),
         "confusion": T.confusion_table(samples),
         "agreement": A.vote_agreement(samples),
-        "invalid": T.status_counts(samples, by="persona"),
+        "invalid": T.status_counts(samples[T.paper_rows(samples)], by="persona"),
         "missing_contexts": T.missing_contexts(samples),
+        # the adopted resolutions among the targets (--targets adopted|all): evals/tables/targets.py
+        "false_veto": false_veto_table(samples),
     }
 
 
