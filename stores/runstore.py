@@ -76,7 +76,8 @@ RESUME_KEYS = (
 )  # fmt: skip
 NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
 # An option added after runs were made: a run stored without it had this value (DirectQA's --framing).
-OPTIONS_BEFORE = {"framing": "irresponsible"}
+# --texts: a run made before it showed the corpus's (press) texts.
+OPTIONS_BEFORE = {"framing": "irresponsible", "texts": "press"}
 
 
 def resume_conflict(stored: dict[str, Any], config: dict[str, Any]) -> str | None:

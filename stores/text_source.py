@@ -18,10 +18,21 @@ from urllib.parse import urlsplit
 from nationbias.stores.records import Record
 
 SourceKind = Literal[
-    "un_document", "un_press", "press_copy", "un_news", "un_other", "news", "gov", "wiki", "web", "unknown"
+    "un_text",
+    "un_document",
+    "un_press",
+    "press_copy",
+    "un_news",
+    "un_other",
+    "news",
+    "gov",
+    "wiki",
+    "web",
+    "unknown",
 ]
 
 SOURCE_PHRASES: dict[str, str] = {
+    "un_text": "the UN's official document",
     "un_document": "a copy of the UN document",
     "un_press": "a UN press release",
     "press_copy": "a copy of a UN press release on another site",
@@ -65,7 +76,7 @@ class TextSource:
         """ "a news report (tag24 (AFP))", "a UN press release": what a prompt says after "from"."""
         base = SOURCE_PHRASES[self.kind]
         named = self.outlet or (
-            self.site if self.kind not in ("un_document", "un_press", "un_news") else None
+            self.site if self.kind not in ("un_text", "un_document", "un_press", "un_news") else None
         )
         return f"{base} ({named})" if named else base
 

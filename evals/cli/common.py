@@ -46,6 +46,7 @@ DataOpt = Annotated[str | None, _flag("data")]
 PersonasOpt = Annotated[str | None, _flag("personas")]
 BodyOpt = Annotated[str, _flag("body")]
 YearsOpt = Annotated[str | None, _flag("years")]
+TextsOpt = Annotated[str, _flag("texts")]
 FailOnErrorOpt = Annotated[
     str,
     typer.Option(
@@ -84,6 +85,7 @@ RUN_OPTIONS = {
     "personas": PersonasOpt,
     "body": BodyOpt,
     "years": YearsOpt,
+    "texts": TextsOpt,  # which text of an item the vote prompts show (stores/un_prompt.py)
     "concurrency": ConcurrencyOpt,
     "run_id": RunIdOpt,
     "retry_errors": RetryErrorsOpt,

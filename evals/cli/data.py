@@ -21,11 +21,15 @@ from nationbias.evals.cli.common import (
     err_console,
     make_client,
 )
-from nationbias.stores.domain import KEYWORD_THRESHOLD
+from nationbias.stores.domain import DEFAULT_TEXTS, KEYWORD_THRESHOLD
 from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
     from nationbias.stores.corpus import Corpus
+    from nationbias.stores.records import Record
 
 CorpusArg = Annotated[str | None, typer.Argument(help="A corpus JSONL file (default: the shared corpus).")]
 
@@ -134,7 +138,7 @@ def audit(
 
     corpus = _validated(None)
     drafts = corpus.drafts
-    report = leak_audit(drafts)
+    report = leak_audit(drafts, text_mode=DEFAULT_TEXTS)
     console.print(
         f"{report['targets']} drafts: {report['prompts_with_markers']} prompts with outcome markers "
         f"({report['markers']} markers); {report['rewritten_sentences']} sentences rewritten in "
@@ -147,8 +151,8 @@ def audit(
             console.print(f"  {row['id']}: {row['kind']}: {why}", highlight=False)
     from nationbias.stores.text_budget import audit_summary, text_audit
 
-    texts = audit_summary(text_audit(drafts)).set_index("budget").T.astype(str)
-    title = "What of each draft's text reaches the model (chars per budget)"
+    texts = audit_summary(text_audit(drafts, text_mode=DEFAULT_TEXTS)).set_index("budget").T.astype(str)
+    title = f"What of each draft's text reaches the model (chars per budget; --texts {DEFAULT_TEXTS})"
     budget_table = Table("", *(f"{b} chars" for b in texts.columns), title=title)
     for measure, values in texts.iterrows():
         budget_table.add_row(str(measure), *values)
@@ -173,12 +177,31 @@ def audit(
     for miss in coverage["missing"]:
         line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    _print_text_kinds(drafts, pool=pool, retrieve=lambda t, p: retriever.retrieve(t, p, k))
     _print_voice_audit(corpus)
+
+
+def _print_text_kinds(
+    targets: list[Record], *, pool: list[Record], retrieve: Callable[[Record, Sequence[Record]], Any]
+) -> None:
+    """Text kind × outcome for the targets and the precedents their prompts show, under every --texts:
+    a kind that only one outcome gets would mark the item's outcome."""
+    from nationbias.graphs.study.audit import text_kind_audit
+    from nationbias.stores.text_budget import TEXT_KIND_NAMES, TEXT_KINDS
+
+    frame = text_kind_audit(targets, pool=pool, retrieve=retrieve)
+    title = "Text kind × outcome under each --texts (targets and the precedents their prompts show)"
+    table = Table("--texts", "role", "outcome", *(TEXT_KIND_NAMES[k] for k in TEXT_KINDS), title=title)
+    for (mode, role, outcome), sub in frame.groupby(["texts", "role", "outcome"], sort=False):
+        per_kind = dict(zip(sub["kind"], sub["n"], strict=True))
+        table.add_row(str(mode), str(role), str(outcome), *(str(per_kind.get(k, 0)) for k in TEXT_KINDS))
+    console.print(table)
 
 
 def _print_voice_audit(corpus: Corpus) -> None:
     """Wording, labels, reflection statements and the style-only classifier (issue 30 §2)."""
     from nationbias.evals.style_audit import (
+        document_style_audit,
         label_outcome_counts,
         save_style_audit,
         style_audit,
@@ -203,7 +226,12 @@ def _print_voice_audit(corpus: Corpus) -> None:
     audit = style_audit(corpus)
     for line in audit.lines():
         console.print(line, highlight=False, markup=False)
-    save_style_audit(audit, corpus)
+    documents = document_style_audit(corpus)
+    console.print("style-only classifier against the documents themselves (mean AUC ± sd, 5x10 CV, seed 0):")
+    for found in documents:
+        for line in found.lines():
+            console.print(f"  {line}", highlight=False, markup=False)
+    save_style_audit(audit, corpus, documents=documents)
 
 
 @data_app.command("augment")

@@ -105,7 +105,7 @@ def register(app: typer.Typer) -> None:
         epilog=GRID_HELP,
     )
     @cli_errors
-    @shared_options("ctx", "model", "base_url", *SAMPLE, "personas", "body", "years", *RUN)
+    @shared_options("ctx", "model", "base_url", *SAMPLE, "personas", "body", "years", "texts", *RUN)
     def ablate(
         ctx: typer.Context,
         model: Annotated[str, typer.Option("--model", "-m", help="Model spec.")] = "local:smollm2",
@@ -139,7 +139,7 @@ def register(app: typer.Typer) -> None:
     @app.command("study")
     @cli_errors
     @shared_options(
-        "model", "judge", "base_url", "limit", "repeats", "seed", "personas", "body", "years", *RUN,
+        "model", "judge", "base_url", "limit", "repeats", "seed", "personas", "body", "years", "texts", *RUN,
         "languages", "reasoning_max_tokens",
     )  # fmt: skip
     def study(
