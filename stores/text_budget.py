@@ -22,7 +22,7 @@ leak guard, and one that does not is left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -41,7 +41,7 @@ from nationbias.stores.leak import (
 )
 from nationbias.stores.records import Record
 from nationbias.stores.text_source import draft_text_source
-from nationbias.stores.un_prompt import Shown, TextsMode, target_shown, un_context
+from nationbias.stores.un_prompt import Shown, TextsMode, target_shown, un_context, un_operative
 
 SERVER_CHARS = 3000
 EMBEDDED_CHARS = 1200
@@ -334,14 +334,15 @@ def is_operative(paragraph: str) -> bool:
     return bool(_OPERATIVE.match(paragraph))
 
 
-def fit_draft(text: str, limit: int) -> tuple[str, int, int]:
+def fit_draft(text: str, limit: int, *, operative_paragraphs: Collection[str] = ()) -> tuple[str, int, int]:
     """A draft's text within ``limit``: (text, operative paragraphs in it, operative paragraphs sent).
 
     Whole, in its own order, when it fits. Otherwise the operative paragraphs first (whole, or their
-    leading sentences), then as much of the preamble as fits, each part in its own order.
+    leading sentences), then as much of the preamble as fits, each part in its own order. An operative
+    paragraph is numbered ("1. Demands …"), or one of ``operative_paragraphs`` (the UN's text says which).
     """
     paragraphs = [p for p in text.splitlines() if p.strip()]
-    operative = [p for p in paragraphs if is_operative(p)]
+    operative = [p for p in paragraphs if is_operative(p) or p in operative_paragraphs]
     if len(text) <= limit:
         return text, len(operative), len(operative)
     header = [p for p in paragraphs[:1] if _HEADER.match(p)]
@@ -558,7 +559,8 @@ def _un_prompt_text(record: Record, ctx: PromptContext, budget: int, *, language
     """The UN's text cut by the operative-first budget; never rewritten, never enriched."""
     if budget < 1:
         raise ValueError(f"text budget for {record.id}: {budget} characters; it must be at least 1")
-    sent, op_total, op_sent = fit_draft(ctx.text, budget)
+    operative = un_operative(record, language)
+    sent, op_total, op_sent = fit_draft(ctx.text, budget, operative_paragraphs=operative)
     return PromptText(
         record_id=record.id,
         budget=budget,

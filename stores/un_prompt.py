@@ -38,6 +38,7 @@ __all__ = [
     "precedent_source",
     "target_shown",
     "un_context",
+    "un_operative",
     "un_text_of",
     "with_un_text",
 ]
@@ -96,6 +97,13 @@ def precedent_source(target: Record, mode: TextsMode, un_pool: Iterable[Record])
 UN_SOURCE = TextSource("un_text")
 
 
+def un_operative(record: Record, language: str = "en") -> frozenset[str]:
+    """The operative paragraphs of the item's UN text (some are unnumbered: "Recommends to the General
+    Assembly …"), so the budget spends on them first whatever their form."""
+    text = un_text_of(record, language)
+    return frozenset(text.operative) if text else frozenset()
+
+
 def un_context(record: Record, language: str = "en") -> PromptContext | None:
     """The UN's text of ``record`` as a prompt context (kind ``draft_text``), leak-guarded paragraph by
     paragraph; None where there is none or no operative paragraph of it is left."""
@@ -127,7 +135,7 @@ def _un_context_computed(
             changes.append(ContextChange(paragraph, None, why))
             continue
         kept.append(paragraph)
-    if not any(p[:1].isdigit() for p in kept):
+    if not set(kept) & set(text.operative):
         return None
     return PromptContext("\n".join(kept), "draft_text", len(changes), tuple(changes), source=UN_SOURCE)
 

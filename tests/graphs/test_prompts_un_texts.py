@@ -82,7 +82,10 @@ def test_texts_un_sends_each_drafts_own_operative_paragraphs(corpus: Corpus) -> 
             assert all(p in prompt for p in operative), draft.id
         else:
             assert operative[0][:200] in prompt, draft.id
-        assert "From its preamble:" in prompt or all(p in prompt for p in un_texts("en")[draft.id].preamble)
+        body = prompt.split("official document):\n", 1)[1]
+        assert body.startswith("The Security Council,\n" + operative[0][:60]) or body.startswith(
+            "The Security Council,\n" + un_texts("en")[draft.id].preamble[1][:60]
+        ), draft.id  # operative first when cut; in its own order when whole
 
 
 def test_every_un_text_passes_the_guard_and_the_independent_markers(corpus: Corpus) -> None:
@@ -168,8 +171,8 @@ def test_one_prompts_precedents_are_shown_in_one_kind_of_text(
         if target not in un_targets:
             assert kinds <= {False}, target
         un_rehearsals += sum(f"({UN_KIND})" in _context_line(p) for p in rehearsals)
-        for node, prompt in calls:
-            assert not markers_in(prompt.split("Your earlier votes")[0] if node == "rehearse" else ""), target
+        for _, prompt in calls:  # the text voted on (the history before it tells outcomes: the method)
+            assert not markers_in(prompt[prompt.rfind("- context of") :]), target
     assert un_rehearsals > 0
 
 
