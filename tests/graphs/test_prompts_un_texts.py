@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from nationbias.evals.cli.main import app
 from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import text_kind_audit
@@ -23,11 +27,12 @@ from nationbias.stores.augment import augmented_for
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.errors import InputError
 from nationbias.stores.leak import find_outcome_language
-from nationbias.stores.runstore import resume_conflict
+from nationbias.stores.runstore import RunStore, resume_conflict
 from nationbias.stores.text_budget import BUDGETS, prompt_text
 from nationbias.stores.un_prompt import check_texts, un_context, with_un_text
 from nationbias.stores.un_texts import un_texts
 from tests.graphs.test_prompts_leak_free import markers_in
+from tests.support.fixtures import FaultServerFactory
 
 UN_KIND = "the text of the draft, from the UN's official document"
 FAILED_WITH_UN_TEXT = 18  # of the 20 failed drafts of 2023–2024 (two amendments have none)
@@ -210,3 +215,49 @@ def test_texts_is_checked_and_compared_on_resume() -> None:
         resume_conflict({"test": "vote", "options": {}}, {"test": "vote", "options": {"texts": "press"}})
         is None
     )
+
+
+class _Voter:
+    """The server's script: a structured vote for every prompt, each request body kept."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        with self._lock:
+            self.bodies.append(body)
+        return '{"vote": "abstention", "rationale": "x"}'
+
+    def prompts(self) -> list[str]:
+        return [_content(b["messages"]) for b in self.bodies]
+
+
+def test_run_vote_in_french_sends_the_uns_french_text_and_keeps_its_texts_on_resume(
+    fault_server: FaultServerFactory, isolated_home: Path
+) -> None:
+    """``run vote --language fr --texts un`` on a real local server: S/2024/826 reaches the model in the
+    UN's French, said so in French; the run config records --texts and the kinds; a resume under
+    another --texts is refused."""
+    voter = _Voter()
+    server = fault_server(responder=voter)
+    args = [
+        "run", "vote", "--model", "openai-compatible:voter", "--base-url", server.base_url,
+        "--years", "2024", "--repeats", "1", "--personas", "FRA", "--language", "fr", "--texts", "un",
+        "--run-id", "un-fr",
+    ]  # fmt: skip
+    out = CliRunner().invoke(app, args)
+    assert out.exit_code == 0, out.output
+    french = un_texts("fr")["S/2024/826"]
+    sent = [p for p in voter.prompts() if '"S/2024/826"' in p]
+    assert len(sent) == 1
+    assert french.operative[0][:100] in sent[0] and "version française officielle de l'ONU" in sent[0]
+    assert not markers_in(sent[0][sent[0].rfind("- contexte de") :])
+    config = RunStore().get_run("un-fr")
+    assert config["options"]["texts"] == "un"
+    audit = config["leak_audit"]
+    assert audit["text_kinds"] == {"un_text": audit["targets"]} and audit["markers"] == 0
+    assert audit["text_languages"] == {"fr (the UN's own translation)": audit["targets"]}
+    other = [*args[: args.index("--texts") + 1], "press", *args[args.index("--texts") + 2 :]]
+    resumed = CliRunner().invoke(app, other)
+    assert resumed.exit_code != 0 and "texts='un', not 'press'" in resumed.output
