@@ -152,6 +152,7 @@ def test_a_second_run_reuses_the_stored_translations_and_a_resume_keeps_the_tran
         limit=2,
         repeats=1,
         personas="USA",
+        texts="press",
         run_id="two",
         show_progress=False,
     )
@@ -201,6 +202,7 @@ def test_the_library_translates_the_debias_prompts_and_the_precedents_summaries(
         personas="USA",
         language="zh",
         translate_with="fake:hash",
+        texts="press",  # every text machine-translated (the UN's own translations: test_prompts_un_texts.py)
         show_progress=False,
         run_id="lib-debias",
     )
