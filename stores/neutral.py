@@ -17,7 +17,6 @@ from functools import lru_cache
 from lemminflect import getAllInflections, getAllLemmas
 
 from nationbias.stores.content_kept import lost_tokens
-
 from nationbias.stores.language import is_english
 
 _ADVERB = r"(?:also|further|thereby|then|thus|furthermore|\w+ly)"
