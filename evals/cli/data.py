@@ -60,9 +60,38 @@ def validate(
     path: CorpusArg = None,
     data: DataOpt = None,
 ) -> None:
-    """Check every record; one line per problem (file:line: field …). Exit 2 on any error."""
+    """Check every record, and the UN's texts in each language; one line per problem (file:line: field
+    …). Exit 2 on any error."""
     corpus = _validated(path)
     console.print(f"ok: {len(corpus.records)} records in {corpus.path}")
+    _validate_un_texts(corpus)
+
+
+def _validate_un_texts(corpus: Corpus) -> None:
+    """Each language's ``unsc/un_texts`` file read and checked line by line (stores/un_texts.py): exit 2
+    naming the file and line of the first bad one; an id the corpus lacks is a warning."""
+    from nationbias.stores.un_texts import UN_LANGUAGES, read_un_texts, un_texts_file
+
+    ids = {r.id for r in corpus.records}
+    for language in UN_LANGUAGES:
+        file = un_texts_file(language)
+        try:
+            texts = read_un_texts(file)
+        except InputError as exc:
+            err_console.print(f"error: {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        other = [t.id for t in texts.values() if t.language != language]
+        if other:
+            err_console.print(
+                f"error: {file}: {other[0]} says its language is not {language}", highlight=False
+            )
+            raise typer.Exit(2)
+        unknown = sorted(set(texts) - ids)
+        if unknown:
+            err_console.print(
+                f"warning: {file}: {len(unknown)} ids not in the corpus (first {unknown[0]})", highlight=False
+            )
+        console.print(f"ok: {len(texts)} UN texts in {language} ({file})", highlight=False, soft_wrap=True)
 
 
 def _print_copies() -> None:
