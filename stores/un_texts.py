@@ -21,7 +21,8 @@ from nationbias.stores.errors import InputError
 UN_LANGUAGES = ("en", "fr", "es", "ru", "zh", "ar")
 UN_CREDIT = (
     "Texts of Security Council drafts and resolutions: United Nations (UNxml/SCresolutions, the UN's "
-    "machine-readable Security Council documents), used with acknowledgement of the United Nations as the source."
+    "machine-readable Security Council documents), used with acknowledgement of the United Nations as the "
+    "source."
 )
 Form = Literal["draft resolution", "resolution as adopted"]
 
