@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -384,7 +384,7 @@ class DocumentStyle:
     and on the same items' UN texts (the reference)."""
 
     budget: int
-    sent: dict[str, tuple[float, float]]
+    sent: Mapping[str, tuple[float, float]]
     reference: tuple[float, float]
     failed: int
     adopted: int

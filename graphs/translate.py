@@ -112,7 +112,8 @@ def run_texts(
     Under ``--texts auto`` an item may be shown in either source, so both are translated; the UN's own
     translation into ``language`` is shown as the UN wrote it, never machine-translated."""
     found: dict[str, Record | None] = {}
-    sources: tuple[Shown, ...] = {"press": ("press",), "un": ("un",)}.get(text_mode, ("press", "un"))
+    both: tuple[Shown, ...] = ("press", "un")
+    sources = both if text_mode == "auto" else both[:1] if text_mode == "press" else both[1:]
     for record in [*targets, *precedents]:
         for source in sources:
             shown = prompt_text(record, budget=budget, shown=source, language=language)

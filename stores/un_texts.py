@@ -78,7 +78,7 @@ def parse_un_text(obj: Mapping[str, object], *, where: str) -> UnText:
     return UnText(
         id=str(obj["id"]),
         language=str(obj["language"]),
-        form=form,  # type: ignore[arg-type]
+        form=form,
         date=str(obj["date"]),
         resolution=resolution,
         preamble=_strings(obj, "preamble", where=where),
