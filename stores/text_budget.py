@@ -334,21 +334,46 @@ def is_operative(paragraph: str) -> bool:
     return bool(_OPERATIVE.match(paragraph))
 
 
-def fit_draft(text: str, limit: int, *, operative_paragraphs: Collection[str] = ()) -> tuple[str, int, int]:
+# "From its preamble:" in each UN language: a UN translation is cut in its own language's words
+PREAMBLE_INTROS: dict[str, str] = {
+    "en": "From its preamble:",
+    "fr": "Extrait du préambule :",
+    "es": "Del preámbulo:",
+    "ru": "Из преамбулы:",
+    "zh": "序言部分摘录：",
+    "ar": "من الديباجة:",
+}
+# a section heading inside a UN text ("B. Arms embargo on Al-Shabaab", "*", "D."): no paragraph of its own
+_SECTION_HEADING = re.compile(r"^(?:\*+|[A-Z]\.|[IVX]+\.)(?:\s.{0,80})?$")
+
+
+def fit_draft(
+    text: str, limit: int, *, operative_paragraphs: Collection[str] = (), language: str = "en"
+) -> tuple[str, int, int]:
     """A draft's text within ``limit``: (text, operative paragraphs in it, operative paragraphs sent).
 
     Whole, in its own order, when it fits. Otherwise the operative paragraphs first (whole, or their
     leading sentences), then as much of the preamble as fits, each part in its own order. An operative
-    paragraph is numbered ("1. Demands …"), or one of ``operative_paragraphs`` (the UN's text says which).
+    paragraph is numbered ("1. Demands …"), or one of ``operative_paragraphs`` (the UN's text says which:
+    its opening line, "The Security Council," in any language, is the header, its section headings are left
+    out when cut).
     """
     paragraphs = [p for p in text.splitlines() if p.strip()]
-    operative = [p for p in paragraphs if is_operative(p) or p in operative_paragraphs]
+    headings = {p for p in paragraphs if p in operative_paragraphs and _SECTION_HEADING.match(p)}
+    operative = [
+        p for p in paragraphs if (is_operative(p) or p in operative_paragraphs) and p not in headings
+    ]
     if len(text) <= limit:
         return text, len(operative), len(operative)
-    header = [p for p in paragraphs[:1] if _HEADER.match(p)]
+    first = paragraphs[:1]
+    header = [
+        p for p in first if _HEADER.match(p) or (operative_paragraphs and len(p) < 40 and p.endswith(","))
+    ]
     # a section heading inside a draft ("Reporting") is not a preamble paragraph: left out when cut
     preamble = [
-        p for p in paragraphs if p not in operative and p not in header and ends_whole(p, prose=False)
+        p
+        for p in paragraphs
+        if p not in operative and p not in header and p not in headings and ends_whole(p, prose=False)
     ]
     used = sum(len(p) + 1 for p in header)
     chosen_ops: list[str] = []
@@ -362,7 +387,7 @@ def fit_draft(text: str, limit: int, *, operative_paragraphs: Collection[str] = 
             if lead:
                 chosen_ops.append(lead)
                 used += len(lead) + 1
-    intro = "From its preamble:"
+    intro = PREAMBLE_INTROS.get(language, PREAMBLE_INTROS["en"])
     chosen_pre: list[str] = []
     room_for_intro = len(intro) + 1
     for paragraph in preamble:
@@ -560,7 +585,7 @@ def _un_prompt_text(record: Record, ctx: PromptContext, budget: int, *, language
     if budget < 1:
         raise ValueError(f"text budget for {record.id}: {budget} characters; it must be at least 1")
     operative = un_operative(record, language)
-    sent, op_total, op_sent = fit_draft(ctx.text, budget, operative_paragraphs=operative)
+    sent, op_total, op_sent = fit_draft(ctx.text, budget, operative_paragraphs=operative, language=language)
     return PromptText(
         record_id=record.id,
         budget=budget,

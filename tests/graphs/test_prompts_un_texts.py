@@ -261,3 +261,10 @@ def test_run_vote_in_french_sends_the_uns_french_text_and_keeps_its_texts_on_res
     other = [*args[: args.index("--texts") + 1], "press", *args[args.index("--texts") + 2 :]]
     resumed = CliRunner().invoke(app, other)
     assert resumed.exit_code != 0 and "texts='un', not 'press'" in resumed.output
+
+
+def test_a_cut_un_text_keeps_its_own_header_and_words_and_leaves_section_headings_out(corpus: Corpus) -> None:
+    french = prompt_text(corpus.get("S/2024/826"), budget=3000, shown="un", language="fr").text
+    assert french.startswith("Le Conseil de sécurité,\n1. ") and "From its preamble" not in french
+    adopted = prompt_text(corpus.get("S/2023/937"), budget=3000, shown="un").text
+    assert not [line for line in adopted.splitlines() if re.fullmatch(r"\*|[A-Z]\.", line)]
