@@ -53,7 +53,7 @@ from nationbias.stores.neutral import base_form
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
 from nationbias.stores.text_budget import BUDGETS, fit_draft
-from nationbias.stores.un_prompt import Shown, TextsMode, un_context, with_un_text
+from nationbias.stores.un_prompt import Shown, TextsMode, un_context, un_operative, with_un_text
 
 GATE_AUC = 0.60  # at most this for the sets a run may use without the label cue
 CONTROL_AUC = 0.75  # at least this on the texts before the rewrite
@@ -375,7 +375,7 @@ def reference_segment(record: Record, *, budget: int) -> str:
     context = un_context(record)
     if context is None:
         raise ValueError(f"{record.id} has no UN text to take as the reference")
-    return fit_draft(context.text, budget)[0]
+    return fit_draft(context.text, budget, operative_paragraphs=un_operative(record))[0]
 
 
 @dataclass(frozen=True)
