@@ -429,7 +429,7 @@ def document_style_audit(
     labels = [1] * len(failed) + [0] * len(adopted)
     found = []
     for budget in budgets:
-        sent = {
+        sent: dict[str, tuple[float, float]] = {
             mode: cross_validated_auc(
                 [
                     sent_segment(r, prompts=chosen, context_chars=budget, shown=_sent_in(mode))
