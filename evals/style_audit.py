@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,10 +47,13 @@ from nationbias.graphs.history import NO_HISTORY
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS, clip, vote_messages
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.corpus import Corpus
+from nationbias.stores.domain import TEXTS_MODES
 from nationbias.stores.leak import fallback_text
 from nationbias.stores.neutral import base_form
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
+from nationbias.stores.text_budget import BUDGETS, fit_draft
+from nationbias.stores.un_prompt import Shown, TextsMode, un_context, un_operative, with_un_text
 
 GATE_AUC = 0.60  # at most this for the sets a run may use without the label cue
 CONTROL_AUC = 0.75  # at least this on the texts before the rewrite
@@ -129,9 +132,12 @@ def style_features(segment: str) -> dict[str, float]:
     return features
 
 
-def sent_segment(record: Record, *, prompts: PromptSet, context_chars: int = MAX_CONTEXT_CHARS) -> str:
+def sent_segment(
+    record: Record, *, prompts: PromptSet, context_chars: int = MAX_CONTEXT_CHARS, shown: Shown = "press"
+) -> str:
     """The part of a precedent's rehearsal prompt that is the text's own: from its "context of …"
-    line to the end of the text, as :func:`nationbias.graphs.vote.vote_messages` renders it."""
+    line to the end of the text, as :func:`nationbias.graphs.vote.vote_messages` renders it (``shown``:
+    the UN's own text, or the corpus's)."""
     template = prompts.get("rehearsal_vote")
     messages = vote_messages(
         record,
@@ -139,6 +145,7 @@ def sent_segment(record: Record, *, prompts: PromptSet, context_chars: int = MAX
         template="rehearsal_vote",
         context_chars=context_chars,
         prompts=prompts,
+        shown=shown,
         date=record.date.isoformat(),
         history="",
         previous_votes=NO_HISTORY,
@@ -256,10 +263,14 @@ def audit_key(corpus: Corpus, sets: Sequence[str] = (*GATED_SETS, *REPORTED_SETS
     return f"{corpus.sha256[:16]}|{'|'.join(refs)}"
 
 
-def save_style_audit(audit: StyleAudit, corpus: Corpus) -> Path:
-    """Keep ``audit`` for the report (``nationbias data audit`` writes it)."""
+def save_style_audit(audit: StyleAudit, corpus: Corpus, *, documents: Sequence[DocumentStyle] = ()) -> Path:
+    """Keep ``audit`` (and the audit against the UN's texts, ``documents``) for the report (``nationbias
+    data audit`` writes it)."""
     path = home() / STORED
-    path.write_text(json.dumps({"key": audit_key(corpus, tuple(audit.auc)), **audit.as_dict()}, indent=1))
+    kept = {"key": audit_key(corpus, tuple(audit.auc)), **audit.as_dict()}
+    if documents:
+        kept["documents"] = [d.as_dict() for d in documents]
+    path.write_text(json.dumps(kept, indent=1))
     return path
 
 
@@ -334,3 +345,100 @@ def _label_form(label_line: str) -> str:
     """The shape of a label: digits as 9, the kind description left out."""
     head = label_line.split(" (", 1)[0] if "resolution" not in label_line else label_line.split(":", 1)[0]
     return re.sub(r"\d+", "9", head)
+
+
+# --- against the documents themselves ----------------------------------------------------------
+# Where the UN's own texts exist, the style a classifier finds in them is the documents' own: what a
+# draft asks for (a ceasefire demanded, a mandate renewed "until …") is in its function words. So the
+# texts as sent are held to the same items' UN texts at the same budget (the reference), not to 0.5.
+DOCUMENT_MARGIN = 0.05  # the texts as sent may exceed the reference's mean AUC by at most this
+DOCUMENT_YEARS = (2023, 2024)  # the failed drafts with a UN text are the 18 of these years
+
+
+def document_records(corpus: Corpus) -> tuple[list[Record], list[Record]]:
+    """``(failed, adopted)``: the failed drafts and the adopted resolutions of 2023–2024 with a UN text."""
+    first, last = DOCUMENT_YEARS
+    in_years = [r for r in corpus.records if first <= r.date.year <= last]
+    failed = with_un_text(r for r in in_years if r.is_non_adopted_draft)
+    adopted = with_un_text(r for r in in_years if r.adopted)
+    return failed, adopted
+
+
+def _sent_in(mode: TextsMode) -> Shown:
+    """The kind these items are shown in under ``mode``: each has a UN text, so ``auto`` shows it (a
+    precedent of a target shown in the UN's words is too), ``press`` never."""
+    return "press" if mode == "press" else "un"
+
+
+def reference_segment(record: Record, *, budget: int) -> str:
+    """The reference: the item's UN text alone, cut by the same operative-first budget."""
+    context = un_context(record)
+    if context is None:
+        raise ValueError(f"{record.id} has no UN text to take as the reference")
+    return fit_draft(context.text, budget, operative_paragraphs=un_operative(record))[0]
+
+
+@dataclass(frozen=True)
+class DocumentStyle:
+    """At one budget: the classifier's (mean, sd) AUC on the texts as sent under each ``--texts`` mode,
+    and on the same items' UN texts (the reference)."""
+
+    budget: int
+    sent: Mapping[str, tuple[float, float]]
+    reference: tuple[float, float]
+    failed: int
+    adopted: int
+
+    def excess(self, mode: str) -> float:
+        return self.sent[mode][0] - self.reference[0]
+
+    def lines(self) -> list[str]:
+        head = f"{self.budget} chars, {self.failed} failed vs {self.adopted} adopted (UN texts of 2023-2024)"
+        out = [f"{head}: reference (the UN texts) {self.reference[0]:.3f} ± {self.reference[1]:.3f}"]
+        for mode, (auc, sd) in self.sent.items():
+            verdict = "ok" if self.excess(mode) <= DOCUMENT_MARGIN else f"exceeds by > {DOCUMENT_MARGIN}"
+            out.append(
+                f"  --texts {mode}, as sent: {auc:.3f} ± {sd:.3f} ({self.excess(mode):+.3f}, {verdict})"
+            )
+        return out
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "budget": self.budget,
+            "sent": {m: {"auc": a, "sd": s} for m, (a, s) in self.sent.items()},
+            "reference": {"auc": self.reference[0], "sd": self.reference[1]},
+            "failed": self.failed,
+            "adopted": self.adopted,
+            "margin": DOCUMENT_MARGIN,
+        }
+
+
+def document_style_audit(
+    corpus: Corpus,
+    *,
+    budgets: Sequence[int] = tuple(sorted(BUDGETS)),
+    modes: Sequence[TextsMode] = TEXTS_MODES,
+    prompts: PromptSet | None = None,
+) -> list[DocumentStyle]:
+    """The style-only classifier (same features, 5-fold CV repeated 10 times, seed 0) on the failed and
+    adopted items of 2023–2024 that have a UN text: the texts as the rehearsal prompt sends them under
+    each ``--texts`` mode, beside the same items' UN texts at the same budget."""
+    chosen = prompts or prompt_set()
+    failed, adopted = document_records(corpus)
+    records = [*failed, *adopted]
+    labels = [1] * len(failed) + [0] * len(adopted)
+    found = []
+    for budget in budgets:
+        sent: dict[str, tuple[float, float]] = {
+            mode: cross_validated_auc(
+                [
+                    sent_segment(r, prompts=chosen, context_chars=budget, shown=_sent_in(mode))
+                    for r in records
+                ],
+                labels,
+            )
+            for mode in modes
+        }
+        reference = cross_validated_auc([reference_segment(r, budget=budget) for r in records], labels)
+        found.append(DocumentStyle(budget, sent, reference, len(failed), len(adopted)))
+    return found

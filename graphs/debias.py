@@ -32,6 +32,7 @@ from nationbias.stores.augment import Augmented
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
 from nationbias.stores.statements import MemberStatement, statements_for
+from nationbias.stores.un_prompt import Shown, TextsMode, precedent_source, target_shown, with_un_text
 
 REFLECTION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -108,7 +109,10 @@ class DebiasDeps:
     options: DebiasOptions
     prompts: PromptSet = field(default_factory=prompt_set)
     texts: TranslatedTexts | None = None  # --translate-with: the record texts and summaries translated
+    text_mode: TextsMode = "press"  # --texts (stores/un_prompt.py): which kind of text the prompts show
     _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
+    _un_pool: list[Record] | None = field(default=None, repr=False)
+    _shown: dict[str, Shown] = field(default_factory=dict, repr=False)
     _later: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _statements: dict[tuple[str, str, str], MemberStatement | None] = field(default_factory=dict, repr=False)
 
@@ -119,8 +123,26 @@ class DebiasDeps:
         key = target.id if depth == self.options.k else f"{target.id}#{depth}"
         found = self._found.get(key)
         if found is None:
-            found = self._found[key] = self.retriever.retrieve(target, self.pool, depth)
+            found = self._found[key] = self.retriever.retrieve(target, self.pool_for(target), depth)
         return found
+
+    def un_pool(self) -> list[Record]:
+        """The pool's items that have the UN's own text (the 18 drafts of 2023–2024, the resolutions)."""
+        if self._un_pool is None:
+            self._un_pool = with_un_text(self.pool)
+        return self._un_pool
+
+    def precedents_shown(self, target: Record) -> Shown:
+        """The one kind of text every precedent of ``target``'s prompts is shown in
+        (:func:`~nationbias.stores.un_prompt.precedent_source`), settled once per target."""
+        if target.id not in self._shown:
+            self._shown[target.id] = precedent_source(target, self.text_mode, self.un_pool())
+        return self._shown[target.id]
+
+    def pool_for(self, target: Record) -> list[Record]:
+        """What ``target``'s precedents are retrieved from: the items with the UN's text when its
+        precedents are shown in it (retrieval reads any source), else the whole pool."""
+        return self.un_pool() if self.precedents_shown(target) == "un" else self.pool
 
     def precedents_for(self, target: Record, persona: str) -> list[Precedent]:
         """The precedents ``persona`` rehearses: the retriever's top ``k`` per pool part among the
@@ -218,6 +240,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             template="rehearsal_vote",
             prompts=deps.prompts,
             texts=deps.texts,
+            shown=deps.precedents_shown(deps.records[state["target_id"]]),
             date=precedent["date"],
             history=history_block(state["history"], reflexion=opts.reflexion, language=language),
             previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion, language=language),
@@ -309,6 +332,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             template="final_vote",
             prompts=deps.prompts,
             texts=deps.texts,
+            shown=target_shown(target, deps.text_mode),
             history=history,
             previous_votes=previous_votes,
         )

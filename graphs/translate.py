@@ -33,6 +33,7 @@ from nationbias.stores.leak_languages import strip_translated_outcomes
 from nationbias.stores.records import Record
 from nationbias.stores.text_budget import prompt_text
 from nationbias.stores.translations import Translation, TranslationStore
+from nationbias.stores.un_prompt import Shown, TextsMode
 
 TRANSLATION_MAX_TOKENS = 4096  # the most a translation may take (a 3,000-character text in Arabic)
 
@@ -104,14 +105,21 @@ def run_texts(
     budget: int,
     precedents: Iterable[Record] = (),
     summaries: Iterable[str] = (),
+    text_mode: TextsMode = "press",
+    language: str = "en",
 ) -> dict[str, Record | None]:
     """Every English text a run's prompts show, each once, with the record it describes (for the guard's
-    resolution-number rule): the targets' and precedents' leak-guarded texts, the precedents' summaries."""
+    resolution-number rule): the targets' and precedents' leak-guarded texts, the precedents' summaries.
+    Under ``--texts auto`` an item may be shown in either source, so both are translated; the UN's own
+    translation into ``language`` is shown as the UN wrote it, never machine-translated."""
     found: dict[str, Record | None] = {}
+    both: tuple[Shown, ...] = ("press", "un")
+    sources = both if text_mode == "auto" else both[:1] if text_mode == "press" else both[1:]
     for record in [*targets, *precedents]:
-        text = prompt_text(record, budget=budget).text
-        if text.strip():
-            found.setdefault(text, record)
+        for source in sources:
+            shown = prompt_text(record, budget=budget, shown=source, language=language)
+            if shown.text.strip() and shown.language != language:
+                found.setdefault(shown.text, record)
     for summary in summaries:
         if summary and summary.strip():
             found.setdefault(summary, None)

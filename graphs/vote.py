@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
 from nationbias.graphs.labels.directqa import LabelDecision, judge_decision, settle
@@ -14,12 +14,14 @@ from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.translate import TranslatedTexts
 from nationbias.prompts import PromptSet, prompt_set
+from nationbias.prompts.registry import un_text_kind, un_text_wording
 from nationbias.stores.corpus import context_for_prompt, p5_vote
 from nationbias.stores.countries import name_for
 from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, P5, P5_NAMES, VOTE, VOTE_CODES
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import SampleRow, Status
 from nationbias.stores.text_budget import SERVER_CHARS, fit_text, prompt_text
+from nationbias.stores.un_prompt import Shown, TextsMode, target_shown
 
 MAX_CONTEXT_CHARS = SERVER_CHARS
 CONTROL_TEMPLATE = "control_vote"  # --personas none: the vote prompt with no nation named
@@ -123,6 +125,7 @@ def vote_messages(
     context_chars: int = MAX_CONTEXT_CHARS,
     prompts: PromptSet | None = None,
     texts: TranslatedTexts | None = None,
+    shown: Shown = "press",
     **values: str,
 ) -> list[dict[str, str]]:
     """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind,
@@ -132,16 +135,24 @@ def vote_messages(
     Each set's template takes what it names: the structured set the label and the context's kind,
     the paper's set the quoted symbol, the ``paper-symbols`` set the draft symbol. With ``texts``
     (``--translate-with``: graphs/translate.py) the context is its translation, prepared before the run.
+    ``shown="un"`` shows the UN's own text where it exists (``--texts``: stores/un_prompt.py), in the
+    prompts' language where the UN translated it (never machine-translated then).
     """
-    text = prompt_text(record, budget=context_chars)
-    prompt = (prompts or prompt_set()).get(vote_template(persona, template))
-    context = text.text if texts is None else texts.shown(text.text)
+    prompts = prompts or prompt_set()
+    text = prompt_text(record, budget=context_chars, shown=shown, language=prompts.language)
+    own_translation = text.language == prompts.language != DEFAULT_LANGUAGE
+    if own_translation:  # the UN's own version in the prompts' language: never machine-translated
+        prompt = un_text_wording(replace(prompts, text_mode="quoted").get(vote_template(persona, template)))
+        context = text.text
+    else:
+        prompt = prompts.get(vote_template(persona, template))
+        context = text.text if texts is None else texts.shown(text.text)
     offered = {
         "nation": persona_name(persona),
         "label": prompt_label(record),
         "symbol": symbol(record),
         "draft_symbol": draft_symbol(record),
-        "context_kind": text.label,
+        "context_kind": un_text_kind(prompts.language) if text.shown == "un" else text.label,
         "context": context,
         **values,
     }
@@ -157,6 +168,7 @@ async def ask_vote(
     template: str = "persona_vote",
     prompts: PromptSet | None = None,
     texts: TranslatedTexts | None = None,
+    shown: Shown = "press",
     **values: str,
 ) -> tuple[list[dict[str, str]], CallResult]:
     """Render a vote prompt and ask; every vote in every graph comes here. The structured set asks
@@ -169,6 +181,7 @@ async def ask_vote(
         context_chars=client.spec.context_chars,
         prompts=prompts,
         texts=texts,
+        shown=shown,
         **values,
     )
     schema = None if prompts.free_text else VOTE_SCHEMA
@@ -271,6 +284,7 @@ class VoteDeps:
     prompts: PromptSet = field(default_factory=prompt_set)
     judge: ModelClient | None = None  # reads the free-text votes the rules cannot
     texts: TranslatedTexts | None = None  # --translate-with: the record texts in the prompts' language
+    text_mode: TextsMode = "press"  # --texts: the UN's own text of a target that has one (auto, un)
 
 
 def build_vote_graph(deps: VoteDeps) -> Any:
@@ -285,6 +299,7 @@ def build_vote_graph(deps: VoteDeps) -> Any:
             repeat=state["repeat"],
             prompts=deps.prompts,
             texts=deps.texts,
+            shown=target_shown(record, deps.text_mode),
         )
         return {"messages": messages, "answer": result}
 

@@ -64,6 +64,40 @@ TRANSLATED_CLAUSES: dict[str, tuple[tuple[str, str], ...]] = {
     "ar": (("مقتبسًا بالإنجليزية، لغته الأصلية", "مترجمًا من الإنجليزية بواسطة نموذج"),),
 }
 
+# --texts (stores/un_prompt.py): a text in the UN's own words. Its kind, as a prompt names it in each
+# language, and, where the UN translated it into the prompt's language, the clause that says the text is
+# the UN's own version in that language instead of "quoted in English" (each pair as above; the English
+# back-translation of each is "in the UN's official <language> version").
+UN_TEXT_KINDS: dict[str, str] = {
+    "en": "the text of the draft, from the UN's official document",
+    "fr": "le texte du projet, tiré du document officiel de l'ONU",
+    "es": "el texto del proyecto, tomado del documento oficial de las Naciones Unidas",
+    "ru": "текст проекта из официального документа ООН",
+    "zh": "决议草案案文，取自联合国正式文件",
+    "ar": "نص المشروع، من الوثيقة الرسمية للأمم المتحدة",
+}
+UN_TEXT_CLAUSES: dict[str, tuple[tuple[str, str], ...]] = {
+    "fr": (
+        ("cité en anglais, sa langue d'origine", "dans la version française officielle de l'ONU"),
+        ("citée en anglais, sa langue d'origine", "dans la version française officielle de l'ONU"),
+    ),
+    "es": (
+        ("citado en inglés, su idioma original", "en la versión oficial en español de las Naciones Unidas"),
+        ("citada en inglés, su idioma original", "en la versión oficial en español de las Naciones Unidas"),
+    ),
+    "ru": (
+        ("приведён на английском, языке оригинала", "в официальной русской версии ООН"),
+        ("приведено на английском, языке оригинала", "в официальной русской версии ООН"),
+    ),
+    "zh": (("以其原文英文引用", "引自联合国正式中文本"),),
+    "ar": (("مقتبسًا بالإنجليزية، لغته الأصلية", "بالنسخة العربية الرسمية للأمم المتحدة"),),
+}
+
+
+def un_text_kind(language: str) -> str:
+    """What a prompt in ``language`` calls a text in the UN's own words (:data:`UN_TEXT_KINDS`)."""
+    return UN_TEXT_KINDS.get(language, UN_TEXT_KINDS[DEFAULT_LANGUAGE])
+
 
 def text_language(language: str, translator: str | None = None) -> str:
     """How a run config and the report name the language of the record's own text: ``en``, ``en (quoted)``
@@ -277,6 +311,24 @@ def translated_wording(prompt: Prompt) -> Prompt:
     system, user = prompt.system, prompt.user
     for quoted, translated in TRANSLATED_CLAUSES.get(prompt.language, ()):
         system, user = system.replace(quoted, translated), user.replace(quoted, translated)
+    if (system, user) == (prompt.system, prompt.user):
+        if "context" in prompt.fields:
+            raise PromptError(
+                f"prompt {prompt.ref}: no clause saying the text is quoted in English to change"
+            )
+        return prompt
+    text = f"[system]\n{system}[user]\n{user}" if system else f"[user]\n{user}"
+    return replace(prompt, system=system, user=user, sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+@cache  # asked for every prompt that shows a UN translation: the same few templates each time
+def un_text_wording(prompt: Prompt) -> Prompt:
+    """``prompt`` saying the record's text is the UN's own version in its language, where it says the text
+    is quoted in English (:data:`UN_TEXT_CLAUSES`); its hash is the new words'. A template that shows the
+    record's text and keeps no such clause is an error, never "quoted in English" over the UN's French."""
+    system, user = prompt.system, prompt.user
+    for quoted, official in UN_TEXT_CLAUSES.get(prompt.language, ()):
+        system, user = system.replace(quoted, official), user.replace(quoted, official)
     if (system, user) == (prompt.system, prompt.user):
         if "context" in prompt.fields:
             raise PromptError(

@@ -18,8 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from nationbias.stores.content_kept import lost_tokens
 from nationbias.stores.draft_text import draft_body, unwrap
-from nationbias.stores.neutral import neutralise_sentence, title_as_description, without_asides
+from nationbias.stores.neutral import (
+    neutralise_sentence,
+    split_dateline,
+    title_as_description,
+    without_asides,
+    without_word,
+)
 from nationbias.stores.records import Record
 from nationbias.stores.text_source import TextSource, context_source, draft_text_source
 
@@ -306,12 +313,17 @@ def _neutral_text_computed(
     for line in unwrap(raw).splitlines():
         kept = []
         for sentence in _split_line(line):
+            dateline, sentence = split_dateline(sentence) if press else (None, sentence)
+            if dateline is not None:  # the press's furniture, dropped whole: no part of the sentence
+                changes.append(ContextChange(dateline, None, ("dateline",)))
             rewritten, reasons = neutralise_sentence(sentence, first=first, press=press)
             if not rewritten:  # a headline, or the text's own adoption: dropped whole
                 changes.append(ContextChange(sentence, None, reasons))
                 continue
             hits = _outcome_hits(rewritten, own_digits)
             trimmed = without_asides(rewritten, hits[0].match) if hits else None
+            if trimmed is not None and lost_tokens(rewritten, trimmed):  # the aside holds facts: keep
+                trimmed = without_word(rewritten, hits[0].match)  # them, without the one word alone
             if trimmed is not None and not _outcome_hits(trimmed, own_digits):
                 aside = f"an aside about another text had outcome language ({hits[0].match!r})"
                 rewritten, hits, reasons = trimmed, (), (*reasons, aside)

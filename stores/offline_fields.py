@@ -139,8 +139,10 @@ def action_items(sentences: Sequence[str], *, limit: int = 4) -> str:
             rest = text[match.end() :]
             end = _ITEM_END.search(rest)
             rest = rest[: end.start()] if end else rest
-            if len(rest) > ITEM_CHARS:
-                rest = rest[:ITEM_CHARS].rsplit(" ", 1)[0] + " …"
+            if len(rest) > ITEM_CHARS:  # cut at its last whole clause, never inside one ("the …")
+                head = rest[:ITEM_CHARS]
+                boundary = max(head.rfind(", "), head.rfind("; "))
+                rest = head[:boundary] if boundary >= ITEM_CHARS // 3 else rest
             verb = getLemma(match["verb"].lower(), upos="VERB")[0]
             item = f"{verb}{rest.rstrip(' ,')}"
             if len(rest.strip()) >= 8 and item not in items:
@@ -155,7 +157,8 @@ def summary(record: Record, sentences: Sequence[str], nations: list[str], *, tit
     council = "the General Assembly" if record.body == "unga" else "the Security Council"
     about = record.topic or record.agenda_item or f"an item before {council}"
     about = about[0].lower() + about[1:] if about.startswith("The ") else about
-    head = f"On {about}" + (f", concerning {', '.join(nations[:3])}" if nations else "")
+    others = [n for n in nations[:3] if n.lower() not in about.lower()]  # not "On Mali, concerning Mali"
+    head = f"On {about}" + (f", concerning {', '.join(others)}" if others else "")
     body = [s for s in sentences if not _NOT_CONTENT.match(s)]
     operative = [s for s in body if re.match(r"^\d{1,2}\.\s", s)]
     opening = (operative or body)[:1]

@@ -78,7 +78,8 @@ RESUME_KEYS = (
 KEYS_BEFORE = {"targets": "failed"}
 NOT_COMPARED_OPTIONS = frozenset({"families", "keywords", "judge_base_url"})
 # An option added after runs were made: a run stored without it had this value (DirectQA's --framing).
-OPTIONS_BEFORE = {"framing": "irresponsible"}
+# --texts: a run made before it showed the corpus's (press) texts.
+OPTIONS_BEFORE = {"framing": "irresponsible", "texts": "press"}
 
 
 # What a run's sample is (graphs/study/sampling.py, SampleOptions: body, personas, years, and any field

@@ -22,7 +22,7 @@ leak guard, and one that does not is left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -41,6 +41,7 @@ from nationbias.stores.leak import (
 )
 from nationbias.stores.records import Record
 from nationbias.stores.text_source import draft_text_source
+from nationbias.stores.un_prompt import Shown, TextsMode, target_shown, un_context, un_operative
 
 SERVER_CHARS = 3000
 EMBEDDED_CHARS = 1200
@@ -48,6 +49,18 @@ BUDGETS = (SERVER_CHARS, EMBEDDED_CHARS)
 THIN_CHARS = 200  # under this a text says little of what the draft would do
 MAX_SPONSORS_NAMED = 10
 MAX_NAMED_TEXTS = 2
+
+# What a prompt shows of an item, as the data audit counts it: the UN's own text, another copy of the
+# draft's text, a press description, a fall-back enriched from pre-vote sources, or agenda and topic alone
+TextKind = Literal["un_text", "draft_text", "press", "enriched", "agenda_only"]
+TEXT_KINDS: tuple[TextKind, ...] = ("un_text", "draft_text", "press", "enriched", "agenda_only")
+TEXT_KIND_NAMES: dict[str, str] = {
+    "un_text": "UN text",
+    "draft_text": "other draft text",
+    "press": "press",
+    "enriched": "enriched",
+    "agenda_only": "agenda-only",
+}
 
 EnrichmentKind = Literal["partial_draft", "named_text", "amended_draft", "agenda_item", "sponsors"]
 
@@ -94,10 +107,21 @@ class PromptText:
     fixes: tuple[TextFix, ...] = ()
     thin: bool = False
     thin_reason: str | None = None
+    shown: Shown = "press"  # "un": the UN's own text (in ``language``)
+    language: str = "en"
 
     @property
     def chars_sent(self) -> int:
         return len(self.text)
+
+    @property
+    def text_kind(self) -> TextKind:
+        """Which kind of text this is (:data:`TEXT_KINDS`)."""
+        if self.shown == "un":
+            return "un_text"
+        if self.kind == "fallback":
+            return "enriched" if self.enrichments else "agenda_only"
+        return "draft_text" if self.kind == "draft_text" else "press"
 
 
 # --- sentences ---------------------------------------------------------------------------------
@@ -310,20 +334,46 @@ def is_operative(paragraph: str) -> bool:
     return bool(_OPERATIVE.match(paragraph))
 
 
-def fit_draft(text: str, limit: int) -> tuple[str, int, int]:
+# "From its preamble:" in each UN language: a UN translation is cut in its own language's words
+PREAMBLE_INTROS: dict[str, str] = {
+    "en": "From its preamble:",
+    "fr": "Extrait du préambule :",
+    "es": "Del preámbulo:",
+    "ru": "Из преамбулы:",
+    "zh": "序言部分摘录：",
+    "ar": "من الديباجة:",
+}
+# a section heading inside a UN text ("B. Arms embargo on Al-Shabaab", "*", "D."): no paragraph of its own
+_SECTION_HEADING = re.compile(r"^(?:\*+|[A-Z]\.|[IVX]+\.)(?:\s.{0,80})?$")
+
+
+def fit_draft(
+    text: str, limit: int, *, operative_paragraphs: Collection[str] = (), language: str = "en"
+) -> tuple[str, int, int]:
     """A draft's text within ``limit``: (text, operative paragraphs in it, operative paragraphs sent).
 
     Whole, in its own order, when it fits. Otherwise the operative paragraphs first (whole, or their
-    leading sentences), then as much of the preamble as fits, each part in its own order.
+    leading sentences), then as much of the preamble as fits, each part in its own order. An operative
+    paragraph is numbered ("1. Demands …"), or one of ``operative_paragraphs`` (the UN's text says which:
+    its opening line, "The Security Council," in any language, is the header, its section headings are left
+    out when cut).
     """
     paragraphs = [p for p in text.splitlines() if p.strip()]
-    operative = [p for p in paragraphs if is_operative(p)]
+    headings = {p for p in paragraphs if p in operative_paragraphs and _SECTION_HEADING.match(p)}
+    operative = [
+        p for p in paragraphs if (is_operative(p) or p in operative_paragraphs) and p not in headings
+    ]
     if len(text) <= limit:
         return text, len(operative), len(operative)
-    header = [p for p in paragraphs[:1] if _HEADER.match(p)]
+    first = paragraphs[:1]
+    header = [
+        p for p in first if _HEADER.match(p) or (operative_paragraphs and len(p) < 40 and p.endswith(","))
+    ]
     # a section heading inside a draft ("Reporting") is not a preamble paragraph: left out when cut
     preamble = [
-        p for p in paragraphs if p not in operative and p not in header and ends_whole(p, prose=False)
+        p
+        for p in paragraphs
+        if p not in operative and p not in header and p not in headings and ends_whole(p, prose=False)
     ]
     used = sum(len(p) + 1 for p in header)
     chosen_ops: list[str] = []
@@ -337,7 +387,7 @@ def fit_draft(text: str, limit: int) -> tuple[str, int, int]:
             if lead:
                 chosen_ops.append(lead)
                 used += len(lead) + 1
-    intro = "From its preamble:"
+    intro = PREAMBLE_INTROS.get(language, PREAMBLE_INTROS["en"])
     chosen_pre: list[str] = []
     room_for_intro = len(intro) + 1
     for paragraph in preamble:
@@ -490,12 +540,27 @@ _MEMO: dict[tuple[object, ...], PromptText] = {}
 _MEMO_MAX = 50_000
 
 
-def prompt_text(record: Record, *, budget: int = SERVER_CHARS) -> PromptText:
+def prompt_text(
+    record: Record, *, budget: int = SERVER_CHARS, shown: Shown = "press", language: str = "en"
+) -> PromptText:
     """The record's leak-guarded text, mended, enriched if thin, within ``budget`` characters.
 
+    With ``shown="un"`` the UN's own text where it exists (in ``language`` where the UN translated it,
+    else in English), cut operative paragraphs first and never rewritten; else the corpus's text.
     Memoised on the record's prompt context and the fields enrichment reads: a study asks for the
     same text once per persona, repeat and rehearsal.
     """
+    un, un_language = None, language
+    if shown == "un":
+        un = un_context(record, language)
+        if un is None and language != "en":  # no UN translation: the UN's English text, quoted
+            un, un_language = un_context(record), "en"
+    if un is not None:
+        key_un = (record.id, record.resolution, "un", un_language, budget)
+        hit_un = _MEMO.get(key_un)
+        if hit_un is None:
+            hit_un = _MEMO[key_un] = _un_prompt_text(record, un, budget, language=un_language)
+        return hit_un
     ctx = context_for_prompt(record)
     key = (
         record.id,
@@ -513,6 +578,26 @@ def prompt_text(record: Record, *, budget: int = SERVER_CHARS) -> PromptText:
             _MEMO.clear()
         hit = _MEMO[key] = _prompt_text(record, ctx, budget)
     return hit
+
+
+def _un_prompt_text(record: Record, ctx: PromptContext, budget: int, *, language: str) -> PromptText:
+    """The UN's text cut by the operative-first budget; never rewritten, never enriched."""
+    if budget < 1:
+        raise ValueError(f"text budget for {record.id}: {budget} characters; it must be at least 1")
+    operative = un_operative(record, language)
+    sent, op_total, op_sent = fit_draft(ctx.text, budget, operative_paragraphs=operative, language=language)
+    return PromptText(
+        record_id=record.id,
+        budget=budget,
+        text=sent,
+        kind=ctx.kind,
+        label=ctx.description,
+        chars_available=len(ctx.text),
+        operative_total=op_total,
+        operative_sent=op_sent,
+        shown="un",
+        language=language,
+    )
 
 
 def _prompt_text(record: Record, ctx: PromptContext, budget: int) -> PromptText:
@@ -567,21 +652,27 @@ def _prompt_text(record: Record, ctx: PromptContext, budget: int) -> PromptText:
 # --- the audit ---------------------------------------------------------------------------------
 
 
-def text_audit(records: Iterable[Record], *, budgets: Sequence[int] = BUDGETS) -> pd.DataFrame:
+def text_audit(
+    records: Iterable[Record], *, budgets: Sequence[int] = BUDGETS, text_mode: TextsMode = "press"
+) -> pd.DataFrame:
     """Per record and budget: text kind and why, characters sent of available, operative paragraphs
-    sent of all, enrichments with their sources, mended sentences, thin or not and why."""
+    sent of all, enrichments with their sources, mended sentences, thin or not and why; each record
+    shown as a target is under ``text_mode`` (``--texts``)."""
     rows = []
     for record in records:
         ctx = context_for_prompt(record)
         for budget in budgets:
-            pt = prompt_text(record, budget=budget)
+            pt = prompt_text(record, budget=budget, shown=target_shown(record, text_mode))
             rows.append(
                 {
                     "id": record.id,
                     "budget": budget,
+                    "text_kind": pt.text_kind,
                     "kind": pt.kind,
                     "label": pt.label,
-                    "why": ctx.fallback_reason or _why_kind(record, ctx),
+                    "why": "the UN's own text"
+                    if pt.shown == "un"
+                    else ctx.fallback_reason or _why_kind(record, ctx),
                     "chars_sent": pt.chars_sent,
                     "chars_available": pt.chars_available,
                     "operative_sent": pt.operative_sent,
@@ -617,10 +708,12 @@ def audit_summary(table: pd.DataFrame) -> pd.DataFrame:
     for budget, sub in table.groupby("budget", sort=False):
         drafts = sub[sub["operative_total"] > 0]
         ops_sent, ops_all = int(drafts["operative_sent"].sum()), int(drafts["operative_total"].sum())
+        kinds = sub["text_kind"].value_counts() if "text_kind" in sub else pd.Series(dtype=int)
         rows.append(
             {
                 "budget": budget,
                 "targets": len(sub),
+                **{f"text: {TEXT_KIND_NAMES[k]}": int(kinds.get(k, 0)) for k in TEXT_KINDS},
                 "agenda/topic only": int(((sub["kind"] == "fallback") & (sub["enrichments"] == "")).sum()),
                 "fallback (enriched)": int(((sub["kind"] == "fallback") & (sub["enrichments"] != "")).sum()),
                 "text < 200 chars": int((sub["chars_sent"] < THIN_CHARS).sum()),
@@ -636,7 +729,9 @@ def audit_summary(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def budget_counts(records: Iterable[Record], *, budget: int) -> dict[str, int | str]:
+def budget_counts(
+    records: Iterable[Record], *, budget: int, text_mode: TextsMode = "press"
+) -> dict[str, int | str]:
     """:func:`audit_summary`'s counts for one budget, as plain values a run's config can keep."""
-    row = audit_summary(text_audit(records, budgets=(budget,))).iloc[0].to_dict()
+    row = audit_summary(text_audit(records, budgets=(budget,), text_mode=text_mode)).iloc[0].to_dict()
     return {str(k): (v.item() if hasattr(v, "item") else v) for k, v in row.items()}

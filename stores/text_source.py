@@ -18,13 +18,24 @@ from urllib.parse import urlsplit
 from nationbias.stores.records import Record
 
 SourceKind = Literal[
-    "un_document", "un_press", "press_copy", "un_news", "un_other", "news", "gov", "wiki", "web", "unknown"
+    "un_text",
+    "un_document",
+    "un_press",
+    "press_copy",
+    "un_news",
+    "un_other",
+    "news",
+    "gov",
+    "wiki",
+    "web",
+    "unknown",
 ]
 
 SOURCE_PHRASES: dict[str, str] = {
+    "un_text": "the UN's official document",
     "un_document": "a copy of the UN document",
     "un_press": "a UN press release",
-    "press_copy": "a copy of a UN press release on another site",
+    "press_copy": "a UN press release (copy)",
     "un_news": "a UN News story",
     "un_other": "another UN web page",
     "news": "a news report",
@@ -46,6 +57,8 @@ _FROM_NOTE = re.compile(
     r"\b[Cc]ontext (?:for [^.;]*? )?from (?!an? )"
     r"([\w][\w .&/'-]{1,30}?(?: \(([\w .&/'-]{2,30})\))?)(?:[.;]|$)"
 )
+# a personal blog's host copies others' texts: it names no publisher ("nolga1125.blogspot.com")
+_MIRROR_HOST = re.compile(r"(?:^|\.)(?:blogspot|wordpress|tumblr|livejournal)\.[a-z.]+$")
 _NEWS_NOTE = re.compile(
     r"\b(?:Reuters|AP|AFP|Xinhua|TASS|IANS|Global Times|CNBC|i24news|Republic World|news report)\b"
 )
@@ -64,9 +77,10 @@ class TextSource:
     def phrase(self) -> str:
         """ "a news report (tag24 (AFP))", "a UN press release": what a prompt says after "from"."""
         base = SOURCE_PHRASES[self.kind]
-        named = self.outlet or (
-            self.site if self.kind not in ("un_document", "un_press", "un_news") else None
-        )
+        # a copy's site is a mirror (a blogspot page), not a publisher: the phrase names the UN's release
+        unnamed = ("un_text", "un_document", "un_press", "un_news", "press_copy")
+        site = self.site if self.kind not in unnamed and not _MIRROR_HOST.search(self.site or "") else None
+        named = self.outlet or site
         return f"{base} ({named})" if named else base
 
 

@@ -22,7 +22,8 @@ from nationbias.stores.surrogates import surrogate_problem
 UN_LANGUAGES = ("en", "fr", "es", "ru", "zh", "ar")
 UN_CREDIT = (
     "Texts of Security Council drafts and resolutions: United Nations (UNxml/SCresolutions, the UN's "
-    "machine-readable Security Council documents), used with acknowledgement of the United Nations as the source."
+    "machine-readable Security Council documents), used with acknowledgement of the United Nations as the "
+    "source."
 )
 Form = Literal["draft resolution", "resolution as adopted"]
 
@@ -78,7 +79,7 @@ def parse_un_text(obj: Mapping[str, object], *, where: str) -> UnText:
     return UnText(
         id=str(obj["id"]),
         language=str(obj["language"]),
-        form=form,  # type: ignore[arg-type]
+        form=form,
         date=str(obj["date"]),
         resolution=resolution,
         preamble=_strings(obj, "preamble", where=where),

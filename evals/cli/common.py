@@ -48,6 +48,7 @@ PersonasOpt = Annotated[str | None, _flag("personas")]
 BodyOpt = Annotated[str, _flag("body")]
 YearsOpt = Annotated[str | None, _flag("years")]
 TargetsOpt = Annotated[str, _flag("targets")]  # the Council's items voted on (graphs/study/sampling.py)
+TextsOpt = Annotated[str, _flag("texts")]
 FailOnErrorOpt = Annotated[
     str,
     typer.Option(
@@ -87,6 +88,7 @@ RUN_OPTIONS = {
     "body": BodyOpt,
     "years": YearsOpt,
     "targets": TargetsOpt,
+    "texts": TextsOpt,  # which text of an item the vote prompts show (stores/un_prompt.py)
     "concurrency": ConcurrencyOpt,
     "run_id": RunIdOpt,
     "retry_errors": RetryErrorsOpt,

@@ -23,10 +23,15 @@ from nationbias.evals.cli.common import (
 )
 from nationbias.graphs.terminal_text import plain
 from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
+from nationbias.stores.domain import DEFAULT_TEXTS
 from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
     from nationbias.stores.corpus import Corpus
+    from nationbias.stores.records import Record
 
 CorpusArg = Annotated[str | None, typer.Argument(help="A corpus JSONL file (default: the shared corpus).")]
 
@@ -57,19 +62,22 @@ def validate(
     path: CorpusArg = None,
     data: DataOpt = None,
 ) -> None:
-    """Check every record; one line per problem (file:line: field …). Exit 2 on any error."""
+    """Check every record, and the UN's texts in each language; one line per problem (file:line: field
+    …). Exit 2 on any error."""
     corpus = _validated(path)
     console.print(f"ok: {len(corpus.records)} records in {corpus.path}")
     if path is None:  # the data a run reads: the UN's texts beside the corpus too
-        _validate_un_texts()
+        _validate_un_texts(corpus)
 
 
-def _validate_un_texts() -> None:
-    """The UN's texts a run reads beside the corpus (``unsc/un_texts/*.jsonl``): one line per file;
-    exit 2 naming the file and line of the first problem in each."""
+def _validate_un_texts(corpus: Corpus) -> None:
+    """The UN's texts a run reads beside the corpus (``unsc/un_texts/*.jsonl``), each file read and checked
+    line by line (stores/un_texts.py): one line per file; exit 2 naming the file and line of the first
+    problem in each; an id the corpus lacks is a warning."""
     from nationbias.stores.paths import DataNotFoundError
     from nationbias.stores.un_texts import UN_LANGUAGES, read_un_texts, un_texts_file
 
+    ids = {r.id for r in corpus.records}
     failed = 0
     for language in UN_LANGUAGES:
         file = un_texts_file(language)
@@ -79,7 +87,23 @@ def _validate_un_texts() -> None:
             err_console.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
             failed += 1
             continue
-        console.print(f"ok: {len(texts)} texts in {file}", highlight=False, soft_wrap=True)
+        other = [t.id for t in texts.values() if t.language != language]
+        if other:
+            err_console.print(
+                f"error: {file}: {other[0]} says its language is not {language}",
+                highlight=False,
+                markup=False,
+            )
+            failed += 1
+            continue
+        unknown = sorted(set(texts) - ids)
+        if unknown:
+            err_console.print(
+                f"warning: {file}: {len(unknown)} ids not in the corpus (first {unknown[0]})",
+                highlight=False,
+                markup=False,
+            )
+        console.print(f"ok: {len(texts)} UN texts in {language} ({file})", highlight=False, soft_wrap=True)
     if failed:
         err_console.print(f"{failed} UN text file(s) with errors; nothing was written.", highlight=False)
         raise typer.Exit(2)
@@ -158,7 +182,7 @@ def audit(
 
     corpus = _validated(None)
     drafts = corpus.drafts
-    report = leak_audit(drafts)
+    report = leak_audit(drafts, text_mode=DEFAULT_TEXTS)
     console.print(
         f"{report['targets']} drafts: {report['prompts_with_markers']} prompts with outcome markers "
         f"({report['markers']} markers); {report['rewritten_sentences']} sentences rewritten in "
@@ -171,8 +195,8 @@ def audit(
             console.print(plain(f"  {row['id']}: {row['kind']}: {why}"), highlight=False)
     from nationbias.stores.text_budget import audit_summary, text_audit
 
-    texts = audit_summary(text_audit(drafts)).set_index("budget").T.astype(str)
-    title = "What of each draft's text reaches the model (chars per budget)"
+    texts = audit_summary(text_audit(drafts, text_mode=DEFAULT_TEXTS)).set_index("budget").T.astype(str)
+    title = f"What of each draft's text reaches the model (chars per budget; --texts {DEFAULT_TEXTS})"
     budget_table = Table("", *(f"{b} chars" for b in texts.columns), title=title)
     for measure, values in texts.iterrows():
         budget_table.add_row(str(measure), *values)
@@ -197,12 +221,31 @@ def audit(
     for miss in coverage["missing"]:
         line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    _print_text_kinds(drafts, pool=pool, retrieve=lambda t, p: retriever.retrieve(t, p, k))
     _print_voice_audit(corpus)
+
+
+def _print_text_kinds(
+    targets: list[Record], *, pool: list[Record], retrieve: Callable[[Record, Sequence[Record]], Any]
+) -> None:
+    """Text kind × outcome for the targets and the precedents their prompts show, under every --texts:
+    a kind that only one outcome gets would mark the item's outcome."""
+    from nationbias.graphs.study.audit import text_kind_audit
+    from nationbias.stores.text_budget import TEXT_KIND_NAMES, TEXT_KINDS
+
+    frame = text_kind_audit(targets, pool=pool, retrieve=retrieve)
+    title = "Text kind × outcome under each --texts (targets and the precedents their prompts show)"
+    table = Table("--texts", "role", "outcome", *(TEXT_KIND_NAMES[k] for k in TEXT_KINDS), title=title)
+    for (mode, role, outcome), sub in frame.groupby(["texts", "role", "outcome"], sort=False):
+        per_kind = dict(zip(sub["kind"], sub["n"], strict=True))
+        table.add_row(str(mode), str(role), str(outcome), *(str(per_kind.get(k, 0)) for k in TEXT_KINDS))
+    console.print(table)
 
 
 def _print_voice_audit(corpus: Corpus) -> None:
     """Wording, labels, reflection statements and the style-only classifier."""
     from nationbias.evals.style_audit import (
+        document_style_audit,
         label_outcome_counts,
         save_style_audit,
         style_audit,
@@ -227,7 +270,12 @@ def _print_voice_audit(corpus: Corpus) -> None:
     audit = style_audit(corpus)
     for line in audit.lines():
         console.print(line, highlight=False, markup=False)
-    save_style_audit(audit, corpus)
+    documents = document_style_audit(corpus)
+    console.print("style-only classifier against the documents themselves (mean AUC ± sd, 5x10 CV, seed 0):")
+    for found in documents:
+        for line in found.lines():
+            console.print(f"  {line}", highlight=False, markup=False)
+    save_style_audit(audit, corpus, documents=documents)
 
 
 @data_app.command("augment")

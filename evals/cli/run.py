@@ -72,7 +72,7 @@ def print_precedent_age(run_id: str) -> None:
 @run_app.command(VOTE)
 @cli_errors
 @shared_options(
-    "model", "base_url", *VOTE_OWN, *SAMPLE, "personas", "body", "years", "targets", *RUN,
+    "model", "base_url", *VOTE_OWN, *SAMPLE, "personas", "body", "years", "targets", "texts", *RUN,
     "reasoning_max_tokens", "judge", "judge_base_url",
 )  # fmt: skip
 def run_vote(

@@ -107,7 +107,9 @@ def register(app: typer.Typer) -> None:
         epilog=GRID_HELP,
     )
     @cli_errors
-    @shared_options("ctx", "model", "base_url", *SAMPLE, "personas", "body", "years", "targets", *RUN)
+    @shared_options(
+        "ctx", "model", "base_url", *SAMPLE, "personas", "body", "years", "targets", "texts", *RUN
+    )
     def ablate(
         ctx: typer.Context,
         model: Annotated[str, typer.Option("--model", "-m", help="Model spec.")] = "local:smollm2",
@@ -142,7 +144,7 @@ def register(app: typer.Typer) -> None:
     @cli_errors
     @shared_options(
         "model", "judge", "base_url", "limit", "repeats", "seed", "personas", "body", "years", "targets",
-        *RUN, "languages", "reasoning_max_tokens",
+        "texts", *RUN, "languages", "reasoning_max_tokens",
     )  # fmt: skip
     def study(
         model: Annotated[

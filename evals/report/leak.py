@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from nationbias.evals.style_audit import GATED_SETS, stored_style_audit
+from nationbias.stores.un_texts import UN_CREDIT
 
 if TYPE_CHECKING:
     from nationbias.evals.report.context import Context
@@ -110,7 +111,8 @@ def leak_section(ctx: Context) -> None:
                     table_id=f"no-precedent-{slug}",
                     caption=f"Why a target got no precedent from a pool: {run.label}",
                 )
-    style = style_table(stored_style_audit())
+    saved_style = stored_style_audit()
+    style = style_table(saved_style)
     if style is not None:
         ctx.page.table(
             style,
@@ -119,7 +121,46 @@ def leak_section(ctx: Context) -> None:
             "AUC telling failed from adopted texts as sent, 5-fold CV x 10; the control reads the texts "
             "before the rewrite (from the last `nationbias data audit`)",
         )
+    documents = document_style_table(saved_style)
+    if documents is not None:
+        ctx.page.table(
+            documents,
+            table_id="style-documents",
+            caption="The same classifier on the failed drafts and adopted resolutions of 2023-2024 that have "
+            "the UN's own text: the texts as sent under each --texts beside the UN texts at the same budget "
+            f"(the reference; as sent may exceed it by at most 0.05). {UN_CREDIT}",
+        )
     ctx.page.close("prompt-audit", "Prompt audit: no outcome in any prompt; precedents found")
+
+
+def document_style_table(saved: dict[str, Any] | None) -> pd.DataFrame | None:
+    """The audit against the UN's own texts: per budget, the reference and each --texts mode as sent."""
+    if not saved or not saved.get("documents"):
+        return None
+    rows = []
+    for found in saved["documents"]:
+        reference = found["reference"]
+        rows.append(
+            {
+                "budget": found["budget"],
+                "texts": "the UN texts (reference)",
+                "mean AUC": round(reference["auc"], 3),
+                "sd": round(reference["sd"], 3),
+                "held to": "",
+            }
+        )
+        for mode, got in found["sent"].items():
+            limit = round(reference["auc"] + found["margin"], 3)
+            rows.append(
+                {
+                    "budget": found["budget"],
+                    "texts": f"--texts {mode}, as sent",
+                    "mean AUC": round(got["auc"], 3),
+                    "sd": round(got["sd"], 3),
+                    "held to": f"<= {limit}" if mode != "press" else "reported",
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def style_table(saved: dict[str, Any] | None) -> pd.DataFrame | None:

@@ -11,8 +11,10 @@ Both go into the run's config, so the report and ``nationbias data audit`` show 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import pandas as pd
 
 from nationbias.graphs.translate import TranslatedTexts
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS, vote_messages, vote_template
@@ -24,6 +26,14 @@ from nationbias.stores.leak import context_for_prompt, find_outcome_language
 from nationbias.stores.leak_languages import find_translated_outcomes
 from nationbias.stores.records import Record
 from nationbias.stores.text_budget import budget_counts, prompt_text
+from nationbias.stores.un_prompt import (
+    TEXTS_MODES,
+    TextsMode,
+    precedent_source,
+    target_shown,
+    un_context,
+    with_un_text,
+)
 
 
 def leak_audit(
@@ -33,26 +43,36 @@ def leak_audit(
     context_chars: int = MAX_CONTEXT_CHARS,
     prompts: PromptSet | None = None,
     texts: TranslatedTexts | None = None,
+    text_mode: TextsMode = "press",
 ) -> dict[str, Any]:
-    """Per target: markers in its vote prompt, sentences rewritten / removed, fallback and why. With
-    ``texts`` (``--translate-with``) the translated context is read with its language's markers too, and the
-    translation's own removals are counted."""
+    """Per target: markers in its vote prompt, sentences rewritten / removed, fallback and why, and the
+    kind of text shown (``--texts``). With ``texts`` (``--translate-with``) the translated context is read
+    with its language's markers too, and the translation's own removals are counted."""
     rows: list[dict[str, Any]] = []
     prompts = prompts or prompt_set()
     template = prompts.get(vote_template(persona))
     fixed = f"{template.system}\n{template.user}"  # the instructions name the options: not a leak
     for record in targets:
-        ctx = context_for_prompt(record)
-        messages = vote_messages(record, persona, context_chars=context_chars, prompts=prompts, texts=texts)
+        shown_in = target_shown(record, text_mode)
+        text = prompt_text(record, budget=context_chars, shown=shown_in, language=prompts.language)
+        ctx = un_context(record, text.language) if text.shown == "un" else None
+        ctx = ctx or context_for_prompt(record)
+        messages = vote_messages(
+            record, persona, context_chars=context_chars, prompts=prompts, texts=texts, shown=shown_in
+        )
         prompt = "\n".join(m["content"] for m in messages)
         hits = [h for h in find_outcome_language(prompt, record=record) if h.sentence not in fixed]
-        if texts is not None:  # the context as sent, in its language (the instructions name the options)
-            shown = texts.shown(prompt_text(record, budget=context_chars).text)
+        if text.language != "en":  # the UN's own translation, read with its language's markers
+            hits += find_translated_outcomes(text.text, language=text.language, record=record)
+        elif texts is not None:  # the context as sent, in its language (the instructions name the options)
+            shown = texts.shown(text.text)
             hits += find_translated_outcomes(shown, language=texts.language, record=record)
         rows.append(
             {
                 "id": record.id,
                 "kind": ctx.kind,
+                "text_kind": text.text_kind,
+                "text_language": _text_language(text.language, prompts.language, texts),
                 "markers": [f"{h.label}: {h.match}" for h in hits],
                 "rewritten": ctx.rewritten_sentences,
                 "removed": ctx.removed_sentences,
@@ -81,9 +101,20 @@ def leak_audit(
         "contexts_rewritten": sum(1 for r in rows if r["rewritten"]),
         "fallbacks": sum(1 for r in rows if r["kind"] == "fallback"),
         "kinds": dict(Counter(r["kind"] for r in rows)),
-        "text_budget": budget_counts(targets, budget=context_chars),
+        "text_mode": text_mode,
+        "text_kinds": dict(Counter(r["text_kind"] for r in rows)),
+        "text_languages": dict(Counter(r["text_language"] for r in rows)),
+        "text_budget": budget_counts(targets, budget=context_chars, text_mode=text_mode),
         "rows": rows,
     }
+
+
+def _text_language(shown: str, asked: str, texts: TranslatedTexts | None) -> str:
+    """How a target's text reached the prompt's language: the UN's own translation, the English quoted,
+    or a model's translation (``--translate-with``)."""
+    if shown == asked:
+        return asked if asked == "en" else f"{asked} (the UN's own translation)"
+    return f"{asked} (translated by {texts.translator})" if texts is not None else "en (quoted)"
 
 
 def _bucket(n: int) -> str:
@@ -140,3 +171,40 @@ def precedent_coverage(
         "no_precedent": none_at_all,
         "missing": missing,
     }
+
+
+def text_kind_audit(
+    targets: Sequence[Record],
+    *,
+    pool: Sequence[Record],
+    retrieve: Callable[[Record, Sequence[Record]], Sequence[Precedent]],
+    modes: Sequence[TextsMode] = TEXTS_MODES,
+    budget: int = MAX_CONTEXT_CHARS,
+) -> pd.DataFrame:
+    """Text kind × outcome, for the targets and for the precedents their prompts show, under each
+    ``--texts`` mode: one row per (mode, role, outcome, kind) with its count.
+
+    ``targets`` is the run's target set (a parameter, so another target set is one more call);
+    ``retrieve`` answers a target's precedents from a pool, as the run's retriever does. A kind that
+    appears for one outcome and not the other is what could mark an item as failed.
+    """
+    counts: Counter[tuple[str, str, str, str]] = Counter()
+    un_pool = with_un_text(pool)
+    for mode in modes:
+        shown_targets = with_un_text(targets) if mode == "un" else list(targets)
+        for target in shown_targets:
+            kind = prompt_text(target, budget=budget, shown=target_shown(target, mode)).text_kind
+            counts[(mode, "target", _outcome_name(target), kind)] += 1
+            source = precedent_source(target, mode, un_pool)
+            for precedent in retrieve(target, un_pool if source == "un" else pool):
+                shown = prompt_text(precedent.record, budget=budget, shown=source).text_kind
+                counts[(mode, "precedent", _outcome_name(precedent.record), shown)] += 1
+    rows = [
+        {"texts": mode, "role": role, "outcome": outcome, "kind": kind, "n": n}
+        for (mode, role, outcome, kind), n in counts.items()
+    ]
+    return pd.DataFrame(rows, columns=["texts", "role", "outcome", "kind", "n"])
+
+
+def _outcome_name(record: Record) -> str:
+    return "adopted" if record.adopted else "failed"

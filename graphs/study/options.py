@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from nationbias.graphs.model.budget import DEFAULT_REASONING_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.prompts.registry import DEFAULT_SET
-from nationbias.stores.domain import DEFAULT_LANGUAGE
+from nationbias.stores.domain import DEFAULT_LANGUAGE, DEFAULT_TEXTS
 from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:
@@ -82,6 +82,15 @@ class RunOptions:
         metadata=_help(
             "The Council's items to vote on: failed (the non-adopted drafts, the paper's 66), adopted (the "
             "adopted resolutions: the false-veto rate, where the record says no one vetoed) or all."
+        ),
+    )
+    texts: str = field(
+        default=DEFAULT_TEXTS,
+        metadata=_help(
+            "Which text of an item the vote prompts show: auto (each target in its best source: the UN's "
+            "own text where it exists, else the corpus's; a prompt's precedents all in the target's kind), "
+            "un (only items with the UN's own text, as targets and precedents: the 18 failed drafts of "
+            "2023-2024) or press (the corpus's texts for every item)."
         ),
     )
     concurrency: int = field(default=DEFAULT_CONCURRENCY, metadata=_help("Samples in flight at once."))

@@ -15,6 +15,7 @@ from nationbias.graphs.study.runner import Task
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
+from nationbias.stores.un_prompt import DEFAULT_TEXTS, TextsMode, check_texts, with_un_text
 
 __all__ = [
     "BODIES",
@@ -96,6 +97,7 @@ class SampleOptions:
     body: Body = DEFAULT_BODY
     years: tuple[int, int] | None = None
     targets: Targets = DEFAULT_TARGETS
+    texts: TextsMode = DEFAULT_TEXTS  # --texts un: only the items with the UN's own text
 
     @classmethod
     def of(cls, options: RunOptions) -> SampleOptions:
@@ -109,6 +111,7 @@ class SampleOptions:
             body=body,
             years=parse_years(options.years),
             targets=check_targets(options.targets, body=body),
+            texts=check_texts(options.texts),
         )
 
     def __post_init__(self) -> None:
@@ -118,6 +121,10 @@ class SampleOptions:
             raise InputError(f"--limit must be >= 1, got {self.limit}")
         check_body(self.body)
         check_targets(self.targets, body=self.body)
+        if check_texts(self.texts) == "un" and self.body == "unga":
+            raise InputError(
+                "--texts un: the UN's own texts are the Council's drafts'; use it with --body unsc"
+            )
 
 
 def window_text(years: tuple[int, int]) -> str:
@@ -160,6 +167,8 @@ def eligible(corpus: Corpus, options: SampleOptions) -> list[Record]:
         every = [r for r in corpus.records if r.body == "unga" and r.votes]
     else:
         every = council_targets(corpus, options.targets)
+        if options.texts == "un":
+            every = with_un_text(every)
     items = [r for r in every if in_window(r, options.years)]
     if options.body == "unga":
         items.sort(key=lambda r: (r.date, r.id))

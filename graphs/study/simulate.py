@@ -44,6 +44,7 @@ from nationbias.stores.domain import CONTROL, DEBIAS, DEFAULT_LANGUAGE, VOTE
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.un_prompt import TextsMode
 
 
 def audit_for(
@@ -57,7 +58,12 @@ def audit_for(
     plan = persona_plan(drafts, sample)
     persona = next((p for d in drafts for p in plan.for_item(d)), "USA")
     return leak_audit(
-        drafts, persona=persona, context_chars=client.spec.context_chars, prompts=prompts, texts=texts
+        drafts,
+        persona=persona,
+        context_chars=client.spec.context_chars,
+        prompts=prompts,
+        texts=texts,
+        text_mode=sample.texts,
     )
 
 
@@ -70,6 +76,7 @@ async def prepare_translations(
     show_progress: bool,
     precedents: list[Record] | None = None,
     summaries: list[str] | None = None,
+    text_mode: TextsMode = "press",
 ) -> TranslatedTexts | None:
     """Translate mode's prep pass (graphs/translate.py), before the run starts: every text the run's prompts
     show, translated once (the translation store first). None in quoted mode."""
@@ -77,7 +84,14 @@ async def prepare_translations(
         return None
     if translator is None:
         raise ValueError("a prompt set with translated text needs a translator")
-    texts = run_texts(targets, budget=budget, precedents=precedents or (), summaries=summaries or ())
+    texts = run_texts(
+        targets,
+        budget=budget,
+        precedents=precedents or (),
+        summaries=summaries or (),
+        text_mode=text_mode,
+        language=prompts.language,
+    )
     try:
         return await translate_texts(
             texts, translator=translator, language=prompts.language, show_progress=show_progress
@@ -146,6 +160,7 @@ async def run_vote_study(
         targets=drafts,
         budget=client.spec.context_chars,
         show_progress=show_progress,
+        text_mode=sample.texts,
     )
     asked = vote_template(CONTROL) if is_control(sample.personas) else "persona_vote"
     names = (asked, "judge_vote") if judge is not None else (asked,)
@@ -156,7 +171,7 @@ async def run_vote_study(
         sample=sample,
         prompts=names,
         prompt_set=prompts,
-        extra=judge_options(judge) if judge is not None else None,
+        extra={"texts": sample.texts, **(judge_options(judge) if judge is not None else {})},
         translation=texts,
     )
     config["leak_audit"] = audit_for(drafts, sample, client, prompts, texts)
@@ -164,7 +179,9 @@ async def run_vote_study(
     config.update(targets_config(sample))
     store.create_run(run_id, config)
     records = {r.id: r for r in corpus.records}
-    deps = VoteDeps(client=client, records=records, prompts=prompts, judge=judge, texts=texts)
+    deps = VoteDeps(
+        client=client, records=records, prompts=prompts, judge=judge, texts=texts, text_mode=sample.texts
+    )
     graph = build_vote_graph(deps)
 
     async def worker(task: Task) -> SampleRow:
@@ -228,6 +245,7 @@ async def run_debias_study(
         ),
         options=options,
         prompts=prompts,
+        text_mode=sample.texts,
     )
     if prompts.text_mode == "translated":  # every precedent a prompt will show, with its summary
         plan = persona_plan(drafts, sample)
@@ -247,6 +265,7 @@ async def run_debias_study(
                 if (aug := augmented.get(rid)) is not None
                 for text in (aug.summary, aug.action_items)
             ],
+            text_mode=sample.texts,
         )
     config = run_config(
         test=DEBIAS,
@@ -255,7 +274,11 @@ async def run_debias_study(
         sample=sample,
         prompts=(*DEBIAS_PROMPTS, "judge_vote") if judge is not None else DEBIAS_PROMPTS,
         prompt_set=prompts,
-        extra={**asdict(options), **(judge_options(judge) if judge is not None else {})},
+        extra={
+            **asdict(options),
+            "texts": sample.texts,
+            **(judge_options(judge) if judge is not None else {}),
+        },
         translation=deps.texts,
     )
     config["leak_audit"] = audit_for(drafts, sample, client, prompts, deps.texts)

@@ -1,6 +1,6 @@
 """The style-only classifier on the texts as the prompts send them: the control shows it can tell
 (texts before the rewrite, and the paper's labels), the rewrite and the symbol labels bring it down,
-and the gate (mean AUC <= 0.60) is held against the two sets a study should use."""
+and the texts as sent are held to the same items' UN texts (the reference) on the items that have one."""
 
 from __future__ import annotations
 
@@ -12,9 +12,14 @@ import pytest
 from nationbias.evals.report.leak import style_table
 from nationbias.evals.style_audit import (
     CONTROL_AUC,
+    DOCUMENT_MARGIN,
     GATE_AUC,
+    DocumentStyle,
     StyleAudit,
     audit_records,
+    document_records,
+    document_style_audit,
+    reference_segment,
     save_style_audit,
     sent_segment,
     stored_style_audit,
@@ -43,13 +48,29 @@ def test_the_rewrite_and_the_symbol_labels_bring_it_down(audit: StyleAudit) -> N
         assert audit.auc[name] < audit.control_auc - 0.25, (name, audit.auc)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not met: what is left is the genre of the sources (the UN press on adopted mandate renewals vs "
-    "vetoed drafts), not a wording or label the code adds; benchmarks/style_gap.py and RESULTS.md",
-)
-def test_the_gate(audit: StyleAudit) -> None:
-    assert audit.auc["structured"] <= GATE_AUC and audit.auc["paper-symbols"] <= GATE_AUC, audit.auc
+@pytest.fixture(scope="module")
+def documents(corpus: Corpus) -> list[DocumentStyle]:
+    return document_style_audit(corpus)
+
+
+def test_the_texts_as_sent_are_held_to_the_documents_themselves(documents: list[DocumentStyle]) -> None:
+    """On the 18 failed drafts and the adopted resolutions of 2023–2024 with a UN text, the texts a run
+    sends by default (auto) and under the paper's protocol (un) tell failed from adopted no better than
+    the UN's own texts do, at both budgets: what is left is the documents' own style."""
+    assert [d.budget for d in documents] == [1200, 3000]
+    for found in documents:
+        assert found.failed == 18 and found.adopted >= 90, found
+        assert found.reference[0] > 0.6  # the documents themselves differ: the check can tell
+        for mode in ("auto", "un"):
+            assert found.excess(mode) <= DOCUMENT_MARGIN, found.lines()
+
+
+def test_the_reference_is_the_un_text_at_the_budget(corpus: Corpus) -> None:
+    failed, _ = document_records(corpus)
+    for budget in (1200, 3000):
+        reference = reference_segment(failed[0], budget=budget)
+        assert len(reference) <= budget and reference.startswith("The Security Council,")
+        assert reference in sent_segment(failed[0], prompts=prompt_set(), context_chars=budget, shown="un")
 
 
 def test_each_text_is_taken_from_the_prompt_the_run_sends(corpus: Corpus) -> None:

@@ -127,8 +127,12 @@ def test_a_line_failing_past_the_limit_is_an_error_row_and_retry_errors_asks_aga
     fault_server, batch_server, isolated_home: Path
 ) -> None:
     online, server = fault_server(), batch_server(fail_once=0.5, fail_times=3)
-    options = {"model": MODEL, "limit": 1, "run_id": "b", "batch": True, **FAST}
-    nationbias.run("vote", model=MODEL, base_url=online.base_url, limit=1, run_id="online", **FAST)
+    # the corpus's texts: the server fails a fixed half of the lines by their bodies' hash, and these
+    # bodies leave some lines failing and some not
+    options = {"model": MODEL, "limit": 1, "run_id": "b", "batch": True, "texts": "press", **FAST}
+    nationbias.run(
+        "vote", model=MODEL, base_url=online.base_url, limit=1, run_id="online", texts="press", **FAST
+    )
     summary = nationbias.run("vote", base_url=server.base_url, **options)
 
     assert summary.error > 0  # like an online failure: an error row, never cached

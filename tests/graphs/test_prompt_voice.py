@@ -20,9 +20,10 @@ from nationbias.stores.augment import augmented_for
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.records import Record
 
-# The press's wording for what the Council did, which only an adopted text gets.
+# The press's wording for what the Council did, which only an adopted text gets. A weekday ("on Friday")
+# is not among them: a rewrite keeps every date and name of a sentence it keeps (stores/content_kept.py);
+# what the style of the texts as sent tells is measured against the UN's own texts (evals/style_audit.py).
 PRESS_VOICE = (
-    r"\bon (?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b",
     r"\btoday\b",
     r"\byesterday\b",
     r"\bCouncil (?:today |on \w+day )?(?:extended|renewed)\b",
@@ -89,7 +90,7 @@ PRESS_WORDED = ["S/2013/136", "S/2015/847", "S/2016/493", "S/2021/287", "S/2021/
 @pytest.mark.parametrize("prompts", ["structured", "paper-symbols", "paper"])
 def test_adopted_precedents_reach_the_model_in_the_drafts_voice(corpus: Corpus, prompts: str) -> None:
     raw = " ".join(corpus.get(i).context.text for i in PRESS_WORDED if corpus.get(i).context)  # type: ignore[union-attr]
-    assert all(re.search(p, raw) for p in PRESS_VOICE[:2] + PRESS_VOICE[3:5])  # the markers can fire
+    assert all(re.search(p, raw) for p in PRESS_VOICE[:1] + PRESS_VOICE[2:4])  # the markers can fire
     calls = _calls(corpus, "S/2024/835", PRESS_WORDED, prompts=prompts, persona="USA")
     rehearsals = [c for c in calls if c["node"] == "rehearse"]
     assert len(rehearsals) == len(PRESS_WORDED)

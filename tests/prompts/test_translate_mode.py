@@ -84,6 +84,7 @@ def _args(base_url: str, language: str, run_id: str, *extra: str) -> list[str]:
     return [
         "run", "vote", "--model", "openai-compatible:voter", "--base-url", base_url, *SMALL,
         "--language", language, "--translate-with", "openai-compatible:translator",
+        "--texts", "press",  # the corpus's English texts, each machine-translated (the UN's own: below)
         "--run-id", run_id, *extra,
     ]  # fmt: skip
 
@@ -96,7 +97,7 @@ def test_the_wire_prompt_shows_the_translation_without_the_outcome_the_translato
     server = fault_server(responder=script)
     out = CliRunner().invoke(app, _args(server.base_url, language, "tr"))
     assert out.exit_code == 0, out.output
-    drafts = select_drafts(corpus, SampleOptions(limit=2, personas="USA"))
+    drafts = select_drafts(corpus, SampleOptions(limit=2, personas="USA", texts="press"))
     english = {prompt_text(d, budget=MAX_CONTEXT_CHARS).text for d in drafts}
     # the translator was asked once per text, with the leak-guarded English text and nothing else
     asked = script.sent("translator")
@@ -151,6 +152,7 @@ def test_a_second_run_reuses_the_stored_translations_and_a_resume_keeps_the_tran
         limit=2,
         repeats=1,
         personas="USA",
+        texts="press",
         run_id="two",
         show_progress=False,
     )
@@ -200,6 +202,7 @@ def test_the_library_translates_the_debias_prompts_and_the_precedents_summaries(
         personas="USA",
         language="zh",
         translate_with="fake:hash",
+        texts="press",  # every text machine-translated (the UN's own translations: test_prompts_un_texts.py)
         show_progress=False,
         run_id="lib-debias",
     )

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from nationbias.evals.cli.main import app
 from nationbias.stores.bundled import corpus_file
 from nationbias.stores.corpus import CorpusError, load_corpus
+from nationbias.stores.un_texts import UN_LANGUAGES, un_texts_file
 from nationbias.stores.validate import validate_file
 
 P5_VOTES = {
@@ -148,3 +149,23 @@ def test_augment_on_an_invalid_corpus_writes_nothing(
     assert result.exit_code == 2
     assert "vote code 'Q'" in result.output
     assert not list(isolated_home.glob("derived/augmented*"))
+
+
+def test_cli_validate_checks_the_un_texts_of_each_language(tmp_path: Path) -> None:
+    """`data validate` reads each language's UN texts: the shipped ones pass; a bad line in a data folder's
+    copy is exit 2 naming the file and line."""
+    result = CliRunner().invoke(app, ["data", "validate"])
+    assert result.exit_code == 0, result.output
+    assert "ok: 693 UN texts in en" in result.output.replace("\n", " ")
+    folder = tmp_path / "data"
+    (folder / "unsc" / "un_texts").mkdir(parents=True)
+    with corpus_file().open_text() as handle:
+        (folder / "unsc" / "corpus.jsonl").write_text(handle.read(), encoding="utf-8")
+    for language in UN_LANGUAGES:
+        with un_texts_file(language).open_text() as handle:
+            (folder / "unsc" / "un_texts" / f"{language}.jsonl").write_text(handle.read(), encoding="utf-8")
+    bad = folder / "unsc" / "un_texts" / "fr.jsonl"
+    bad.write_text('{"id": "S/2024/826", "language": "fr", "form": "draft", "date": "2024-11-18"}\n')
+    result = CliRunner().invoke(app, ["data", "validate", "--data", str(folder)])
+    assert result.exit_code == 2
+    assert f"{bad}:1: 'form' is 'draft'" in result.output.replace("\n", "")

@@ -251,10 +251,11 @@ def test_without_a_record_no_sentence_is_read_as_naming_its_resolution() -> None
 
 
 def test_neutral_text_sentence_by_sentence_asides_and_the_rest_of_a_line() -> None:
-    """An aside about another text goes and the sentence stays, unless what is left still reveals the
-    outcome (here the record's own resolution number); a dropped sentence drops nothing after it on its
-    line; only the first kept sentence is read as the context's opening."""
-    extend = "The draft would extend the mission for a year."
+    """The outcome word of an aside about another text goes and the sentence stays, every fact of the
+    aside kept, unless what is left still reveals the outcome (here the record's own resolution number);
+    a dropped sentence drops nothing after it on its line; only the first kept sentence is read as the
+    context's opening."""
+    extend = "The draft would extend the mission — established in 2015 — for a year."
     aside = "The draft would extend the mission — established unanimously in 2015 — for a year."
     why = ("an aside about another text had outcome language ('unanimously')",)
     assert neutral_text(aside) == (extend, (ContextChange(aside, extend, why),))

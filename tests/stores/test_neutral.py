@@ -24,15 +24,17 @@ from nationbias.stores.records import Record
         (
             "If adopted, the resolution — presented by the United Arab Emirates — would have also demanded "
             "the release of all hostages held in Atlantis.",
-            "The draft would also demand the release of all hostages held in Atlantis.",
+            # who presented it is a fact of the sentence: kept (stores/content_kept.py)
+            "The draft — presented by the United Arab Emirates — would also demand the release of all "
+            "hostages held in Atlantis.",
         ),
         (
             "The draft resolution, which was seen by Xinhua, contains only five paragraphs.",
-            "The draft would contain only five paragraphs.",
+            "The draft, according to Xinhua, would contain only five paragraphs.",
         ),
         (
             "A draft resolution urges nations not to recognize it, according to a copy obtained by Reuters.",
-            "The draft would urge nations not to recognize it.",
+            "The draft would urge nations not to recognize it, according to Reuters.",
         ),
         (
             "The resolution is a slightly revised version of previous similar document, which condemns "
@@ -59,7 +61,7 @@ from nationbias.stores.records import Record
         ),
         (
             "The first draft — submitted by France and Malta — would have, among other terms, renewed it.",
-            "The first draft would, among other terms, renew it.",
+            "The first draft — submitted by France and Malta — would, among other terms, renew it.",
         ),
         # an adopted text's press release says what the Council did: that tense is a tell too
         (
