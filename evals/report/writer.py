@@ -14,6 +14,7 @@ import pandas as pd
 
 from nationbias.evals.report.html import Page, page
 from nationbias.evals.report.sample_browser import sample_browser_section
+from nationbias.evals.report.scope import scope_line
 from nationbias.evals.report.sections import BANNER, Context, load_runs, write_sections
 from nationbias.stores.errors import InputError
 
@@ -54,6 +55,7 @@ def write_report(
             sections=ctx.page.sections,
             banner=BANNER if embedded else None,
             subtitle=", ".join(r.label for r in runs),
+            scope=scope_line(runs),
         ),
         encoding="utf-8",
     )
