@@ -14,6 +14,10 @@ def print_table(table: Table, *, console: Console) -> None:
     if console.is_terminal:
         console.print(table)
         return
-    wide = console.options.update(width=10_000)
-    natural = Measurement.get(console, wide, table).maximum
-    console.print(table, width=max(console.width, natural), crop=False, soft_wrap=False)
+    natural = Measurement.get(console, console.options.update(width=10_000), table).maximum
+    width = console.width  # print(width=…) cannot exceed the console's own: widen it for this table
+    console.width = max(width, natural)
+    try:
+        console.print(table, crop=False)
+    finally:
+        console.width = width

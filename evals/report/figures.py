@@ -191,8 +191,16 @@ def confusion_figure(confusion: pd.DataFrame, path: Path, *, model: str, embedde
         for (i, j), v in np.ndenumerate(values):
             r, g, b, _ = cmap(v / max(top, 1))
             background = (round(r * 255), round(g * 255), round(b * 255))
-            text = max(((0, 0, 0), (255, 255, 255)), key=lambda c, bg=background: contrast(bg, c))
-            ax.text(j, i, f"{int(v)}", ha="center", va="center", fontsize=11, color=[c / 255 for c in text])
+            black, white = contrast(background, (0, 0, 0)), contrast(background, (255, 255, 255))
+            ax.text(
+                j,
+                i,
+                f"{int(v)}",
+                ha="center",
+                va="center",
+                fontsize=11,
+                color="black" if black >= white else "white",
+            )
         ax.set_xticks(range(len(SHORT_PREDICTED)), SHORT_PREDICTED, fontsize=11)
         ax.set_yticks(range(3), SHORT_VOTES, fontsize=11)
         ax.set_xlabel("simulated", fontsize=11)

@@ -20,6 +20,8 @@ given), beside the paper's; :func:`position_flag` says when a headline is the or
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -46,7 +48,10 @@ def _askings(samples: pd.DataFrame) -> pd.DataFrame:
     qa = directqa_frame(samples)
     orders = qa["question"].astype(str).str.split("-")
     first, second = orders.str[0], orders.str[1]
-    position = np.where(qa["label"].eq(first), "a", np.where(qa["label"].eq(second), "b", None))
+    position = [
+        "a" if label == a else "b" if label == b else None
+        for label, a, b in zip(qa["label"], first, second, strict=True)
+    ]
     return qa.assign(
         pair=orders.map(lambda o: "-".join(sorted(o))),
         position=pd.Series(position, index=qa.index, dtype=object),
@@ -104,6 +109,15 @@ def _shares(batch: np.ndarray) -> np.ndarray:
         )
 
 
+def _columns(kept: list[int]) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`_shares` with only the ``kept`` columns (a share with no denominator is not resampled)."""
+
+    def shares(batch: np.ndarray) -> np.ndarray:
+        return _shares(batch)[:, kept]
+
+    return shares
+
+
 def directqa_position(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Per family (and over all families): the shares taking position (a) and (b), and the pair
     consistency, each with its count, its denominator and a 95% interval over the family's pairs."""
@@ -122,11 +136,7 @@ def directqa_position(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: i
         totals = data.sum(axis=0)
         counted = ((TAKES_A, _A, _CHOICES), (TAKES_B, _B, _CHOICES), (CONSISTENCY, _SAME, _BOTH))
         defined = [j for j, (_, _, whole) in enumerate(counted) if totals[whole] > 0]  # else no share
-        found = (
-            bootstrap_cis(data, lambda b, d=defined: _shares(b)[:, d], n_resamples=n_resamples, seed=seed)
-            if defined
-            else []
-        )
+        found = bootstrap_cis(data, _columns(defined), n_resamples=n_resamples, seed=seed) if defined else []
         cis = [CI(np.nan, np.nan, np.nan)] * len(counted)
         for j, ci in zip(defined, found, strict=True):
             cis[j] = ci
@@ -253,9 +263,10 @@ def position_flag(
     none)."""
     reasons = []
     rows = position[position["family"].eq(family) & position["measure"].isin(measures)]
-    for row in rows.itertuples(index=False):
-        if pd.notna(row.share) and row.share > FLAG_SHARE and row.low > 0.5:
-            reasons.append(f"{row.measure}: {row.share:.3f} [{row.low:.3f}, {row.high:.3f}] of {row.n}")
+    cells = zip(rows["measure"], rows["share"], rows["low"], rows["high"], rows["n"], strict=True)
+    for measure, share, low, high, n in cells:
+        if pd.notna(share) and float(share) > FLAG_SHARE and float(low) > 0.5:
+            reasons.append(f"{measure}: {float(share):.3f} [{float(low):.3f}, {float(high):.3f}] of {int(n)}")
     if top is not None and top_consistent is None:
         reasons.append("no position-consistent answer to confirm it")
     elif top is not None and top_consistent != top:
