@@ -4,7 +4,7 @@ the 3 votes plus invalid and error), shaded by count like a heatmap, side by sid
 The long frame (persona, truth, predicted, count) stays in the CSV. Each cell's text is black or white,
 whichever contrasts more with its shade (WCAG's ratio, at least 4.5:1 for any shade), at the table's
 own size (0.86 rem, about 14 px): a label is never smaller or fainter than the page's text.
-Past ``MANY`` personas (the Assembly), one grid per UN regional group, its members' counts pooled.
+With a ``group`` (the Assembly's states: past ``figures.MANY``), one grid per group, its members pooled.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import pandas as pd
 from nationbias.evals.stats.metrics import MISSES, VOTES
 from nationbias.evals.tables.paper import persona_order
 
-MANY = 15  # the Council's seats; more personas than this are grouped by region
 PREDICTED = [*VOTES, *MISSES]
 SHORT = {
     "favour": "favour",
@@ -59,10 +58,10 @@ def _hex(rgb: tuple[int, int, int]) -> str:
 
 
 def panels(confusion: pd.DataFrame, *, group: Callable[[str], str] | None = None) -> dict[str, pd.DataFrame]:
-    """Truth × predicted count matrices: one per persona (the P5 in the paper's order first), or per
-    ``group`` of personas past ``MANY``."""
+    """Truth × predicted count matrices: one per persona (the P5 in the paper's order first), or one per
+    ``group`` of personas when given."""
     personas = persona_order(confusion["persona"].unique())
-    if len(personas) > MANY and group is not None:
+    if group is not None:
         keys = confusion["persona"].map(lambda p: group(str(p)))
         named = {
             f"{g} ({sub['persona'].nunique()} states)": sub for g, sub in confusion.groupby(keys, sort=True)

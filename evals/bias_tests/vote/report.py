@@ -27,14 +27,15 @@ from nationbias.stores.domain import VOTE_TESTS
 
 
 def _confusion(ctx: Context) -> None:
-    """Per persona a compact truth × answer grid, shaded by count; past ``MANY`` personas (the
+    """Per persona a compact truth × answer grid, shaded by count; past ``F.MANY`` personas (the
     Assembly) one grid and one heatmap panel per regional group, its members pooled."""
-    from nationbias.evals.report.confusion_grid import MANY, confusion_grids
+    from nationbias.evals.report.confusion_grid import confusion_grids
     from nationbias.stores.regions import regional_group
 
     for run in ctx.of(*VOTE_TESTS):
         confusion = run.tables["confusion"]
-        if confusion["persona"].nunique() > MANY:
+        many = confusion["persona"].nunique() > F.MANY
+        if many:
             path = F.confusion_figure(
                 confusion,
                 ctx.page.out_dir / f"confusion-{run.slug}.png",
@@ -51,7 +52,7 @@ def _confusion(ctx: Context) -> None:
                 table_id=f"confusion-{run.slug}",
                 caption=f"Confusion counts (rows: the recorded vote; columns: the answer, invalid and error"
                 f" beside), pooled over repeats: {run.label}",
-                group=lambda p: regional_group(p) or "unrecorded",
+                group=(lambda p: regional_group(p) or "unrecorded") if many else None,
             )
         )
     ctx.page.close("confusion", "Confusion matrices")
