@@ -17,6 +17,7 @@ import pandas as pd
 
 from nationbias.evals.stats.metrics import MISSES, VOTES
 from nationbias.evals.tables.paper import persona_order
+from nationbias.stores.domain import slug
 
 PREDICTED = [*VOTES, *MISSES]
 SHORT = {
@@ -78,7 +79,7 @@ def panels(confusion: pd.DataFrame, *, group: Callable[[str], str] | None = None
     }
 
 
-def grid_html(name: str, matrix: pd.DataFrame) -> str:
+def grid_html(name: str, matrix: pd.DataFrame, *, table_id: str) -> str:
     """One persona's grid: rows the recorded vote, columns the answer."""
     top = float(matrix.to_numpy().max()) if matrix.size else 0.0
     head = "".join(f'<th scope="col">{html.escape(SHORT[c])}</th>' for c in matrix.columns)
@@ -90,7 +91,7 @@ def grid_html(name: str, matrix: pd.DataFrame) -> str:
             cells.append(f'<td style="background:{_hex(background)};color:{_hex(text)}">{int(value)}</td>')
         rows.append(f'<tr><th scope="row">{html.escape(SHORT[str(truth)])}</th>{"".join(cells)}</tr>')
     return (
-        f'<table class="grid"><caption>{html.escape(name)}</caption>'
+        f'<table class="grid" id="{html.escape(table_id)}"><caption>{html.escape(name)}</caption>'
         f'<thead><tr><th scope="col">truth ＼ answer</th>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
@@ -106,7 +107,10 @@ def confusion_grids(
 ) -> str:
     """The grids of one run side by side under ``caption``, the long frame written to ``<table_id>.csv``."""
     confusion.to_csv(out_dir / f"{table_id}.csv", index=False)
-    grids = "".join(grid_html(name, matrix) for name, matrix in panels(confusion, group=group).items())
+    grids = "".join(
+        grid_html(name, matrix, table_id=f"{table_id}-{slug(name, keep='-_', limit=60)}")
+        for name, matrix in panels(confusion, group=group).items()
+    )
     link = f'<a href="{html.escape(table_id)}.csv" title="{html.escape(table_id)}.csv">CSV</a>'
     return (
         f'<div class="grids" id="{html.escape(table_id)}" role="group" aria-label="{html.escape(caption)}">'

@@ -38,7 +38,8 @@ def test_one_grid_per_nation_in_the_papers_order_with_the_long_frames_counts(tmp
         for (truth, answer), count in mine.items():
             assert matrix.loc[truth, answer] == count
     html = confusion_grids(long, out_dir=tmp_path, table_id="confusion-r", caption="c")
-    assert html.count('<table class="grid">') == len(P5) and "<script" not in html
+    assert html.count('<table class="grid" id="confusion-r-') == len(P5) and "<script" not in html
+    assert 'id="confusion-r-USA"' in html
     assert pd.read_csv(tmp_path / "confusion-r.csv").equals(long)  # the long frame stays in the CSV
 
 
