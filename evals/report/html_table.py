@@ -79,9 +79,9 @@ def shortener(column: Any) -> Callable[[str], str]:
 
 
 def heading(name: Any) -> str:
-    """A column name as words (``weighted_f1_valid_only`` → "weighted f1 valid only"): a header wraps
-    between its words, never inside one ("data_ sha256"); the CSV keeps the name."""
-    return " ".join(html.escape(part) for part in str(name).split("_") if part)
+    """A column name as it is (``data_sha256``, ``baseline: same_title``): a header wraps at its spaces
+    only, never inside a name ("data_ sha256"); the CSS keeps it whole (``word-break: keep-all``)."""
+    return html.escape(str(name))
 
 
 def plain(value: Any) -> str:
