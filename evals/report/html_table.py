@@ -78,10 +78,18 @@ def shortener(column: Any) -> Callable[[str], str]:
     return lambda v: prefix(v, LONG)
 
 
+LONG_NAME = 12  # a header name longer than this may wrap after its underscores, a shorter one never
+
+
 def heading(name: Any) -> str:
-    """A column name as it is (``data_sha256``, ``baseline: same_title``): a header wraps at its spaces
-    only, never inside a name ("data_ sha256"); the CSS keeps it whole (``word-break: keep-all``)."""
-    return html.escape(str(name))
+    """A column name as it is (``data_sha256``, ``baseline: same_title``): a header wraps at its spaces,
+    never inside a short name ("data_ sha256"); a name longer than ``LONG_NAME`` may wrap after an
+    underscore (``weighted_f1_<wbr>valid_only``) so a wide table still fits the page."""
+    words = str(name).split(" ")
+    return " ".join(
+        "_<wbr>".join(html.escape(p) for p in w.split("_")) if len(w) > LONG_NAME else html.escape(w)
+        for w in words
+    )
 
 
 def plain(value: Any) -> str:

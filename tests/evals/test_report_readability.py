@@ -26,8 +26,11 @@ READ = """() => {
   for (const th of document.querySelectorAll('table.data thead th, table.grid thead th')) {
     const walk = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
     for (let node = walk.nextNode(); node; node = walk.nextNode()) {
-      // a word: a break at a space or a hyphen is no break inside one
-      for (const m of node.data.matchAll(/[^\\s\\-–—/]+/g)) {
+      // a name breaks only at a hyphen, or after an underscore when longer than 12 ("data_sha256" never)
+      const parts = [...node.data.matchAll(/\\S+/g)].flatMap(w => [...w[0].matchAll(
+        w[0].length <= 12 ? /[^\\-–—/]+/g : /[^\\-–—/_]+/g)]
+        .map(p => Object.assign([p[0]], {index: w.index + p.index})));
+      for (const m of parts) {
         const r = document.createRange();
         r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
         if (new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1) broken.push(m[0]);
@@ -50,7 +53,7 @@ READ = """() => {
         return {px: parseFloat(s.fontSize), contrast: ratio(s.color, bg)};
       }),
     })),
-    longRows: document.querySelectorAll('table[id^="confusion-"]').length,
+    longRows: document.querySelectorAll('table.data[id^="confusion-"]').length,
     broken,
     ids: [...document.querySelectorAll('.run-id code')].map(c => {
       const s = getComputedStyle(c);
