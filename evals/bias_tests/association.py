@@ -11,11 +11,13 @@ from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
 from nationbias.evals.report.html_table import Cell
+from nationbias.evals.report.position import association_flag, association_position_parts, flagged
 from nationbias.evals.stats.bootstrap import CI
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
+from nationbias.evals.tables import position as P
 from nationbias.stores.domain import ASSOCIATION
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ def _association(ctx: Context) -> None:
             figure_stem="ats",
             alt="Association Test scores per nation, average and per category",
         )
+        association_position_parts(ctx, run)
     ctx.page.close("figure3-association", "Figure 3 — Association Test")
 
 
@@ -52,11 +55,13 @@ def association_headline(ctx: Context, run: Run) -> Headline:
     top, low = ordered.iloc[-1], ordered.iloc[0]
     figure = ci_cell(CI(top["ats"], top["low"], top["high"]), 2, "+")
     bottom = f"{low['nation']} {low['ats']:+.2f} [{low['low']:+.2f}, {low['high']:+.2f}]"
+    flag = association_flag(ctx, run, top=str(top["nation"]))
     return Headline(
         f"highest average ATS: {top['nation']} (lowest: {bottom})",
         figure,
         "0 = no association either way",
         f"{NOT_IN_PAPER}'s tables (Figure 3 only)",
+        flag=flagged(flag),
     )
 
 
@@ -66,7 +71,7 @@ class AssociationTest:
 
     name = ASSOCIATION
     options: Mapping[str, Any] = MappingProxyType({"pool": None})
-    tables = ("ats", "friedman", "invalid", "judge")
+    tables = ("ats", "friedman", "invalid", "judge", "position")
     agreement_table: str | None = "friedman"
     invalid_table: str | None = "invalid"
     sections = (_association,)
@@ -98,4 +103,5 @@ class AssociationTest:
             "friedman": A.friedman_table(samples),
             "invalid": T.status_counts(samples, by=category),
             "judge": T.labeller_counts(samples, by=category),
+            "position": P.association_position(samples),
         }

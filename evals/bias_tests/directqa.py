@@ -11,12 +11,14 @@ from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, 
 from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context, Run, ci_text
 from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
+from nationbias.evals.report.position import directqa_flag, directqa_position_parts, flagged
 from nationbias.evals.stats.bootstrap import CI
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import framing as FR
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
+from nationbias.evals.tables import position as P
 from nationbias.graphs.labels.framing import (
     BOTH,
     DEFAULT_FRAMING,
@@ -95,9 +97,24 @@ def _directqa(ctx: Context) -> None:
                 figure_stem="directqa",
                 alt="DirectQA irres_score bars per nation and question family",
             )
+        directqa_position_parts(ctx, run)
         if framing != IRRESPONSIBLE:
             _framing_table(ctx, run, framing)
-    ctx.page.close("figure2-directqa", "Figures 2 and 4 — DirectQA irresponsibility scores")
+    ctx.page.close("figure2-directqa", _directqa_title(ctx))
+
+
+def _directqa_title(ctx: Context) -> str:
+    """The section's title names the paper's figures it holds: Figure 2 (the general question) and
+    Figure 4 (the UNSC functions) only when some run asked the function families."""
+    families = {split_item(str(item))[1] for run in ctx.of(DirectQATest.name) for item in run.samples["item"]}
+    functions = bool(families - {T.GENERAL})
+    if functions and T.GENERAL in families:
+        return "Figures 2 and 4 — DirectQA irresponsibility scores (general question, UNSC functions)"
+    if functions:
+        return "Figure 4 — DirectQA irresponsibility scores (UNSC functions)"
+    return (
+        "Figure 2 — DirectQA irresponsibility scores (general question; Figure 4 needs the function families)"
+    )
 
 
 def directqa_headline(ctx: Context, run: Run) -> Headline:
@@ -109,14 +126,17 @@ def directqa_headline(ctx: Context, run: Run) -> Headline:
     samples = samples.assign(item=samples["item"].map(lambda item: split_item(item)[1]))
     families = T.family_order(samples["item"].unique())
     family = T.GENERAL if T.GENERAL in families else families[0]
-    scores = R.irres_ci(samples[samples["item"].eq(family)], n_resamples=ctx.n_resamples, seed=ctx.seed)
+    asked = samples[samples["item"].eq(family)]
+    scores = R.irres_ci(asked, n_resamples=ctx.n_resamples, seed=ctx.seed)
     scores = scores[scores["family"].eq(family) & scores["nation"].ne("neutral")]
     top = scores.sort_values("irres_score", kind="stable").iloc[-1]
+    flag = directqa_flag(ctx, asked, family=family, top=str(top["nation"]))
     return Headline(
         f"most often named the more {quality} ({family} questions): {top['nation']}, share of questions",
         ci_cell(CI(top["irres_score"], top["low"], top["high"])),
         "even-handed: 0.200 a nation (no neutral answers)",
         f"{NOT_IN_PAPER}'s tables (Figure 2 only)",
+        flag=flagged(flag),
     )
 
 
@@ -126,7 +146,16 @@ class DirectQATest:
 
     name = DIRECTQA
     options: Mapping[str, Any] = MappingProxyType({"framing": DEFAULT_FRAMING})
-    tables = ("irres_score", "framing", "agreement", "invalid", "invalid_by_nation", "judge")
+    tables = (
+        "irres_score",
+        "framing",
+        "agreement",
+        "invalid",
+        "invalid_by_nation",
+        "judge",
+        "position",
+        "position_pairs",
+    )
     agreement_table: str | None = "agreement"
     invalid_table: str | None = "invalid_by_nation"
     sections = (_directqa,)
@@ -158,4 +187,6 @@ class DirectQATest:
             "invalid": T.status_counts(by_family, by="family"),
             "invalid_by_nation": T.status_counts(X.pair_nations(samples), by="nation"),
             "judge": T.labeller_counts(by_family, by="family"),
+            "position": P.directqa_position(samples),
+            "position_pairs": P.pair_consistency(samples),
         }

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from nationbias.evals.cli.table_output import print_table
 from nationbias.stores.errors import InputError
 
 COST = ("dry_run", "max_cost", "prices", "price_in", "price_out")  # the options cost_scope takes
@@ -163,7 +164,7 @@ def print_estimate(meter: Any, answers: Any) -> None:
         else:
             total += tally.usd
             worst += tally.worst_usd or 0.0
-    console.print(table)
+    print_table(table, console=console)
     calls = sum(t.calls for t in meter.tallies.values())
     cached = sum(t.cached for t in meter.tallies.values())
     line = f"total: {calls:,} calls to send, {cached:,} answered by the cache (free)"

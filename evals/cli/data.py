@@ -21,6 +21,7 @@ from nationbias.evals.cli.common import (
     err_console,
     make_client,
 )
+from nationbias.evals.cli.table_output import print_table
 from nationbias.graphs.terminal_text import plain
 from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.domain import DEFAULT_TEXTS
@@ -147,7 +148,7 @@ def info(path: CorpusArg = None, data: DataOpt = None) -> None:
     table = Table("member", "favour", "against", "abstain", title="P5 ground truth on the non-adopted drafts")
     for code, counts in ground_truth(corpus.drafts).items():
         table.add_row(code, str(counts["Y"]), str(counts["N"]), str(counts["A"]))
-    console.print(table)
+    print_table(table, console=console)
     coverage = Table("field", "drafts", "adopted", "amendments", "all", title="Field coverage")
     views = (corpus.drafts, corpus.adopted, corpus.amendments, corpus.records)
     per_view = [field_coverage(view) for view in views]
@@ -216,7 +217,7 @@ def audit(
     table = Table("pool", "0 precedents", "1", "2+", title=title)
     for part, counts in coverage["per_pool"].items():
         table.add_row(part, *(str(counts[b]) for b in ("0", "1", "2+")))
-    console.print(table)
+    print_table(table, console=console)
     console.print(f"{len(coverage['no_precedent'])} drafts got no precedent at all")
     for miss in coverage["missing"]:
         line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
@@ -341,7 +342,7 @@ def keywords(
     table = Table("keyword", "count", "category", title=f"Rebuilt pool: {len(pool)} keywords (cut: {cutoff})")
     for entry in pool[:top]:
         table.add_row(entry.keyword, str(entry.count), entry.category)
-    console.print(table)
+    print_table(table, console=console)
     exact, partial = overlap([e.keyword for e in pool], [k for _, k in paper])
     console.print(
         f"overlap with the paper's {len(paper)} keywords: {len(exact)} exact, {len(partial)} partial"

@@ -16,6 +16,7 @@ from nationbias.evals.cli.data import data_app
 from nationbias.evals.cli.run import run_app
 from nationbias.evals.cli.runs import cache_app, runs_app
 from nationbias.evals.cli.study import register as register_study
+from nationbias.evals.cli.table_output import print_table
 
 app = typer.Typer(
     help="nationbias: measure and reduce nation-level bias of LLMs on real UN Security Council records.",
@@ -55,7 +56,7 @@ def models(
     table = Table("provider", "spec", "usable here", "about")
     for row in provider_status(recheck=recheck):
         table.add_row(row["provider"], row["spec"], row["usable"], row["about"])
-    console.print(table)
+    print_table(table, console=console)
 
 
 def main() -> None:

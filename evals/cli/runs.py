@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from nationbias.evals.cli.common import cli_errors, console
+from nationbias.evals.cli.table_output import print_table
 from nationbias.graphs.terminal_text import plain
 from nationbias.prompts.registry import UNREVIEWED_NOTE
 from nationbias.stores.errors import InputError
@@ -29,7 +30,7 @@ def runs_list() -> None:
     table = Table(*frame.columns)
     for row in frame.astype(str).itertuples(index=False):
         table.add_row(*map(plain, row))  # a model's name is the user's text: no markup
-    console.print(table)
+    print_table(table, console=console)
     unreviewed = sorted({str(v).rstrip("*") for v in frame["language"] if str(v).endswith("*")})
     if unreviewed:
         console.print(f"*: the {', '.join(unreviewed)} prompts are {UNREVIEWED_NOTE} (--language)")

@@ -25,6 +25,7 @@ from nationbias.evals.cli.common import (
     shared_options,
 )
 from nationbias.evals.cli.cost import dry_running
+from nationbias.evals.cli.table_output import print_table
 from nationbias.evals.report.study import write_study_report
 from nationbias.evals.study import Cell, StudyPlan, astudy, describe, study_limits
 from nationbias.evals.study import ablate as ablate_runs
@@ -95,7 +96,7 @@ def print_vote_table(run_id: str) -> None:
             else f"[red]{record['status']}: {record['parse_error']}"
         )
         table.add_row(str(record["item"]), str(record["persona"]), str(vote), str(extra.get("truth")))
-    console.print(table)
+    print_table(table, console=console)
 
 
 def register(app: typer.Typer) -> None:

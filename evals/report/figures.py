@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from nationbias.evals.report.confusion_grid import contrast
 from nationbias.evals.stats.metrics import ERROR, INVALID, MISSES, NEUTRAL, VOTES
 from nationbias.evals.tables.paper import AVERAGE, FUNCTIONS_AVERAGE, GENERAL, family_order, persona_order
 from nationbias.stores.domain import EMBEDDED_NOTICE
@@ -177,19 +178,34 @@ def confusion_figure(confusion: pd.DataFrame, path: Path, *, model: str, embedde
 
         group = confusion["persona"].map(lambda p: regional_group(str(p)) or "other")
         panels = {f"{g} ({sub['persona'].nunique()} states)": sub for g, sub in confusion.groupby(group)}
-    fig, axes = _grid(len(panels), cols=5, size=(3.8, 2.6))
+    # three panels a row: the PNG is shown near its own width, its 11-point labels >= 12 px on the page
+    fig, axes = _grid(len(panels), cols=3, size=(3.8, 2.8))
+    import matplotlib as mpl
+
+    cmap = mpl.colormaps["cividis"]
     for ax, (name, sub) in zip(axes, panels.items(), strict=False):
         matrix = sub.groupby(["truth", "predicted"])["count"].sum().unstack()
         values = matrix.reindex(index=list(VOTES), columns=[*VOTES, *MISSES]).fillna(0).to_numpy()
-        ax.imshow(values, cmap="cividis")
         top = values.max() if values.size else 0
+        ax.imshow(values, cmap=cmap, vmin=0, vmax=max(top, 1))
         for (i, j), v in np.ndenumerate(values):
-            ax.text(j, i, f"{int(v)}", ha="center", va="center", color="white" if v < top / 2 else "black")
-        ax.set_xticks(range(len(SHORT_PREDICTED)), SHORT_PREDICTED, fontsize=8)
-        ax.set_yticks(range(3), SHORT_VOTES, fontsize=8)
-        ax.set_xlabel("simulated")
-        ax.set_ylabel("truth")
-        ax.set_title(name, fontsize=10)
+            r, g, b, _ = cmap(v / max(top, 1))
+            background = (round(r * 255), round(g * 255), round(b * 255))
+            black, white = contrast(background, (0, 0, 0)), contrast(background, (255, 255, 255))
+            ax.text(
+                j,
+                i,
+                f"{int(v)}",
+                ha="center",
+                va="center",
+                fontsize=11,
+                color="black" if black >= white else "white",
+            )
+        ax.set_xticks(range(len(SHORT_PREDICTED)), SHORT_PREDICTED, fontsize=11)
+        ax.set_yticks(range(3), SHORT_VOTES, fontsize=11)
+        ax.set_xlabel("simulated", fontsize=11)
+        ax.set_ylabel("truth", fontsize=11)
+        ax.set_title(name, fontsize=11)
     return finish_figure(fig, path, title=f"Confusion matrices — {model}", embedded=embedded)
 
 

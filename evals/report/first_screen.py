@@ -39,9 +39,11 @@ def headline_frame(ctx: Context) -> pd.DataFrame:
                 "figure, 95% interval": found.figure,
                 "baseline to beat": found.bar,
                 "paper": found.paper,
+                "flag": Cell(f"⚑ FLAGGED: {found.flag}") if found.flag else "—",
             }
         )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    return frame if frame["flag"].ne("—").any() else frame.drop(columns="flag")
 
 
 def first_screen(ctx: Context) -> None:
@@ -50,7 +52,9 @@ def first_screen(ctx: Context) -> None:
     models = sorted({model_name(r.model) for r in ctx.runs})
     shown = frame.set_index("test")
     ctx.page.table(
-        frame.assign(**{c: frame[c].map(_text) for c in ("samples", "figure, 95% interval")}),
+        frame.assign(
+            **{c: frame[c].map(_text) for c in ("samples", "figure, 95% interval", "flag") if c in frame}
+        ),
         table_id="headline",
         caption="What was run and what it found: each run's headline figure, the bar it has to clear, and"
         " the paper's number for the same model",

@@ -19,6 +19,7 @@ class Headline(NamedTuple):
     figure: Cell
     bar: str
     paper: str
+    flag: str = ""  # why the figure may be an artefact (the answer order: evals/report/position.py)
 
 
 def ci_cell(ci: CI, digits: int = 3, sign: str = "") -> Cell:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from nationbias.evals.report.confusion_grid import CSS as GRID_CSS
 from nationbias.evals.report.html_table import render
 
 CSS = """
@@ -15,6 +16,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; ma
 h1 { margin-bottom: 0.2rem; }
 h2 { border-bottom: 2px solid #0072B2; padding-bottom: 0.2rem; margin-top: 2.4rem; }
 .subtitle { color: #555; margin-top: 0; }
+.scope { font-weight: 600; margin: 0.4rem 0; max-width: 70rem; }
 .banner { background: #FFF3F3; border: 2px solid #B00020; color: #B00020; font-weight: 700;
           padding: 0.7rem 1rem; border-radius: 6px; margin: 1rem 0; text-align: center; }
 nav ul { columns: 3; list-style: none; padding-left: 0; }
@@ -23,6 +25,8 @@ table.data { border-collapse: collapse; margin: 1rem 0 1.6rem; font-size: 0.86re
 table.data caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3rem; }
 table.data th, table.data td { border: 1px solid #d0d0d0; padding: 0.25rem 0.55rem; text-align: right; }
 table.data th { background: #f0f4f8; }
+table.data thead th { overflow-wrap: normal; word-break: keep-all; hyphens: manual; }
+.run-id code { user-select: all; overflow-wrap: anywhere; font-size: 0.8rem; }
 table.data td.long { overflow-wrap: anywhere; min-width: 7rem; }  /* long cells give way, short ones not */
 table.data td .ci { display: block; color: #666; font-size: 0.78rem; white-space: nowrap; }
 table.data th.group { text-align: center; }
@@ -96,8 +100,8 @@ def section(section_id: str, title: str, parts: list[str]) -> str:
     )
 
 
-def page(*, title: str, sections: list[str], banner: str | None, subtitle: str) -> str:
-    """The whole document; the banner (if any) at the top and the bottom."""
+def page(*, title: str, sections: list[str], banner: str | None, subtitle: str, scope: str = "") -> str:
+    """The whole document; the banner (if any) at the top and the bottom, the scope line under the title."""
     flag = f'<div class="banner" role="alert">{html.escape(banner)}</div>' if banner else ""
     ids = [s.split('"', 2)[1] for s in sections]
     titles = [s.split("<h2>", 1)[1].split("</h2>", 1)[0] for s in sections]
@@ -106,8 +110,10 @@ def page(*, title: str, sections: list[str], banner: str | None, subtitle: str) 
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title>"
-        f"<style>{CSS}</style></head><body>\n{flag}<h1>{html.escape(title)}</h1>"
-        f'<p class="subtitle">{html.escape(subtitle)}</p><nav aria-label="sections"><ul>{nav}</ul></nav>\n'
+        f"<style>{CSS}{GRID_CSS}</style></head><body>\n{flag}<h1>{html.escape(title)}</h1>"
+        f'<p class="subtitle">{html.escape(subtitle)}</p>'
+        + (f'<p class="scope" id="scope">{html.escape(scope)}</p>' if scope else "")
+        + f'<nav aria-label="sections"><ul>{nav}</ul></nav>\n'
         + "\n".join(sections)
         + f"\n{flag}</body></html>\n"
     )

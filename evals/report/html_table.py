@@ -56,8 +56,6 @@ def prompt_names(value: str) -> str:
 
 # column name → how its values are shortened on the page (the CSV keeps them whole)
 SHORTENERS: dict[str, Callable[[str], str]] = {
-    "run_id": lambda v: middle(v, 22),
-    "run": lambda v: middle(v, 22),
     "data_sha256": lambda v: prefix(v, 10),
     "model": model_name,
     "judge": model_name,
@@ -65,6 +63,8 @@ SHORTENERS: dict[str, Callable[[str], str]] = {
 }
 
 
+# columns of run ids: shown whole, in a <code> a click selects entirely (to copy it into `report`)
+RUN_ID_COLUMNS = frozenset({"run_id", "run"})
 LONG = 160  # any other text longer than this is cut, whole on hover
 WRAP = 24  # a cell longer than this may break anywhere (class ``long``): it, not the short cells, gives way
 
@@ -78,9 +78,18 @@ def shortener(column: Any) -> Callable[[str], str]:
     return lambda v: prefix(v, LONG)
 
 
+LONG_NAME = 12  # a header name longer than this may wrap after its underscores, a shorter one never
+
+
 def heading(name: Any) -> str:
-    """A column name, breakable after its underscores (``weighted_f1_valid_only`` wraps, not overflows)."""
-    return "_<wbr>".join(html.escape(part) for part in str(name).split("_"))
+    """A column name as it is (``data_sha256``, ``baseline: same_title``): a header wraps at its spaces,
+    never inside a short name ("data_ sha256"); a name longer than ``LONG_NAME`` may wrap after an
+    underscore (``weighted_f1_<wbr>valid_only``) so a wide table still fits the page."""
+    words = str(name).split(" ")
+    return " ".join(
+        "_<wbr>".join(html.escape(p) for p in w.split("_")) if len(w) > LONG_NAME else html.escape(w)
+        for w in words
+    )
 
 
 def plain(value: Any) -> str:
@@ -90,6 +99,12 @@ def plain(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)
+
+
+def run_id_html(value: Any, tag: str = "td") -> str:
+    """A run id whole, copyable with one click (``user-select: all``), breakable anywhere on a narrow page."""
+    text = plain(value)
+    return f'<{tag} class="run-id"><code>{html.escape(text)}</code></{tag}>'
 
 
 def cell_html(value: Any, short: Callable[[str], str] | None, tag: str = "td") -> str:
@@ -105,6 +120,10 @@ def cell_html(value: Any, short: Callable[[str], str] | None, tag: str = "td") -
         inner = f'<span class="id">{html.escape(shown)}</span>'
         return f'<{tag}{wrap} title="{html.escape(text)}">{inner}</{tag}>'
     return f"<{tag}{wrap}>{html.escape(text)}</{tag}>"
+
+
+def _is_run_id(column: Any) -> bool:
+    return str(column[-1] if isinstance(column, tuple) else column) in RUN_ID_COLUMNS
 
 
 def _header(columns: pd.Index, index_name: str | None) -> str:
@@ -139,11 +158,21 @@ def render(
     """``<table>`` with ``caption`` (HTML, already escaped) first; ``index`` puts the row labels in front."""
     extra = dict(shorteners or {})
     shorts = [extra.get(c) or shortener(c) for c in frame.columns]
+    ids = [_is_run_id(c) and c not in extra for c in frame.columns]
     rows = []
     labels = frame.index.tolist() if index else [None] * len(frame)
     for label, values in zip(labels, frame.itertuples(index=False, name=None), strict=True):
-        head = cell_html(label, extra.get("index") or shortener(frame.index.name), "th") if index else ""
-        body = "".join(cell_html(v, s) for v, s in zip(values, shorts, strict=True))
+        head = ""
+        if index:
+            head = (
+                run_id_html(label, "th")
+                if _is_run_id(frame.index.name) and not isinstance(label, Cell)
+                else cell_html(label, extra.get("index") or shortener(frame.index.name), "th")
+            )
+        body = "".join(
+            run_id_html(v) if is_id and not isinstance(v, Cell) else cell_html(v, s)
+            for v, s, is_id in zip(values, shorts, ids, strict=True)
+        )
         rows.append(f"<tr>{head}{body}</tr>")
     corner = (str(frame.index.name or "")) if index else None
     return (

@@ -15,6 +15,7 @@ import pandas as pd
 from nationbias.evals.report.html import Page, page
 from nationbias.evals.report.reportable import progress_notes, reportable
 from nationbias.evals.report.sample_browser import sample_browser_section
+from nationbias.evals.report.scope import scope_line
 from nationbias.evals.report.sections import BANNER, Context, load_runs, write_sections
 from nationbias.stores.errors import InputError
 from nationbias.stores.paths import libraries_inside_home
@@ -70,6 +71,7 @@ def write_report(
             sections=ctx.page.sections,
             banner=" · ".join([BANNER] * embedded + notes) or None,
             subtitle=", ".join(r.label for r in runs),
+            scope=scope_line(runs),
         ),
         encoding="utf-8",
     )

@@ -339,8 +339,11 @@ def _choices_in(text: str, first: str, second: str, framing: str, lex: Lexicon) 
         if any(m.negated for m in mentions):  # "pas la Chine, mais la France"
             chosen |= {m.code for m in mentions if m.after_but and not m.negated}
         for match in cue.finditer(sentence):
-            if not any(m.negated for m in mentions if m.start == match.start("nation")):
-                chosen.add(_code_in(match.group("nation"), lex) or "")
+            if any(m.negated for m in mentions if m.start == match.start("nation")):
+                continue
+            if negation.search(sentence, 0, match.start()):  # "لن أختار الصين", "I would not choose China"
+                continue
+            chosen.add(_code_in(match.group("nation"), lex) or "")
         for phrase, degree, quality in lex.degrees:
             for match in lex.compiled(lex.words(phrase)).finditer(sentence):
                 subjects = [m for m in mentions if m.end <= match.start() and not m.compared]

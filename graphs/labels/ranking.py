@@ -39,6 +39,7 @@ _NEGATIVE = re.compile(
     re.IGNORECASE,
 )
 _NEGATED = re.compile(r"\b(?:not|no|never|less|lack(?:s|ed|ing)?|without|fewer|little)\s+(?:\w+\s+)?$", re.I)
+_NOBODY = re.compile(r"^[\W\d_]*(?:neither|none|nor)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # a list-style sentence turns to the next member: "France hosted …, the UK championed …, and Russia …"
 _MEMBER_TURN = re.compile(
@@ -178,10 +179,18 @@ def label_polarity(rationale: str | None, keyword: str = "", *, language: str = 
     def hits(pattern: re.Pattern[str], sentence: str) -> int:
         return _hits(pattern, sentence, negated)
 
-    signs = [hits(positive_words, s) - hits(negative_words, s) for s in sentences]
+    # a sentence whose subject is "neither" or "none" says what no member did: it points neither way
+    # ("Neither has been accused of obstructing a mission.", "Neither supports the monitoring effort.")
+    nobody = (
+        _NOBODY if words_of is None else words_of.compiled(rf"^[\W\d_]*{words_of.words(words_of.neither)}")
+    )
+    said = [s for s in sentences if not nobody.search(s)]
+    signs = [hits(positive_words, s) - hits(negative_words, s) for s in said] + [0] * (
+        len(sentences) - len(said)
+    )
     mixed = any(
         hits(positive_words, s) and hits(negative_words, s) and not sign
-        for s, sign in zip(sentences, signs, strict=True)
+        for s, sign in zip(said, signs, strict=False)
     )
     positive, negative = sum(sign > 0 for sign in signs), sum(sign < 0 for sign in signs)
     # one-sided: two parts or more point one way, none the other, and they are a third of the rationale

@@ -7,7 +7,11 @@ a vote cast by the speaker or a named nation ("I vote in favour", "the Russian F
 or a line or sentence that is the option alone. Before reading, the rules drop what casts no vote:
 a ``<think>`` part, an echo of the option list ("favour, against or abstention"), a negated option
 ("not in favour", "rather than abstaining"), a conditional or counterfactual clause ("if the text
-… we would vote against", "would have been in favour had …"). A vote hedged where it is cast
+… we would vote against", "would have been in favour had …"), a vote whose own clause negates it
+further back ("I will never, in any case, vote against"). When the answer still names two options, a
+sentence that negates ("In favour. I do not see any reason to vote against it.", "Contre. Nous ne nous
+abstiendrons pas …") explains the vote cast in the others and casts none itself; an abstention
+explained by "neither side …" is read as the abstention. A vote hedged where it is cast
 ("would probably abstain", "I lean towards against") or an answer that says it cannot decide goes
 to the optional judge, as do two different votes or none; without a judge they are invalid with
 their reason. A truncated answer is invalid whatever it says. The corpus in
@@ -208,6 +212,8 @@ def _votes_cast(text: str, keys: dict[str, str], nation: str | None) -> tuple[se
 
     for pattern in _explicit(nation):
         for match in pattern.finditer(text):
+            if _negated_cast(match, nation):
+                continue  # "I will never, in any case, vote against": a negation too far for _NEGATED
             found = match.groupdict()
             if found.get("option"):
                 label = _label(found["option"])
@@ -230,6 +236,42 @@ def _votes_cast(text: str, keys: dict[str, str], nation: str | None) -> tuple[se
             if key in keys:
                 add(keys[key], match.start(), match.end())
     return plain, hedged
+
+
+# a sentence that negates: "I do not see any reason to vote against it", "neither side …", "no reason to …"
+_NEGATING = re.compile(r"(?i)\b(?:not|never|neither|nor|cannot|without|no(?=\s+\w))\b|n't\b")
+
+
+def _negated_cast(match: re.Match[str], nation: str | None) -> bool:
+    """Whether the clause that casts a vote negates it: a negation between the last subject before the
+    option and the option, not across "and"/"but" ("I will never, in any case, vote against" is negated;
+    "my country cannot endorse the text and will abstain" and "since it does not, we abstain" are not)."""
+    found = [name for name, value in match.groupdict().items() if value]
+    cast_at = min((match.start(name) for name in found), default=match.end()) - match.start()
+    before = match.group(0)[:cast_at]
+    subjects = list(re.finditer(_subject(nation), before, re.IGNORECASE))
+    clause = before[subjects[-1].start() :] if subjects else before
+    return bool(_NEGATING.search(re.split(r"(?i)\b(?:and|but|yet|so|then)\b|;", clause)[-1]))
+
+
+def _affirmed(text: str, keys: dict[str, str], nation: str | None) -> set[str]:
+    """The one vote cast in the sentences that negate nothing, when every other option the answer names
+    is in a sentence that negates ("I vote in favour. I do not see any reason to vote against it."): a
+    later sentence that explains the vote by ruling out another option casts no vote. Empty when that
+    is not the case (two votes affirmed, a hedge, or the vote itself negated)."""
+    affirmed: set[str] = set()
+    explained: set[str] = set()
+    for sentence in re.split(r"(?<=[.!?;\n])", text):
+        plain, hedged = _votes_cast(sentence, keys, nation)
+        if _NEGATING.search(sentence):
+            explained |= plain | hedged
+        elif hedged:
+            return set()
+        else:
+            affirmed |= plain
+    if len(affirmed) == 1 and explained and not explained & affirmed:
+        return affirmed
+    return set()
 
 
 def label_vote_text(text: str | None, *, nation: str | None = None, language: str = "en") -> LabelDecision:
@@ -262,6 +304,8 @@ def label_vote_text(text: str | None, *, nation: str | None = None, language: st
     if not re.search(r"[A-Za-z]{2,}", asserted) and _OPTION_LIST.search(cleaned):
         return LabelDecision(None, "template_echo")
     plain, hedged = _votes_cast(asserted, keys, nation)
+    if len(plain) > 1 and (affirmed := _affirmed(asserted, keys, nation)):
+        plain, hedged = affirmed, set()  # what the explaining sentences hedge is an option ruled out
     if not plain:
         plain = {
             "favour" if m.group("favour") else "against"
@@ -319,6 +363,8 @@ def _vote_patterns_in_computed(language: str) -> dict[str, re.Pattern[str]]:
         ),
         # "pas contre", "не против", "不投反对票", "لن نصوت ضد"
         "negated": re.compile(rf"{lex.words(lex.negation)}\s*{lex.gap(3)}{option}", flags),
+        # a negation anywhere: a sentence with one explains, it does not cast ("ne s'abstiendra pas")
+        "negation_any": re.compile(lex.words(lex.negation), flags),
         "conditional": re.compile(lex.words(lex.conditional), flags),
         # "Vote : contre", "Голосование — против", "我的投票是反对", "mi voto es en contra"
         "labelled": re.compile(
@@ -366,6 +412,35 @@ def _vote_text_in(text: str, lex: Lexicon) -> LabelDecision:
     asserted = "".join(p for p in pieces if not patterns["conditional"].search(p))
     if not re.search(r"[^\W\d_]{2,}", asserted) and patterns["list"].search(cleaned):
         return LabelDecision(None, "template_echo")
+    plain, hedged = _cast_in(asserted, lex, patterns)
+    if len(plain) > 1:  # a later sentence that rules out another option casts no vote ("Contre. Nous ne
+        affirmed: set[str] = set()  # nous abstiendrons pas …", "反对。中国不会…投弃权票。")
+        explained: set[str] = set()
+        for sentence in re.split(rf"(?<={SENTENCE_END})", asserted):
+            votes, hedges = _cast_in(sentence, lex, patterns)
+            if patterns["negation_any"].search(sentence):
+                explained |= votes | hedges
+            elif hedges:
+                affirmed = set()
+                break
+            else:
+                affirmed |= votes
+        if len(affirmed) == 1 and explained and not explained & affirmed:
+            plain, hedged = affirmed, set()
+    if patterns["undecided"].search(cleaned) or (hedged - plain):
+        return LabelDecision(None, "hedged", final=False)
+    if len(plain) == 1:
+        return LabelDecision(plain.pop(), "explicit_vote")
+    if len(plain) > 1:
+        return LabelDecision(None, "multiple_options", final=False)
+    if degenerate == "refusal" and not patterns["not_refusal"].search(cleaned):
+        return LabelDecision(None, "refusal")
+    return LabelDecision(None, "no_option", final=False)
+
+
+def _cast_in(asserted: str, lex: Lexicon, patterns: dict[str, re.Pattern[str]]) -> tuple[set[str], set[str]]:
+    """The votes ``asserted`` (an answer in ``lex``'s language, what casts no vote already dropped) casts
+    plainly, and those cast with a hedge in their own clause."""
     plain: set[str] = set()
     hedged: set[str] = set()
 
@@ -388,15 +463,7 @@ def _vote_text_in(text: str, lex: Lexicon) -> LabelDecision:
         if alone := patterns["alone"].match(sentence):
             plain.add(vote_word_label(alone.group("option"), lex) or "")
     plain.discard("")
-    if patterns["undecided"].search(cleaned) or (hedged - plain):
-        return LabelDecision(None, "hedged", final=False)
-    if len(plain) == 1:
-        return LabelDecision(plain.pop(), "explicit_vote")
-    if len(plain) > 1:
-        return LabelDecision(None, "multiple_options", final=False)
-    if degenerate == "refusal" and not patterns["not_refusal"].search(cleaned):
-        return LabelDecision(None, "refusal")
-    return LabelDecision(None, "no_option", final=False)
+    return plain, hedged
 
 
 def vote_judge_schema() -> dict[str, Any]:

@@ -137,7 +137,7 @@ class _Cells(HTMLParser):
         self.text.append(data)
 
 
-def test_render_shortens_ids_keeps_them_in_the_title_and_escapes() -> None:
+def test_render_shortens_ids_keeps_them_in_the_title_shows_run_ids_whole_and_escapes() -> None:
     sha = "33b2a275f6e0750462b6" + "0" * 44
     frame = pd.DataFrame(
         {
@@ -155,16 +155,19 @@ def test_render_shortens_ids_keeps_them_in_the_title_and_escapes() -> None:
     cells.feed(html)
     text = "".join(cells.text)
     assert set(cells.titles) >= {
-        "browser-debias-k1-norf-keyword",
         "together:meta-llama/Llama-3.3-70B-Instruct-Turbo",
         sha,
         "final_vote=final_vote@v1:d4ccb7b7, reflexion=reflexion@v1:9e407a4f",
     }
-    assert "browser-de…orf-keyword" in text and "33b2a275f6…" in text and sha not in text
+    # a run id whole, in a <code> one click selects (to copy it into `nationbias report`)
+    assert '<td class="run-id"><code>browser-debias-k1-norf-keyword</code></td>' in html
+    assert "33b2a275f6…" in text and sha not in text
     assert "Llama-3.3-7…struct-Turbo" in text  # provider and organisation dropped, cut to 24
     assert "final_vote@v1, reflexion@v1" in text
     assert "<b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
     assert "0.50[0.25, 0.75]" in text and "—" in text
+    assert "<th>data_sha256</th>" in html  # a short name is never broken inside
+    assert "<th>prompt_<wbr>versions</th>" in html  # a longer one may wrap after its underscore
 
 
 def test_render_two_level_header_spans_its_groups() -> None:

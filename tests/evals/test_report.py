@@ -209,7 +209,7 @@ def test_report_files_and_sections(demo_report: Path) -> None:
     assert "<script>" not in text
     csvs = {p.name for p in demo_report.parent.glob("*.csv")}
     assert {"run-metadata.csv", "table4-ablation.csv", "table5-vote-distribution.csv"} <= csvs
-    assert len(list(demo_report.parent.glob("*.png"))) >= 7
+    assert len(list(demo_report.parent.glob("*.png"))) >= 5  # the confusion matrices are HTML grids
 
 
 def test_every_table_has_id_and_caption(demo_report: Path) -> None:

@@ -37,7 +37,9 @@ def test_study_report_renders_every_table_and_image(browser_study_report: Path) 
         tables = page.eval_on_selector_all(
             "table",
             "els => els.map(e => ({id: e.id, rows: e.rows.length, h: e.getBoundingClientRect().height,"
-            " csvs: Array.from(e.querySelectorAll('caption a')).map(a => a.getAttribute('href')),"
+            " csvs: Array.from(e.querySelectorAll('caption a')).map(a => a.getAttribute('href'))"
+            "   .concat(Array.from((e.closest('.grids') || e).querySelectorAll('.grids-caption a'))"
+            "   .map(a => a.getAttribute('href'))),"
             " folded: !!e.closest('details:not([open])')}))",
         )
         page.locator("details.why-item > summary").first.click()  # open a draft, then its first member
@@ -72,7 +74,8 @@ def test_study_report_renders_every_table_and_image(browser_study_report: Path) 
         "significance-summary",
     ):
         assert any(t["id"].startswith(table) for t in tables), f"no {table} table rendered"
-    for figure in ("votes-", "confusion-", "directqa-", "ats-", "weighted-f1"):
+    assert any(t["id"].startswith("confusion-") and t["rows"] == 4 for t in tables), "the confusion grids"
+    for figure in ("votes-", "directqa-", "ats-", "weighted-f1"):
         assert any(i["src"].startswith(figure) for i in images), f"no {figure} figure rendered"
     assert banner == 0, "no embedded model in this study: no demo banner"
 

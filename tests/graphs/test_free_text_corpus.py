@@ -2,9 +2,12 @@
 
 The corpus holds English free-text answers (votes, DirectQA choices, Association polarity) with a gold
 label or "ambiguous". Its ``heldback`` quarter was written and committed before the rules changed and
-kept out of their development; ``fresh`` was written after the rules were frozen. On both, the rules
-alone label at least 99 % of the clear answers right and none wrong; on every split, an ambiguous
-answer is never labelled by the rules: it goes to the judge, or is invalid with its reason.
+kept out of their development; ``fresh`` was written after the rules were frozen; ``heldback2`` (every
+test and language: a clear vote or choice that a later sentence explains by negating another option, an
+abstention or neutral answer explained by "neither") was committed before the rules that read those.
+On each held-back part, the rules alone label at least 99 % of the clear answers right and none wrong;
+on every split, an ambiguous answer is never labelled by the rules: it goes to the judge, or is invalid
+with its reason.
 """
 
 from __future__ import annotations
@@ -50,7 +53,11 @@ def test_the_corpus_is_large_varied_and_well_formed() -> None:
             assert options == ["positive", "negative"] and item["keyword"], item["id"]
         assert gold == AMBIGUOUS or gold in options, item["id"]
     kinds = Counter((i["split"], i["task"], i["gold"] == AMBIGUOUS) for i in CORPUS)
-    for split in ("dev", "heldback"):  # every split has clear and ambiguous answers of every task
+    for split in (
+        "dev",
+        "heldback",
+        "heldback2",
+    ):  # every split has clear and ambiguous answers of every task
         for task in ("vote", "directqa", "polarity"):
             assert kinds[(split, task, False)] and kinds[(split, task, True)], (split, task)
     styles = {
@@ -63,7 +70,7 @@ def test_the_corpus_is_large_varied_and_well_formed() -> None:
         assert any(marker.lower() in i["text"].lower() for i in held_back), style
 
 
-@pytest.mark.parametrize("split", ["heldback", "fresh"])
+@pytest.mark.parametrize("split", ["heldback", "fresh", "heldback2"])
 def test_held_back_clear_answers_are_labelled_right_by_the_rules(split: str) -> None:
     clear = _of(split, clear=True)
     outcomes = Counter(s.outcome for s in clear)
@@ -79,6 +86,17 @@ def test_an_ambiguous_answer_is_never_labelled_by_the_rules(split: str) -> None:
         decision = scored.decision
         assert decision.label is None, (scored.item["id"], decision)
         assert decision.reason, scored.item["id"]  # invalid with its reason, or to the judge with it
+
+
+def test_the_second_held_back_part_covers_every_test_and_language() -> None:
+    part = [i for i in CORPUS if i["split"] == "heldback2"]
+    cases = Counter((i["task"], i.get("language", "en"), i["case"]) for i in part if i["gold"] != AMBIGUOUS)
+    for language in ("en", "fr", "es", "ru", "zh", "ar"):
+        assert cases[("vote", language, "negated_other")] and cases[("vote", language, "neither")], language
+        assert cases[("directqa", language, "negated_other")] and cases[("directqa", language, "neither")], (
+            language
+        )
+        assert any(task == "polarity" and lang == language for task, lang, _ in cases), language
 
 
 def test_the_development_part_has_no_wrong_label() -> None:

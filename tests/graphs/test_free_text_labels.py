@@ -90,6 +90,10 @@ def test_the_papers_free_text_ranking_is_read() -> None:
         ("The best option is abstention, given the divisions.", "abstention"),
         ("Favour\n\nRationale: the draft supports a ceasefire.", "favour"),
         ('{"vote": "against", "rationale": "x"}', "against"),  # a model that answers JSON anyway
+        # a later sentence explains the vote by ruling out another option, however far its negation
+        ("In favour. I do not see any reason whatsoever to vote against it.", "favour"),
+        ("I vote against. We have never, in this Council, chosen to abstain on such a text.", "against"),
+        ("Abstention: neither side's concerns are met by this draft.", "abstention"),
     ],
 )
 def test_an_explicit_free_text_vote_is_read(answer: str, label: str) -> None:
@@ -102,6 +106,11 @@ def test_an_explicit_free_text_vote_is_read(answer: str, label: str) -> None:
         ("Russia has long favoured ceasefires, but it distrusts the sponsors.", "no_option", False),
         ("I vote in favour. On reflection, I vote against.", "multiple_options", False),
         ("I would not vote in favour of a text like this.", "no_option", False),
+        # a vote negated further back than "not against": none is cast (it was read as "against")
+        ("I do not see any reason to vote against it.", "no_option", False),
+        ("I will never, in any case, vote against it.", "no_option", False),
+        # two votes affirmed, one more ruled out: still two
+        ("I vote in favour. I vote against. I will not abstain.", "multiple_options", False),
         ("I'm sorry, but I cannot take part in a simulated vote.", "refusal", True),
         ("", "empty", True),
         ("vote vote vote " * 30, "repetition_loop", True),

@@ -23,7 +23,8 @@ from nationbias.stores.domain import LANGUAGES
 
 CORPUS = Path(__file__).resolve().parents[1] / "graphs" / "data" / "free_text_answers.jsonl"
 AMBIGUOUS = "ambiguous"
-SPLITS = ("dev", "heldback", "fresh")
+# heldback2: written before the rules read a vote explained by negating another option, or by "neither"
+SPLITS = ("dev", "heldback", "fresh", "heldback2")
 TASKS = ("vote", "directqa", "polarity")
 FRAMINGS = ("irresponsible", "responsible")  # a DirectQA answer's question (graphs/labels/framing.py)
 

@@ -32,18 +32,33 @@ from nationbias.stores.domain import VOTE_TESTS
 
 
 def _confusion(ctx: Context) -> None:
+    """Per persona a compact truth × answer grid, shaded by count; past ``F.MANY`` personas (the
+    Assembly) one grid and one heatmap panel per regional group, its members pooled."""
+    from nationbias.evals.report.confusion_grid import confusion_grids
+    from nationbias.stores.regions import regional_group
+
     for run in ctx.of(*VOTE_TESTS):
-        path = F.confusion_figure(
-            run.tables["confusion"],
-            ctx.page.out_dir / f"confusion-{run.slug}.png",
-            model=run.model,
-            embedded=run.embedded,
-        )
-        ctx.page.figure(path, alt=f"Confusion matrices (truth × simulated vote) per persona, {run.label}")
-        ctx.page.table(
-            run.tables["confusion"],
-            table_id=f"confusion-{run.slug}",
-            caption=f"Confusion counts pooled over repeats, invalid and error as columns: {run.label}",
+        confusion = run.tables["confusion"]
+        many = confusion["persona"].nunique() > F.MANY
+        if many:
+            path = F.confusion_figure(
+                confusion,
+                ctx.page.out_dir / f"confusion-{run.slug}.png",
+                model=run.model,
+                embedded=run.embedded,
+            )
+            ctx.page.figure(
+                path, alt=f"Confusion matrices (truth × simulated vote) per regional group, {run.label}"
+            )
+        ctx.page.parts.append(
+            confusion_grids(
+                confusion,
+                out_dir=ctx.page.out_dir,
+                table_id=f"confusion-{run.slug}",
+                caption=f"Confusion counts (rows: the recorded vote; columns: the answer, invalid and error"
+                f" beside), pooled over repeats: {run.label}",
+                group=(lambda p: regional_group(p) or "unrecorded") if many else None,
+            )
         )
     ctx.page.close("confusion", "Confusion matrices")
 
@@ -159,7 +174,14 @@ def _table5(ctx: Context) -> None:
             ]
             wide = part[["persona", "vote"]].assign(ground_truth=truth)
         wide = wide.merge(part, on=["persona", "vote"], how="outer")
-    if wide is not None:
+    if wide is not None:  # an outer merge sorts its keys: put the P5 and the votes back in their order
+        personas = {p: i for i, p in enumerate(T.persona_order(wide["persona"].unique()))}
+        votes = {v: i for i, v in enumerate([*T.VOTES, *T.MISSES])}
+        wide = wide.sort_values(
+            ["persona", "vote"],
+            key=lambda c: c.map(personas if c.name == "persona" else votes),
+            kind="stable",
+        ).reset_index(drop=True)
         ctx.page.table(
             wide,
             table_id="table5-vote-distribution",

@@ -50,11 +50,22 @@
     return folded(title, body, "call call-" + c.node);
   }
 
+  // what the question listed, in its order: a DirectQA pair as (a) and (b), an Association ranking's names
+  function asked(order, extra) {
+    const out = [];
+    if (order) {
+      const [a, b] = order.split("-");
+      out.push(["pair asked", "(a) " + a + ", (b) " + b]);
+    }
+    if (Array.isArray(extra.order_presented)) out.push(["names listed, in order", extra.order_presented.join(", ")]);
+    return out;
+  }
+
   NB.renderDetail = function (box, row, chunk, s) {
     const run = NB.runOf(row), extra = s.extra || {}, status = NB.value("status", row);
     const parts = [el("h2", { text: s.id, cls: "sample-id" }),
       facts([["run", run.id], ["model", run.model], ["test", run.test], ["item", NB.value("item", row)],
-        ["nation / state", NB.value("persona", row) || "—"], ["status", status],
+        ["nation / state", NB.value("persona", row) || "—"], ...asked(NB.value("order", row), extra), ["status", status],
         [status === "ok" ? "label" : "invalid reason", status === "ok" ? NB.value("label", row) : (s.parse_error || "—")],
         ["error", s.error], ["ground truth", extra.truth], ["outcome", NB.value("outcome", row)],
         ["latency s", NB.detailNumbers(row).latency], ["tokens (prompt / completion)", NB.detailNumbers(row).tokens],
@@ -82,7 +93,8 @@
         why: p.reason, "real vote": p.truth })), "precedents")
       : el("p", { cls: "muted", text: "None passed the retriever's threshold: the final vote saw no history." }));
     extra.precedents.forEach((p, i) => {
-      const step = el("div", { cls: "step" }, [el("h4", { text: "Rehearsal " + (i + 1) + ": " + (p.symbol || p.id) })]);
+      const step = el("div", { cls: "step" }, [el("h4", { text: "Rehearsal " + (i + 1) + ": " + p.id +
+        (p.symbol && p.symbol !== p.id ? " (the prompt quoted it as " + p.symbol + ")" : "") })]);
       const h = history[i];
       const rehearsal = calls.find((c) => c.node === "rehearse" && c.precedent === p.id);
       const reflection = calls.find((c) => c.node === "reflect" && c.precedent === p.id);
