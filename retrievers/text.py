@@ -1,4 +1,5 @@
-"""What the text strategies see of a record: only the prompt-safe text, never the press excerpt."""
+"""What the text strategies see of a record: the UN's own text where it exists, else the prompt-safe
+text; never the press excerpt."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from nationbias.stores.corpus import context_for_prompt
 from nationbias.stores.leak import fallback_text
 from nationbias.stores.records import Record
+from nationbias.stores.un_fields import un_operative_text
 
 # A compact English stop list: enough to stop BM25 matching on function words; no NLTK download needed.
 # "draft" too: the prompt voice (stores/neutral.py) names every text "the draft", so it tells no subject.
@@ -27,15 +29,18 @@ _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 
 
 def record_text(record: Record) -> str:
-    """The prompt-safe context plus the leak-guarded title / agenda / topic (the fallback already is that).
+    """The item's text: the UN's own (operative paragraphs first) where it exists, else the prompt-safe
+    context; after the leak-guarded title / agenda / topic (the fallback already is that).
 
     Raw titles are not used: an adopted item's title carries its resolution number, which reveals the outcome.
     """
+    un_text = un_operative_text(record)
     context = context_for_prompt(record)
-    if context.kind == "fallback":
+    if un_text is None and context.kind == "fallback":
         return context.text
+    body = un_text if un_text is not None else context.text
     header = fallback_text(record)
-    return context.text if header == "(no description available)" else f"{header}\n{context.text}"
+    return body if header == "(no description available)" else f"{header}\n{body}"
 
 
 def tokenize(text: str) -> list[str]:
