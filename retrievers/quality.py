@@ -34,7 +34,8 @@ class PrecedentQuality:
 
 
 def withhold_agenda(records: Sequence[Record]) -> list[Record]:
-    """The records without ``agenda_item`` and ``topic``: what the non-circular measure lets a retriever read."""
+    """The records without ``agenda_item`` and ``topic``: what the non-circular measure lets a
+    retriever read."""
     return [record.model_copy(update={"agenda_item": None, "topic": None}) for record in records]
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from nationbias.stores.corpus import context_for_prompt
 from nationbias.stores.leak import fallback_text
 from nationbias.stores.records import Record
-from nationbias.stores.un_fields import un_operative_text
+from nationbias.stores.un_fields import un_operative_text, un_subject
 
 # A compact English stop list: enough to stop BM25 matching on function words; no NLTK download needed.
 # "draft" too: the prompt voice (stores/neutral.py) names every text "the draft", so it tells no subject.
@@ -38,7 +38,9 @@ def record_text(record: Record) -> str:
     context = context_for_prompt(record)
     if un_text is None and context.kind == "fallback":
         return context.text
-    body = un_text if un_text is not None else context.text
+    # A UN text opens with what it is about (the states its operative paragraphs name, its key
+    # phrases), so MiniLM's first 256 tokens hold the subject, not only a first "Decides …".
+    body = context.text if un_text is None else f"{un_subject(record)}\n{un_text}"
     header = fallback_text(record)
     return body if header == "(no description available)" else f"{header}\n{body}"
 

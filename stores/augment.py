@@ -40,7 +40,7 @@ from nationbias.stores.offline_fields import (
 )
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
-from nationbias.stores.un_fields import key_phrases, un_operative_text
+from nationbias.stores.un_fields import key_phrases, un_nation_text, un_operative_text
 from nationbias.stores.un_texts import un_texts_file
 
 
@@ -132,7 +132,7 @@ def offline_augment(
         topic = topic_keyword(record)  # the record's own tag, as for every item: not words of its text
         pooled = (pool_hits + frequent)[:10]  # as many of the pools' phrases as any other item carries
         keywords = list(dict.fromkeys(([topic] if topic else []) + pooled + list(key_phrases(text))))
-        nations = target_nations([text])
+        nations = target_nations([un_nation_text(record)])
     else:
         text = context_for_prompt(record).text
         haystack = " \n".join(filter(None, [record.title, record.agenda_item, record.topic, text]))
@@ -155,9 +155,8 @@ def offline_augment(
 
 def nations_of(record: Record) -> list[str]:
     """The states an item names, as :func:`offline_augment` reads them (for the region hints)."""
-    un_text = un_operative_text(record)
-    if un_text is not None:
-        return target_nations([un_text])
+    if un_operative_text(record) is not None:
+        return target_nations([un_nation_text(record)])
     text = without_authors(context_for_prompt(record).text)
     return target_nations([record.title, record.agenda_item, record.topic, text])
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yake
 
-from nationbias.stores.countries import nations_in_text
+from nationbias.stores.countries import name_for, nations_in_text
 from nationbias.stores.keywords import STOPWORDS as POOL_STOPWORDS
 from nationbias.stores.leak import strip_outcome_sentences
 from nationbias.stores.records import Record
@@ -34,14 +34,13 @@ PHRASE_TABLE = Path(__file__).parent / "tables" / "un_key_phrases.json.gz"
 MAX_PHRASE_WORDS = 3
 _OPENING = re.compile(r"^The Security Council,?$", re.IGNORECASE)
 # Procedure words every text holds: a phrase made only of them says nothing about a text's subject.
-_PROCEDURE = frozenset(
-    """
+_PROCEDURE_TEXT = """
     decides requests calls urges remain actively seized matter security council secretary general report
     reports resolution resolutions paragraph paragraphs member states nations united charter international
     peace acting chapter vii including relevant welcomes expresses recalling reaffirming reaffirms stresses
     january february march april may june july august september october november december
-    """.split()
-)
+"""
+_PROCEDURE = frozenset(_PROCEDURE_TEXT.split())
 
 
 def un_text_of(record: Record) -> UnText | None:
@@ -55,6 +54,24 @@ def operative_first(text: UnText) -> str:
     """The operative paragraphs (numbers kept), then the preamble without its opening line."""
     preamble = [p for p in text.preamble if not _OPENING.match(p.strip())]
     return "\n".join([*text.operative, *preamble])
+
+
+def un_nation_text(record: Record) -> str | None:
+    """The paragraphs that name the states a text is about: the operative ones where they name any
+    (the parties it acts on), else the whole text (a preamble that says where)."""
+    text = un_text_of(record)
+    if text is None:
+        return None
+    operative = "\n".join(text.operative)
+    return operative if nations_in_text(operative) else operative_first(text)
+
+
+def un_subject(record: Record) -> str:
+    """One line of what the record's UN text is about: the states it names and its key phrases."""
+    nations = [c for c in nations_in_text(un_nation_text(record) or "")]
+    text = un_operative_text(record)
+    phrases = key_phrases(text) if text else ()
+    return "; ".join([*(name_for(c) for c in nations), *phrases])
 
 
 _SAFE: dict[tuple[str, str | None, str], str] = {}
