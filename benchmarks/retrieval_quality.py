@@ -19,9 +19,9 @@ GAIN = 0.10  # bm25 and dense: the agenda share as runs see the items, at least 
 # Measured at the commit before the retrievers read the UN's texts (press descriptions and titles only):
 # (targets without an adopted precedent, agenda share as runs see, agenda share withheld).
 BEFORE: dict[str, tuple[int, float, float]] = {
-    "keyword": (14, 0.73, 0.00),
-    "bm25": (0, 0.68, 0.00),
-    "dense": (0, 0.68, 0.00),
+    "keyword": (14, 0.73, 0.27),
+    "bm25": (0, 0.68, 0.39),
+    "dense": (0, 0.68, 0.36),
 }
 WATCHED = "S/2024/302"  # weapons in outer space: matched on generic phrases before
 
