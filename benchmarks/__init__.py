@@ -8,6 +8,7 @@ BENCHMARKS = (
     "throughput",
     "replay",
     "retrieval",
+    "retrieval_quality",
     "demo",
     "embedded",
     "assembly_scale",

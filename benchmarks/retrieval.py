@@ -60,7 +60,7 @@ def _surrogate_embedder(pool: list[Any], chroma: str) -> Any:
     from benchmarks.unga import load_unga
     from nationbias.retrievers.dense import DenseRetriever
     from nationbias.retrievers.embeddings import OnnxMiniLM
-    from nationbias.retrievers.text import record_text
+    from nationbias.retrievers.text import dense_text
 
     base = load_unga()
     source = DenseRetriever(path=os.path.join(os.path.dirname(chroma), "unga", "chroma"))
@@ -76,7 +76,7 @@ def _surrogate_embedder(pool: list[Any], chroma: str) -> Any:
         if source_id not in vectors:  # an amendment: in neither pool part, so never indexed
             continue
         vector = vectors[source_id] + rng.normal(0, SURROGATE_NOISE, 384)
-        by_text[record_text(record)] = (vector / np.linalg.norm(vector)).astype(np.float32)
+        by_text[dense_text(record)] = (vector / np.linalg.norm(vector)).astype(np.float32)
 
     class LookupMiniLM(OnnxMiniLM):
         def __call__(self, input: Any) -> Any:

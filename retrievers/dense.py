@@ -34,7 +34,7 @@ from nationbias.retrievers.base import (
     split_pool,
 )
 from nationbias.retrievers.embeddings import OnnxMiniLM
-from nationbias.retrievers.text import pool_fingerprint, record_text
+from nationbias.retrievers.text import dense_text, pool_fingerprint
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
 
@@ -101,12 +101,12 @@ class DenseRetriever:
         """Named by the pool's ids and texts, the model and the token limit: any change, a new index."""
         model = f"{self.embedder.name()}:{Path(self.embedder.model_path).name}:{self.embedder.max_tokens}"
         embedder = hashlib.sha256(model.encode()).hexdigest()[:8]
-        return f"{COLLECTION_PREFIX}-{pool_fingerprint(records)}-{embedder}"
+        return f"{COLLECTION_PREFIX}-{pool_fingerprint(records, text=dense_text)}-{embedder}"
 
     def _add(self, collection: Collection, records: list[Record]) -> None:
         for start in range(0, len(records), _ADD_BATCH):
             batch = records[start : start + _ADD_BATCH]
-            texts = [record_text(record) for record in batch]
+            texts = [dense_text(record) for record in batch]
             collection.add(
                 ids=[record.id for record in batch],
                 documents=texts,
@@ -154,9 +154,9 @@ class DenseRetriever:
     def _query_vector(self, index: DenseIndex, target: Record) -> np.ndarray:
         """The stored vector when the pool holds the target with the same text, else a fresh embedding."""
         at = index.position.get(target.id)
-        if at is not None and record_text(index.records[at]) == record_text(target):
+        if at is not None and dense_text(index.records[at]) == dense_text(target):
             return index.vectors[at]
-        vector = np.asarray(self.embedder([record_text(target)])[0], dtype=np.float32)
+        vector = np.asarray(self.embedder([dense_text(target)])[0], dtype=np.float32)
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
     def best(self, target: Record, pool: Sequence[Record], k: int) -> dict[PoolName, list[Scored]]:

@@ -41,6 +41,8 @@ from nationbias.stores.offline_fields import (
 )
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
+from nationbias.stores.un_fields import key_phrases, un_nation_text, un_operative_text
+from nationbias.stores.un_texts import un_texts_file
 
 
 class Augmented(BaseModel):
@@ -114,39 +116,62 @@ def offline_augment(
 ) -> Augmented:
     """Deterministic stand-ins for the LLM fields, from prompt-safe text only.
 
+    Where the UN's own text of the item exists (``stores/un_fields.py``), every field is drawn from it,
+    operative paragraphs first: the nations it names, the paper's keywords it holds and its YAKE key
+    phrases; never the agenda item's or title's words. Elsewhere the press description or fall-back text,
+    with the title, agenda item and topic, as before.
+
     ``regions``: hints learnt from the corpus for a record without a region (see ``offline_fields``).
     ``pool``: the paper's keywords, read once by a caller doing many records (default: read here).
     """
-    text = context_for_prompt(record).text
+    pool = [kw for _, kw in keyword_pool()] if pool is None else pool
+    un_text = un_operative_text(record)
+    if un_text is not None:
+        text = un_text
+        pool_hits = phrases_in(text, pool)
+        frequent = [k for k in phrases_in(text, corpus_keywords) if k not in pool_hits]
+        topic = topic_keyword(record)  # the record's own tag, as for every item: not words of its text
+        pooled = (pool_hits + frequent)[:10]  # as many of the pools' phrases as any other item carries
+        keywords = list(dict.fromkeys(([topic] if topic else []) + pooled + list(key_phrases(text))))
+        nations = target_nations([un_nation_text(record)])
+    else:
+        text = context_for_prompt(record).text
+        haystack = " \n".join(filter(None, [record.title, record.agenda_item, record.topic, text]))
+        pool_hits = phrases_in(haystack, pool)
+        frequent = [k for k in phrases_in(haystack, corpus_keywords) if k not in pool_hits]
+        nations = target_nations([record.title, record.agenda_item, record.topic, without_authors(text)])
+        topic = topic_keyword(record)
+        keywords = ([topic] if topic else []) + (pool_hits + frequent)[:10]
     sentences = text_units(text)
-    haystack = " \n".join(filter(None, [record.title, record.agenda_item, record.topic, text]))
-    pool_hits = phrases_in(haystack, [kw for _, kw in keyword_pool()] if pool is None else pool)
-    frequent = [k for k in phrases_in(haystack, corpus_keywords) if k not in pool_hits]
-    nations = target_nations([record.title, record.agenda_item, record.topic, without_authors(text)])
-    topic = topic_keyword(record)
     augmented = Augmented(
         id=record.id,
         summary=summary(record, sentences, nations, title=_title(record))[:600],
         action_items=action_items(sentences)[:600],
         region=regions.region_for(record, nations) if regions else record.region,
         target_nations=nations,
-        keywords=([topic] if topic else []) + (pool_hits + frequent)[:10],
+        keywords=keywords,
     )
     return make_safe(augmented, record)
 
 
+def nations_of(record: Record) -> list[str]:
+    """The states an item names, as :func:`offline_augment` reads them (for the region hints)."""
+    if un_operative_text(record) is not None:
+        return target_nations([un_nation_text(record)])
+    text = without_authors(context_for_prompt(record).text)
+    return target_nations([record.title, record.agenda_item, record.topic, text])
+
+
 class OfflineAugmenter:
     """Region from the record (else learnt from the corpus), nations from the country library,
-    keywords from the pools plus the item's topic."""
+    keywords from the pools plus the item's topic, or from the item's UN text where it exists."""
 
     source = "offline"
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus_keywords = [e.keyword for e in build_pool(corpus_texts(corpus.records))]
         records = corpus.records
-        texts = {r.id: without_authors(context_for_prompt(r).text) for r in records}
-        nations = {r.id: target_nations([r.title, r.agenda_item, r.topic, texts[r.id]]) for r in records}
-        self.regions = RegionHints.learn(records, nations)
+        self.regions = RegionHints.learn(records, {r.id: nations_of(r) for r in records})
         self.pool = [kw for _, kw in keyword_pool()]
 
     def augment(self, records: Sequence[Record]) -> Iterator[Augmented | AugmentFailure]:
@@ -263,7 +288,7 @@ def augmented_for(corpus: Corpus) -> dict[str, Augmented]:
     return dict(by_id)
 
 
-Stamp = tuple[str, str, int, int, tuple[tuple[str, str], ...]]
+Stamp = tuple[str, str, int, int, tuple[tuple[str, str], ...], str]
 
 
 def augmented_stamp(corpus: Corpus, manifest: Path | None = None) -> Stamp:
@@ -280,6 +305,7 @@ def augmented_stamp(corpus: Corpus, manifest: Path | None = None) -> Stamp:
         manifest.stat().st_mtime_ns if present else 0,
         len(corpus),
         keyword_pool(),  # the offline keywords come from the pool (NATIONBIAS_PAPER may name another)
+        un_texts_file("en").stored,  # and from the UN's texts (NATIONBIAS_DATA may name other ones)
     )
 
 
