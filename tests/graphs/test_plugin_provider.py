@@ -28,6 +28,7 @@ from nationbias.graphs.model.providers.base import counter_for, key_values
 from nationbias.graphs.model.providers.plugin import register_installed
 from nationbias.graphs.model.registry import parse_spec, provider_status
 from nationbias.stores.batches import BatchStore
+from nationbias.stores.errors import InputError
 from nationbias.stores.prices import PROVIDED, Price, price_book
 from nationbias.stores.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
@@ -166,3 +167,28 @@ def test_an_installed_packages_provider_runs_a_vote_from_the_cli(
     samples = RunStore(tmp_path / "runs.sqlite").samples_frame("installed")
     assert len(samples) == 5 and set(samples["status"]) <= {"ok", "invalid"}
     assert KEY not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("acme = toy_provider:ToyAI", "provider plugin 'acme' .* names itself 'toyai'"),
+        ("toyai = toy_provider:Words", "provider plugin 'toyai' .* is a Words, not a nationbias Provider"),
+        (
+            "toyai = toy_provider:Nothing",
+            r"plugin 'toyai' \(nationbias.providers = .*, from bad-plugin\) does not load",
+        ),
+    ],
+)
+def test_a_broken_provider_plugin_fails_with_one_line_naming_it(
+    line: str, error: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = tmp_path / "bad_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bad-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[nationbias.providers]\n{line}\n")
+    (tmp_path / "toy_provider.py").write_text((PLUGINS / "toy_provider.py").read_text())
+    monkeypatch.syspath_prepend(str(tmp_path))  # the module without its own dist-info: only the bad line
+    with pytest.raises(InputError, match=error):
+        register_installed()
+    assert "acme" not in PROVIDERS and "toyai" not in PROVIDERS
