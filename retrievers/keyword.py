@@ -251,6 +251,22 @@ class KeywordRetriever:
         self._last = (pool, pool_shape(pool), found)
         return found
 
+    def why_none(self, target: Record, earlier: Sequence[Record], part: PoolName) -> str:
+        """Why no item of ``earlier`` (one pool part) passed the threshold: the best score and its parts."""
+        augmented = self._given
+        if target.id not in augmented:
+            return f"the retriever kept none of {len(earlier)} earlier {part} items"
+        fields = augmented[target.id]
+        best = max(
+            ((keyword_match(fields, augmented[r.id]), r.id) for r in earlier if r.id in augmented),
+            key=lambda found: found[0][0],
+            default=None,
+        )
+        if best is None:
+            return f"no augmented fields for the {len(earlier)} earlier {part} items"
+        (score, reason), best_id = best
+        return f"best of {len(earlier)} earlier {part} items: {best_id} at {score:g} ({reason})"
+
     def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
         check_k(k)
         if k == 0:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from importlib import metadata
 from typing import Any
 
 from nationbias.retrievers.base import Retriever
+from nationbias.stores.entry_points import installed
 from nationbias.stores.errors import InputError
 
 Factory = Callable[..., Retriever]
@@ -47,7 +47,7 @@ imported, before the CLI builds its help, so ``--retriever`` lists them and take
 def register_installed() -> None:
     """Register every retriever an installed package names under :data:`ENTRY_POINTS` (not imported
     until asked for, as the built-in ones)."""
-    for entry in metadata.entry_points(group=ENTRY_POINTS):
+    for entry in installed(ENTRY_POINTS):
         if entry.name not in RETRIEVERS:
             register_retriever(entry.name, entry.value)
 
@@ -63,8 +63,9 @@ def check_retriever(name: str) -> str:
     return key
 
 
-def _factory(key: str) -> Factory:
-    target = RETRIEVERS[key]
+def retriever_factory(name: str) -> Factory:
+    """The class or factory registered under ``name`` (imported now if it was named by its path)."""
+    target = RETRIEVERS[check_retriever(name)]
     if not isinstance(target, str):
         return target
     module, _, attribute = target.partition(":")
@@ -79,7 +80,7 @@ def get_retriever(name: str, *, recency_halflife: float | None = None, **options
     if recency_halflife is not None and recency_halflife < 0:
         raise InputError(f"--recency-halflife must be >= 0 years (0: no preference), got {recency_halflife}")
     try:
-        inner = _factory(key)(**options)
+        inner = retriever_factory(key)(**options)
     except TypeError as exc:
         raise InputError(f"bad options for retriever {name!r}: {exc}") from exc
     if not isinstance(inner, Retriever):

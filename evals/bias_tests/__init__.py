@@ -12,8 +12,6 @@ from nationbias.evals.bias_tests import directqa  # noqa: F401
 from nationbias.evals.bias_tests import association  # noqa: F401
 
 # isort: on
-from importlib import metadata
-
 from nationbias.evals.bias_tests.base import (
     ENTRY_POINTS,
     REGISTRY,
@@ -24,6 +22,7 @@ from nationbias.evals.bias_tests.base import (
     UnknownTestError,
     bias_test,
 )
+from nationbias.stores.entry_points import installed, load_entry
 
 __all__ = [
     "BiasTest",
@@ -47,9 +46,9 @@ def _load_plugins() -> None:
     if _PLUGINS_LOADED:
         return
     _PLUGINS_LOADED = True
-    for entry in metadata.entry_points(group=ENTRY_POINTS):
+    for entry in installed(ENTRY_POINTS):
         before = set(REGISTRY)
-        entry.load()  # the module registers its test with @bias_test
+        load_entry(entry)  # the module registers its test with @bias_test
         _PLUGINS.extend(name for name in REGISTRY if name not in before)
 
 

@@ -212,7 +212,7 @@ def audit(
     retriever = get_retriever("keyword", threshold=threshold, augmented=augmented)
     pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
     found = {draft.id: retriever.retrieve(draft, pool, k) for draft in drafts}
-    coverage = precedent_coverage(drafts, found, pool=pool, augmented=augmented, threshold=threshold)
+    coverage = precedent_coverage(drafts, found, pool=pool, retriever=retriever, threshold=threshold)
     title = f"Precedents per draft (keyword > {threshold:g}, k={k})"
     table = Table("pool", "0 precedents", "1", "2+", title=title)
     for part, counts in coverage["per_pool"].items():

@@ -83,7 +83,10 @@ def run_vote(
         str, typer.Option("--retriever", help=f"The retrieval strategy: {', '.join(RETRIEVERS)}.")
     ] = "keyword",
     threshold: Annotated[
-        float, typer.Option("--threshold", help="Keyword retriever: keep score > this.")
+        float,
+        typer.Option(
+            "--threshold", help="The cut of a retriever that takes one (keyword: keep score > this)."
+        ),
     ] = KEYWORD_THRESHOLD,
     recency_halflife: Annotated[
         float | None,

@@ -19,9 +19,8 @@ import pandas as pd
 from nationbias.graphs.translate import TranslatedTexts
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS, vote_messages, vote_template
 from nationbias.prompts import PromptSet, prompt_set
-from nationbias.retrievers.base import POOL_NAMES, PoolName, Precedent, pool_part
-from nationbias.retrievers.keyword import keyword_match
-from nationbias.stores.augment import Augmented
+from nationbias.retrievers.base import POOL_NAMES, PoolName, Precedent, Retriever, pool_part
+from nationbias.retrievers.context import ExplainsMisses
 from nationbias.stores.leak import context_for_prompt, find_outcome_language
 from nationbias.stores.leak_languages import find_translated_outcomes
 from nationbias.stores.records import Record
@@ -121,25 +120,15 @@ def _bucket(n: int) -> str:
     return "2+" if n >= 2 else str(n)
 
 
-def why_none(
-    target: Record, pool: Sequence[Record], part: PoolName, augmented: Mapping[str, Augmented] | None
-) -> str:
-    """Why ``target`` got no precedent from ``part``: no earlier item, or the best score and its parts."""
+def why_none(target: Record, pool: Sequence[Record], part: PoolName, retriever: Retriever | None) -> str:
+    """Why ``target`` got no precedent from ``part``: no earlier item, or what the retriever says of its
+    miss (the keyword retriever: the best score and its parts)."""
     earlier = [r for r in pool if pool_part(r) == part and r.date < target.date and r.id != target.id]
     if not earlier:
         return f"no {part} item dated before {target.date}"
-    if augmented is None or target.id not in augmented:
-        return f"the retriever kept none of {len(earlier)} earlier {part} items"
-    fields = augmented[target.id]
-    best = max(
-        ((keyword_match(fields, augmented[r.id]), r.id) for r in earlier if r.id in augmented),
-        key=lambda found: found[0][0],
-        default=None,
-    )
-    if best is None:
-        return f"no augmented fields for the {len(earlier)} earlier {part} items"
-    (score, reason), best_id = best
-    return f"best of {len(earlier)} earlier {part} items: {best_id} at {score:g} ({reason})"
+    if isinstance(retriever, ExplainsMisses):
+        return retriever.why_none(target, earlier, part)
+    return f"the retriever kept none of {len(earlier)} earlier {part} items"
 
 
 def precedent_coverage(
@@ -147,12 +136,13 @@ def precedent_coverage(
     found: Mapping[str, Sequence[Precedent]],
     *,
     pool: Sequence[Record],
-    augmented: Mapping[str, Augmented] | None = None,
+    retriever: Retriever | None = None,
     threshold: float | None = None,
 ) -> dict[str, Any]:
     """How many targets got 0, 1 or 2+ precedents from each pool part, and why any got none.
 
-    ``augmented``: the keyword retriever's fields, to explain a miss by the best score it had.
+    ``retriever``: the strategy that found them, to explain a miss if it can; ``threshold``: the cut
+    it took, recorded beside.
     """
     counts: dict[str, Counter[str]] = {part: Counter() for part in POOL_NAMES}
     missing = []
@@ -161,7 +151,7 @@ def precedent_coverage(
         for part in POOL_NAMES:
             counts[part][_bucket(per_part[part])] += 1
             if not per_part[part]:
-                why = why_none(target, pool, part, augmented)
+                why = why_none(target, pool, part, retriever)
                 missing.append({"id": target.id, "pool": part, "why": why})
     none_at_all = [t.id for t in targets if not found.get(t.id)]
     return {

@@ -35,7 +35,7 @@ from nationbias.graphs.vote import (
     vote_template,
 )
 from nationbias.prompts import PromptSet, prompt_set
-from nationbias.retrievers import get_retriever
+from nationbias.retrievers.context import BuildContext, build_retriever
 from nationbias.retrievers.recency import age_summary
 from nationbias.stores.augment import augmented_for
 from nationbias.stores.checkpoints import InlineSqliteSaver
@@ -229,20 +229,18 @@ async def run_debias_study(
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks(DEBIAS, drafts, sample)
     records = {r.id: r for r in corpus.records}
-    retriever_options: dict[str, Any] = (
-        {"threshold": options.threshold} if options.retriever == "keyword" else {}
-    )
     augmented = augmented_for(corpus)
-    if options.retriever == "keyword":
-        retriever_options["augmented"] = augmented
+    built = build_retriever(
+        options.retriever,
+        BuildContext(corpus=corpus, augmented=augmented, options={"threshold": options.threshold}),
+        recency_halflife=options.recency_halflife,
+    )
     deps = DebiasDeps(
         client=client,
         records=records,
         pool=precedent_pool(corpus),
         augmented=augmented,
-        retriever=get_retriever(
-            options.retriever, recency_halflife=options.recency_halflife, **retriever_options
-        ),
+        retriever=built.retriever,
         options=options,
         prompts=prompts,
         text_mode=sample.texts,
@@ -288,8 +286,8 @@ async def run_debias_study(
         drafts,
         {draft.id: deps.precedents(draft) for draft in drafts},
         pool=deps.pool,
-        augmented=augmented if options.retriever == "keyword" else None,
-        threshold=options.threshold if options.retriever == "keyword" else None,
+        retriever=built.strategy,
+        threshold=built.given.get("threshold"),
     )
     config["precedent_age"] = precedent_ages(deps, tasks)
     # Longest samples first (retrieval is cheap and asked once per draft): a 5-call sample started

@@ -1,5 +1,6 @@
-"""A provider from outside the package is one module plus one registry line (tests/support/plugins/
-toy_provider.py, ``register(ToyAI())``), and gets what a built-in one gets: online calls, batch mode and
+"""A provider from outside the package is one module plus one entry point (tests/support/plugins/
+toy_provider.py and toy_provider-0.1.dist-info: ``toyai = toy_provider:ToyAI`` under
+``nationbias.providers``), and gets what a built-in one gets: online calls, batch mode and
 ``batch export``, token counting with its own counter, its own prices, ``--dry-run`` and ``--max-cost``.
 
 Against the real local servers of tests/support (no real key, nothing leaves the machine).
@@ -8,8 +9,10 @@ Against the real local servers of tests/support (no real key, nothing leaves the
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,10 +23,12 @@ import nationbias
 from nationbias.evals.cli.main import app
 from nationbias.graphs.model.batch.api import BatchClient, BatchUnsupported, check_provider
 from nationbias.graphs.model.batch.calls import ENDPOINT_PATH, Endpoint
-from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError, register
+from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError
 from nationbias.graphs.model.providers.base import counter_for, key_values
+from nationbias.graphs.model.providers.plugin import register_installed
 from nationbias.graphs.model.registry import parse_spec, provider_status
 from nationbias.stores.batches import BatchStore
+from nationbias.stores.errors import InputError
 from nationbias.stores.prices import PROVIDED, Price, price_book
 from nationbias.stores.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
@@ -39,7 +44,7 @@ def toyai(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.syspath_prepend(str(PLUGINS))
     monkeypatch.setenv("TOYAI_API_KEY", KEY)
     monkeypatch.setenv("NATIONBIAS_BATCH_POLL_S", "0.05")
-    register(importlib.import_module("toy_provider").ToyAI())  # the one registry line
+    assert register_installed() == ["toyai"]  # what importing the registry does, with the plugin installed
     yield
     PROVIDERS.pop("toyai")
     for key in [k for k in PROVIDED if k.startswith("toyai:")]:
@@ -132,3 +137,58 @@ def test_batch_mode_and_batch_export_use_its_batch_endpoint(
     assert summary.total == 5 and summary.error == 0
     assert server.app.state.chat_calls == 0 and len(server.submitted) == 5  # all went through /batches
     assert all(r["status"] == "done" for r in BatchStore().requests("batched"))
+
+
+def test_an_installed_packages_provider_runs_a_vote_from_the_cli(
+    fault_server: FaultServerFactory, tmp_path: Path
+) -> None:
+    """Installed (its dist-info on the path), nothing imports or registers it but its entry point."""
+    root = Path(__file__).resolve().parents[2]
+    server = fault_server()
+    env = {
+        **os.environ,
+        "NATIONBIAS_HOME": str(tmp_path),
+        "PYTHONPATH": os.pathsep.join([str(PLUGINS), str(root)]),
+        "TOYAI_API_KEY": KEY,
+        "TOYAI_BASE_URL": server.base_url,
+        "COLUMNS": "200",
+    }
+    cli = Path(sys.executable).with_name("nationbias")
+    done = subprocess.run(
+        [str(cli), *VOTE, "--run-id", "installed"],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.count() == 5 and server.saw_auth == 5
+    samples = RunStore(tmp_path / "runs.sqlite").samples_frame("installed")
+    assert len(samples) == 5 and set(samples["status"]) <= {"ok", "invalid"}
+    assert KEY not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("acme = toy_provider:ToyAI", "provider plugin 'acme' .* names itself 'toyai'"),
+        ("toyai = toy_provider:Words", "provider plugin 'toyai' .* is a Words, not a nationbias Provider"),
+        (
+            "toyai = toy_provider:Nothing",
+            r"plugin 'toyai' \(nationbias.providers = .*, from bad-plugin\) does not load",
+        ),
+    ],
+)
+def test_a_broken_provider_plugin_fails_with_one_line_naming_it(
+    line: str, error: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = tmp_path / "bad_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bad-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[nationbias.providers]\n{line}\n")
+    (tmp_path / "toy_provider.py").write_text((PLUGINS / "toy_provider.py").read_text())
+    monkeypatch.syspath_prepend(str(tmp_path))  # the module without its own dist-info: only the bad line
+    with pytest.raises(InputError, match=error):
+        register_installed()
+    assert "acme" not in PROVIDERS and "toyai" not in PROVIDERS

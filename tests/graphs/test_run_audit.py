@@ -67,7 +67,7 @@ def test_audit_counts_rewrites_fallbacks_and_explains_missing_precedents(corpus:
     retriever = get_retriever("keyword", threshold=3.0, augmented=augmented)
     pool = [r for r in corpus.records if r.adopted or r.is_non_adopted_draft]
     found = {d.id: retriever.retrieve(d, pool, 1) for d in drafts}
-    coverage = precedent_coverage(drafts, found, pool=pool, augmented=augmented, threshold=3.0)
+    coverage = precedent_coverage(drafts, found, pool=pool, retriever=retriever, threshold=3.0)
     assert coverage["no_precedent"] == [d.id for d in drafts if not found[d.id]]
     why = {(m["id"], m["pool"]): m["why"] for m in coverage["missing"]}
     assert why[("S/2013/660", "non-adopted")] == "no non-adopted item dated before 2013-11-15"

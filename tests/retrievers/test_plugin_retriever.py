@@ -38,8 +38,9 @@ def test_a_registered_retriever_is_known_everywhere_the_built_ins_are(newest: st
     assert [c.retriever for c in grid_cells({"retriever": ["keyword", newest]})] == ["keyword", newest]
     with pytest.raises(InputError, match=r"unknown retriever 'newst'; valid names: .*hybrid, newest"):
         get_retriever("newst")
+    assert get_retriever(newest, threshold=2).threshold == 2  # type: ignore[attr-defined]
     with pytest.raises(InputError, match="bad options for retriever 'newest'"):
-        get_retriever(newest, threshold=2)
+        get_retriever(newest, treshold=2)
 
 
 def test_without_its_line_the_name_is_unknown() -> None:
@@ -57,19 +58,21 @@ def test_bad_registrations_are_refused() -> None:
 
 
 def test_a_debiased_vote_runs_with_the_plugin_retriever(newest: str, isolated_home: Path) -> None:
-    options = {"k": 1, "limit": 2, "repeats": 1, "show_progress": False}
+    options = {"k": 1, "limit": 2, "repeats": 1, "show_progress": False, "threshold": 2.5}
     summary = nationbias.run("debias", model="fake:hash", retriever=newest, run_id="toy", **options)
     assert summary.total == summary.ok + summary.invalid > 0 and summary.error == 0
     store = RunStore(isolated_home / "runs.sqlite")
-    assert store.get_run("toy")["options"]["retriever"] == newest
+    run = store.get_run("toy")
+    assert run["options"]["retriever"] == newest
+    assert run["precedent_coverage"]["threshold"] == 2.5  # it declares one, so it took it
     corpus = load_corpus()
     pool = precedent_pool(corpus)
     records = {r.id: r for r in pool}
-    retriever = get_retriever(newest)
+    retriever = get_retriever(newest, threshold=2.5)
     samples = store.samples_frame("toy")
     for item, extra in zip(samples["item"], samples["extra"], strict=True):
         found = extra["precedents"]
-        assert found and {p["reason"] for p in found} == {"toy: the newest earlier item"}
+        assert found and {p["reason"] for p in found} == {"toy: the newest earlier item (threshold 2.5)"}
         expected = retriever.retrieve(corpus.get(item), pool, 1)
         assert [p["id"] for p in found] == [p.record.id for p in expected]
         assert all(records[p["id"]].date < corpus.get(item).date for p in found)
@@ -110,10 +113,10 @@ def test_an_installed_packages_retriever_is_in_the_cli_help_and_runs(tmp_path: P
     assert "newest" not in run("--help", plugin=False).stdout
     done = run(
         *("--debias", "--model", "fake:hash", "--run-id", "toy", "--retriever", "newest"),
-        *("--k", "1", "--limit", "1", "--repeats", "1"),
+        *("--k", "1", "--limit", "1", "--repeats", "1", "--threshold", "4"),
     )
     assert done.returncode == 0, done.stderr[-2000:]
     samples = RunStore(tmp_path / "runs.sqlite").samples_frame("toy")
     assert {p["reason"] for e in samples["extra"] for p in e["precedents"]} == {
-        "toy: the newest earlier item"
+        "toy: the newest earlier item (threshold 4)"
     }

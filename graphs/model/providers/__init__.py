@@ -2,8 +2,10 @@
 
 A new provider is a module with a :class:`~nationbias.graphs.model.providers.base.Provider` subclass
 (its settings, key, server, output format, batch endpoint, token counter and prices) plus one
-``register`` line below; a package outside nationbias calls ``register`` itself. The worked example:
-tests/support/plugins/toy_provider.py, shown end to end by tests/graphs/test_plugin_provider.py.
+``register`` line below. A package outside nationbias declares one ``nationbias.providers`` entry
+point instead (graphs/model/providers/plugin.py, the module a plugin imports); installed ones are
+registered when this package is imported. The worked example: tests/support/plugins/toy_provider.py,
+shown end to end by tests/graphs/test_plugin_provider.py.
 """
 
 from nationbias.graphs.model.providers.base import (
@@ -25,5 +27,9 @@ register(Together())
 register(Compatible())
 register(Local())
 register(Fake())
+
+from nationbias.graphs.model.providers.plugin import register_installed  # noqa: E402  (after the built-ins)
+
+register_installed()
 
 __all__ = ["PROVIDERS", "ChatTransport", "ModelSpec", "ModelSpecError", "Provider", "register"]

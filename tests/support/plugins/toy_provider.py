@@ -2,8 +2,10 @@
 
 Everything a provider has is here, in one module: its settings (``TOYAI_API_KEY``, ``TOYAI_BASE_URL``),
 its key, its server, its batch endpoint and file purpose, its token counter and its list prices.
-Registering it is one line (``register(ToyAI())``, graphs/model/providers/), after which a spec
-``toyai:<model>`` runs online, in batches, under ``--max-cost`` and in a dry run like a built-in one.
+It imports only the public module for provider plugins (graphs/model/providers/plugin.py) and
+registers by its entry point alone (``toyai = toy_provider:ToyAI`` under ``nationbias.providers``,
+toy_provider-0.1.dist-info beside it), after which a spec ``toyai:<model>`` runs online, in batches,
+under ``--max-cost`` and in a dry run like a built-in one.
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ from typing import ClassVar
 
 from pydantic import Field, SecretStr
 
-from nationbias.graphs.model.cost.tokens import TokenCounter
-from nationbias.graphs.model.providers.base import ModelSpec, require
-from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.settings import EnvSettings, read_settings
+from nationbias.graphs.model.providers.plugin import (
+    EnvSettings,
+    ModelSpec,
+    OpenAIWire,
+    TokenCounter,
+    read_settings,
+    require,
+)
 
 
 class ToySettings(EnvSettings):
