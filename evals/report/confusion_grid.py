@@ -92,7 +92,7 @@ def grid_html(name: str, matrix: pd.DataFrame, *, table_id: str) -> str:
         rows.append(f'<tr><th scope="row">{html.escape(SHORT[str(truth)])}</th>{"".join(cells)}</tr>')
     return (
         f'<table class="grid" id="{html.escape(table_id)}"><caption>{html.escape(name)}</caption>'
-        f'<thead><tr><th scope="col">truth ＼ answer</th>{head}</tr></thead>'
+        f'<thead><tr><th scope="col">truth ↓ answer →</th>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
 
