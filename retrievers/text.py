@@ -88,6 +88,13 @@ def dense_text(record: Record) -> str:
     return prompt_safe_text(record)
 
 
+def dense_subject_text(record: Record) -> str:
+    """What MiniLM embeds as the item's second vector: its :func:`subject_line`, else (none known) its
+    :func:`dense_text`. Scored by the better of the two cosines, a shared subject is found even where
+    the texts differ in style (a UN text against a press description)."""
+    return subject_line(record) or dense_text(record)
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-case words without stopwords, one-character tokens or the fallback's field labels
     ("Title:", "Topic:"): two texts known only by their titles share those, not a subject."""
