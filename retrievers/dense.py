@@ -120,7 +120,8 @@ class DenseRetriever:
                 ids=[record.id for record in batch] + [record.id + SUBJECT_SUFFIX for record in batch],
                 documents=texts + subjects,
                 embeddings=[*self.embedder(texts), *self.embedder(subjects)],
-                metadatas=metadatas + metadatas,
+                metadatas=[{**m, "vector": "text"} for m in metadatas]
+                + [{**m, "vector": "subject"} for m in metadatas],
             )
 
     def index(self, pool: Sequence[Record]) -> DenseIndex:
