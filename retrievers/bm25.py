@@ -1,4 +1,4 @@
-"""Lexical retrieval: BM25+ over the prompt-safe text.
+"""Lexical retrieval: BM25+ over the item's text, its subject line weighted (``retrievers/text.py``).
 
 BM25+ rather than BM25Okapi: Okapi's IDF turns negative for a term in over half the documents, which
 on a small pool (66 drafts) makes common topical words count *against* a match.
@@ -29,7 +29,7 @@ from nationbias.retrievers.base import (
     select_top,
     split_pool,
 )
-from nationbias.retrievers.text import record_text, tokenize
+from nationbias.retrievers.text import bm25_text, tokenize
 from nationbias.stores.records import Record
 
 _REASON_TERMS = 6
@@ -96,7 +96,7 @@ class BM25Retriever:
         records = [record for part in split.values() for record in part]
         key = tuple(record.id for record in records)
         if key not in self._indexes:
-            tokens = [tokenize(record_text(record)) or ["<empty>"] for record in records]
+            tokens = [tokenize(bm25_text(record)) or ["<empty>"] for record in records]
             bm25 = BM25Plus(tokens, k1=self.k1, b=self.b, delta=self.delta)
             vocabulary, weights = build_weights(bm25)
             parts, start = {}, 0
@@ -118,7 +118,7 @@ class BM25Retriever:
     def rank(self, target: Record, pool: Sequence[Record], candidates: Sequence[Record]) -> list[Scored]:
         """Score candidates (members of ``pool``) sharing at least one query term; higher is closer."""
         index = self.index(pool)
-        query = tokenize(record_text(target))
+        query = tokenize(bm25_text(target))
         if not query:
             return []
         scores, shares = index.scores(query)
@@ -130,7 +130,7 @@ class BM25Retriever:
         :meth:`rank`, with the leakage rule and the cut to ``k`` done on arrays (only the kept are
         explained). A test holds the two to the same answer."""
         check_k(k)  # here, not in retrieve: hybrid asks for the best directly
-        query = tokenize(record_text(target))
+        query = tokenize(bm25_text(target))
         if k == 0 or not query:
             return {}
         index = self.index(pool)

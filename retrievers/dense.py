@@ -1,4 +1,6 @@
-"""Dense retrieval: MiniLM embeddings of the prompt-safe text, stored and indexed by chromadb.
+"""Dense retrieval: two MiniLM vectors per item, stored and indexed by chromadb: one of its prompt-safe
+text, one of its subject line (``retrievers/text.py``); an item scores the better of the two cosines
+with the target's same two vectors.
 
 The collection is named by a hash of the pool's ids and texts, so a pool is embedded once and every
 later process reuses it; a changed pool gets a new collection. A query is exact cosine similarity over
@@ -34,11 +36,12 @@ from nationbias.retrievers.base import (
     split_pool,
 )
 from nationbias.retrievers.embeddings import OnnxMiniLM
-from nationbias.retrievers.text import dense_text, pool_fingerprint
+from nationbias.retrievers.text import dense_subject_text, dense_text, pool_fingerprint
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
 
-COLLECTION_PREFIX = "unsc-minilm"
+COLLECTION_PREFIX = "unsc-minilm2"
+SUBJECT_SUFFIX = "#subject"  # the id of an item's subject vector: its own id and this
 _ADD_BATCH = 256
 _GET_BATCH = 5_000  # ids per read-back: chromadb turns each get into one SQLite query
 
@@ -51,7 +54,8 @@ class DenseIndex:
     position: dict[str, int]
     parts: dict[PoolName, slice]
     ordinals: np.ndarray  # each row's date ordinal, ascending within a part
-    vectors: np.ndarray  # float32, one unit-norm row per record
+    vectors: np.ndarray  # float32, one unit-norm row per record: its text
+    subjects: np.ndarray  # float32, one unit-norm row per record: its subject line
 
 
 class DenseRetriever:
@@ -88,7 +92,7 @@ class DenseRetriever:
         collection = self.client.get_or_create_collection(
             name=name, embedding_function=self.embedder, configuration=config
         )
-        if collection.count() != len(records):
+        if collection.count() != 2 * len(records):
             self.client.delete_collection(name)
             collection = self.client.create_collection(
                 name=name, embedding_function=self.embedder, configuration=config
@@ -101,20 +105,23 @@ class DenseRetriever:
         """Named by the pool's ids and texts, the model and the token limit: any change, a new index."""
         model = f"{self.embedder.name()}:{Path(self.embedder.model_path).name}:{self.embedder.max_tokens}"
         embedder = hashlib.sha256(model.encode()).hexdigest()[:8]
-        return f"{COLLECTION_PREFIX}-{pool_fingerprint(records, text=dense_text)}-{embedder}"
+        texts = pool_fingerprint(records, text=lambda r: f"{dense_text(r)}\x1d{dense_subject_text(r)}")
+        return f"{COLLECTION_PREFIX}-{texts}-{embedder}"
 
     def _add(self, collection: Collection, records: list[Record]) -> None:
         for start in range(0, len(records), _ADD_BATCH):
             batch = records[start : start + _ADD_BATCH]
             texts = [dense_text(record) for record in batch]
+            subjects = [dense_subject_text(record) for record in batch]
+            metadatas: list[Any] = [
+                {"date_ord": r.date.toordinal(), "pool": pool_part(r) or "", "kind": r.kind} for r in batch
+            ]
             collection.add(
-                ids=[record.id for record in batch],
-                documents=texts,
-                embeddings=self.embedder(texts),
-                metadatas=[
-                    {"date_ord": r.date.toordinal(), "pool": pool_part(r) or "", "kind": r.kind}
-                    for r in batch
-                ],
+                ids=[record.id for record in batch] + [record.id + SUBJECT_SUFFIX for record in batch],
+                documents=texts + subjects,
+                embeddings=[*self.embedder(texts), *self.embedder(subjects)],
+                metadatas=[{**m, "vector": "text"} for m in metadatas]
+                + [{**m, "vector": "subject"} for m in metadatas],
             )
 
     def index(self, pool: Sequence[Record]) -> DenseIndex:
@@ -132,13 +139,12 @@ class DenseRetriever:
                 parts[name] = slice(len(records), len(records) + len(part))
                 records.extend(sorted(part, key=lambda r: (r.date, r.id)))
             rows: dict[str, np.ndarray] = {}
-            for start in range(0, len(records), _GET_BATCH):
-                got = collection.get(
-                    ids=[r.id for r in records[start : start + _GET_BATCH]], include=["embeddings"]
-                )
+            ids = [i for r in records for i in (r.id, r.id + SUBJECT_SUFFIX)]
+            for start in range(0, len(ids), _GET_BATCH):
+                got = collection.get(ids=ids[start : start + _GET_BATCH], include=["embeddings"])
                 rows.update(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
-            vectors = np.stack([rows[record.id] for record in records]) if records else np.empty((0, 0))
-            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            vectors = _unit_rows([rows[record.id] for record in records])
+            subjects = _unit_rows([rows[record.id + SUBJECT_SUFFIX] for record in records])
             self._indexes[key] = DenseIndex(
                 records=records,
                 position={record.id: i for i, record in enumerate(records)},
@@ -147,17 +153,20 @@ class DenseRetriever:
                     (r.date.toordinal() for r in records), dtype=np.int64, count=len(records)
                 ),
                 vectors=vectors,
+                subjects=subjects,
             )
         self._last = (pool, pool_shape(pool), self._indexes[key])
         return self._indexes[key]
 
-    def _query_vector(self, index: DenseIndex, target: Record) -> np.ndarray:
-        """The stored vector when the pool holds the target with the same text, else a fresh embedding."""
+    def _query_vectors(self, index: DenseIndex, target: Record) -> tuple[np.ndarray, np.ndarray]:
+        """The target's text and subject vectors: the stored ones when the pool holds the target with the
+        same texts, else fresh embeddings."""
         at = index.position.get(target.id)
-        if at is not None and dense_text(index.records[at]) == dense_text(target):
-            return index.vectors[at]
-        vector = np.asarray(self.embedder([dense_text(target)])[0], dtype=np.float32)
-        return vector / max(float(np.linalg.norm(vector)), 1e-12)
+        texts = (dense_text(target), dense_subject_text(target))
+        if at is not None and (dense_text(index.records[at]), dense_subject_text(index.records[at])) == texts:
+            return index.vectors[at], index.subjects[at]
+        text, subject = _unit_rows(self.embedder(list(texts)))
+        return text, subject
 
     def best(self, target: Record, pool: Sequence[Record], k: int) -> dict[PoolName, list[Scored]]:
         """Per part, the ``k`` nearest items dated strictly before the target, best first."""
@@ -165,20 +174,25 @@ class DenseRetriever:
         if k == 0 or not pool:
             return {}
         index = self.index(pool)
-        query = self._query_vector(index, target)
+        query, query_subject = self._query_vectors(index, target)
         cutoff = target.date.toordinal()
         best: dict[PoolName, list[Scored]] = {}
         for part, span in index.parts.items():
             end = span.start + int(np.searchsorted(index.ordinals[span], cutoff, side="left"))
             if end == span.start:
                 continue
-            scores = np.round(index.vectors[span.start : end] @ query, 6)
+            scores = np.round(
+                np.maximum(
+                    index.vectors[span.start : end] @ query, index.subjects[span.start : end] @ query_subject
+                ),
+                6,
+            )
             positions = np.arange(span.start, end)
             if len(positions) > k:  # keep the k-th best and every item tied with it
                 kth = np.partition(scores, len(scores) - k)[len(scores) - k]
                 positions = positions[scores >= kth]
             scored = [
-                Scored(index.records[i], s, f"cosine similarity {s:.3f} (MiniLM)")
+                Scored(index.records[i], s, f"cosine similarity {s:.3f} (MiniLM, text or subject)")
                 for i in positions
                 if index.records[i].id != target.id
                 for s in (float(scores[i - span.start]),)
@@ -188,3 +202,11 @@ class DenseRetriever:
 
     def retrieve(self, target: Record, pool: Sequence[Record], k: int) -> list[Precedent]:
         return precedents_from(self.best(target, pool, k))
+
+
+def _unit_rows(rows: Sequence[Any]) -> np.ndarray:
+    """The rows as a float32 matrix, each scaled to unit length."""
+    if not len(rows):
+        return np.empty((0, 0), dtype=np.float32)
+    matrix = np.stack([np.asarray(row, dtype=np.float32) for row in rows])
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)

@@ -1,7 +1,8 @@
 """Each failed draft's top adopted precedent on the real corpus (retrievers/quality.py), against the
 figures measured before the retrievers read the UN's own texts: keyword 14 of 66 targets without an
 adopted precedent and 48 of 66 on the target's agenda item (18 with agenda item and topic withheld);
-bm25 45 (26 withheld); dense 45 (24 withheld)."""
+bm25 45 (26 withheld); dense 45 (24 withheld). Both must now put at least 52 of 66 (0.782) on the
+target's agenda item as runs see the items."""
 
 from __future__ import annotations
 
@@ -33,14 +34,16 @@ def test_keyword_finds_as_many_precedents_on_the_agenda_as_before(corpus: Corpus
 
 def test_bm25_reading_the_un_texts_finds_more_precedents_on_the_agenda(corpus: Corpus) -> None:
     seen = precedent_quality(BM25Retriever(), corpus.records)
-    assert seen.without_adopted == 0 and seen.on_agenda >= 50
+    assert seen.without_adopted == 0 and seen.on_agenda >= 52
     assert seen.best["S/2024/302"] != "S/2021/1075"
     withheld = precedent_quality(BM25Retriever(), corpus.records, withheld=True)
     assert withheld.on_agenda >= 33
 
 
 @pytest.mark.timeout(1800)
-def test_dense_finds_as_many_precedents_on_the_agenda_as_before(corpus: Corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_dense_with_a_subject_vector_finds_more_precedents_on_the_agenda(corpus: Corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
     dense = DenseRetriever(path=tmp_path / "chroma")
     seen = precedent_quality(dense, corpus.records)
-    assert seen.without_adopted == 0 and seen.on_agenda >= 45
+    assert seen.without_adopted == 0 and seen.on_agenda >= 52
+    withheld = precedent_quality(dense, corpus.records, withheld=True)
+    assert withheld.on_agenda >= 24
