@@ -19,8 +19,8 @@ from nationbias.evals.cli.main import app
 from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import text_kind_audit
-from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.graphs.study.runner import Task
+from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.graphs.study.simulate import debias_row
 from nationbias.graphs.vote import VoteDeps, build_vote_graph, vote_messages, vote_row
 from nationbias.prompts import prompt_set
