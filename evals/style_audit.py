@@ -55,7 +55,6 @@ from nationbias.stores.records import Record
 from nationbias.stores.text_budget import BUDGETS, fit_draft
 from nationbias.stores.un_prompt import Shown, TextsMode, un_context, un_operative, with_un_text
 
-GATE_AUC = 0.60  # at most this for the sets a run may use without the label cue
 CONTROL_AUC = 0.75  # at least this on the texts before the rewrite
 GATED_SETS = ("structured", "paper-symbols")
 REPORTED_SETS = ("paper",)
@@ -212,18 +211,15 @@ class StyleAudit:
 
     @property
     def passed(self) -> bool:
-        """Each gated set at most :data:`GATE_AUC`, and the control at least :data:`CONTROL_AUC`."""
-        return all(self.auc[s] <= GATE_AUC for s in GATED_SETS if s in self.auc) and (
-            self.control_auc >= CONTROL_AUC
-        )
+        """The control at least :data:`CONTROL_AUC` (the check can tell); the gate on the texts as sent is
+        the documents' own AUC (:class:`DocumentStyle`), not a fixed number on every year's texts."""
+        return self.control_auc >= CONTROL_AUC
 
     def lines(self) -> list[str]:
         head = f"style-only classifier, {self.failed} failed vs {self.adopted} adopted texts"
-        out = [f"{head} (mean AUC, 5x10 CV):"]
+        out = [f"{head} (mean AUC, 5x10 CV; reported: {DOCUMENT_GATE}):"]
         for name, auc in self.auc.items():
-            rule = f"gate <= {GATE_AUC:.2f}" if name in GATED_SETS else "reported, not gated"
-            verdict = ("ok" if auc <= GATE_AUC else "FAILS") if name in GATED_SETS else ""
-            out.append(f"  {name}: {auc:.3f} ± {self.auc_std[name]:.3f} ({rule}) {verdict}".rstrip())
+            out.append(f"  {name}: {auc:.3f} ± {self.auc_std[name]:.3f} (reported)")
         ok = "ok" if self.control_auc >= CONTROL_AUC else "FAILS: the check cannot tell"
         out.append(f"  control, texts before the rewrite: {self.control_auc:.3f} (>= {CONTROL_AUC:.2f}) {ok}")
         return out
@@ -235,7 +231,7 @@ class StyleAudit:
             "control_auc": self.control_auc,
             "failed": self.failed,
             "adopted": self.adopted,
-            "gate": GATE_AUC,
+            "gate": DOCUMENT_GATE,
             "control_gate": CONTROL_AUC,
             "passed": self.passed,
         }
@@ -352,6 +348,11 @@ def _label_form(label_line: str) -> str:
 # draft asks for (a ceasefire demanded, a mandate renewed "until …") is in its function words. So the
 # texts as sent are held to the same items' UN texts at the same budget (the reference), not to 0.5.
 DOCUMENT_MARGIN = 0.05  # the texts as sent may exceed the reference's mean AUC by at most this
+DOCUMENT_GATE = (
+    f"the gate: the texts as sent may exceed the UN texts' own AUC by at most {DOCUMENT_MARGIN}, "
+    "at 1,200 and 3,000 characters"
+)
+DOCUMENT_GATED = ("auto", "un")  # the modes held to the reference; press is reported
 DOCUMENT_YEARS = (2023, 2024)  # the failed drafts with a UN text are the 18 of these years
 
 
@@ -396,7 +397,13 @@ class DocumentStyle:
         head = f"{self.budget} chars, {self.failed} failed vs {self.adopted} adopted (UN texts of 2023-2024)"
         out = [f"{head}: reference (the UN texts) {self.reference[0]:.3f} ± {self.reference[1]:.3f}"]
         for mode, (auc, sd) in self.sent.items():
-            verdict = "ok" if self.excess(mode) <= DOCUMENT_MARGIN else f"exceeds by > {DOCUMENT_MARGIN}"
+            verdict = (
+                "ok"
+                if self.excess(mode) <= DOCUMENT_MARGIN
+                else f"FAILS: over the reference + {DOCUMENT_MARGIN}"
+            )
+            if mode not in DOCUMENT_GATED:
+                verdict = "reported, not gated: the corpus's texts"
             out.append(
                 f"  --texts {mode}, as sent: {auc:.3f} ± {sd:.3f} ({self.excess(mode):+.3f}, {verdict})"
             )

@@ -324,6 +324,7 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
         target = deps.records[state["target_id"]]
         history = history_text(state["history"], reflexion=opts.reflexion, language=language)
         previous_votes = paper_history_text(state["history"], reflexion=opts.reflexion, language=language)
+        source = target_shown(target, deps.text_mode)
         messages, result = await ask_vote(
             deps.client,
             target,
@@ -332,13 +333,13 @@ def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
             template="final_vote",
             prompts=deps.prompts,
             texts=deps.texts,
-            shown=target_shown(target, deps.text_mode),
+            shown=source,
             history=history,
             previous_votes=previous_votes,
         )
         shown = previous_votes if "previous_votes" in deps.prompts.get("final_vote").fields else history
         return {
-            "final": {"messages": messages, **result.as_dict(), "answer": result.answer},
+            "final": {"messages": messages, **result.as_dict(), "answer": result.answer, "shown": source},
             "calls": [{**_call_record("final_vote", None, messages, result), "history": shown}],
             "visited": ["final_vote"],
         }

@@ -191,6 +191,19 @@ async def ask_vote(
     return messages, result
 
 
+UN_TEXT = "un_text"  # a sample's context_kind when its prompt showed the UN's own text
+
+
+def shown_kind(record: Record, *, shown: Shown, language: str = DEFAULT_LANGUAGE) -> str:
+    """The kind of text a vote prompt showed ``record`` in, as its sample records it: :data:`UN_TEXT`
+    when the prompt showed the UN's own words (the kind the prompt names, :func:`un_text_kind`), else
+    the corpus context's kind (``context``, ``draft_text``, ``fallback``). A target without a UN text
+    is shown in the corpus's text even under ``shown="un"``, and recorded so."""
+    if prompt_text(record, shown=shown, language=language).shown == "un":
+        return UN_TEXT
+    return context_for_prompt(record).kind
+
+
 def vote_sample(
     *,
     test: str,
@@ -205,9 +218,11 @@ def vote_sample(
     extra: dict[str, Any] | None = None,
     model_calls: int = 1,
     language: str = DEFAULT_LANGUAGE,
+    shown: Shown = "press",
 ) -> SampleRow:
     """One vote sample: labelled strictly (a truncated answer is invalid), the raw text kept, invalid
-    answers counted not filled; a free-text answer the rules cannot read may go to the judge."""
+    answers counted not filled; a free-text answer the rules cannot read may go to the judge.
+    ``shown`` is the source the prompt showed the item in, so the row records that text's kind."""
     rules = None
     if result.error is None:
         rules = vote_rules(
@@ -242,7 +257,7 @@ def vote_sample(
         extra={
             "truth": member_vote(record, persona),
             **({"member_truths": member_truths(record)} if persona == CONTROL else {}),
-            "context_kind": context_for_prompt(record).kind,
+            "context_kind": shown_kind(record, shown=shown, language=language),
             "date": record.date.isoformat(),
             # a Council target's outcome, for the tables (evals/tables/targets.py); never in a prompt
             **({"adopted": record.adopted} if record.body == "unsc" else {}),
@@ -270,6 +285,7 @@ class VoteState(TypedDict, total=False):
     record_id: str
     persona: str
     repeat: int
+    shown: Shown  # the source the prompt showed the target in (--texts)
     messages: list[dict[str, str]]
     answer: CallResult
     rules: LabelDecision
@@ -292,6 +308,7 @@ def build_vote_graph(deps: VoteDeps) -> Any:
 
     async def answer(state: VoteState) -> VoteState:
         record = deps.records[state["record_id"]]
+        shown = target_shown(record, deps.text_mode)
         messages, result = await ask_vote(
             deps.client,
             record,
@@ -299,9 +316,9 @@ def build_vote_graph(deps: VoteDeps) -> Any:
             repeat=state["repeat"],
             prompts=deps.prompts,
             texts=deps.texts,
-            shown=target_shown(record, deps.text_mode),
+            shown=shown,
         )
-        return {"messages": messages, "answer": result}
+        return {"messages": messages, "answer": result, "shown": shown}
 
     async def label(state: VoteState) -> VoteState:
         result = state["answer"]
@@ -351,4 +368,5 @@ def vote_row(
         judge=state.get("judge"),
         judged=state.get("judged"),
         language=language,
+        shown=state.get("shown", "press"),
     )

@@ -155,6 +155,6 @@ def _quality(ctx: Context) -> None:
             ctx.page.table(
                 run.tables["missing_contexts"],
                 table_id=f"missing-{slug}",
-                caption=f"Drafts whose prompt fell back to no context: {run.label}",
+                caption=f"Contexts: fallbacks, draft texts and the UN's own texts shown: {run.label}",
             )
     ctx.page.close("quality", "Answer quality: invalid answers, judge decisions, missing contexts")

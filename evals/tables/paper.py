@@ -289,7 +289,8 @@ def ablation_table(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]]) -> pd.Da
 
 
 def missing_contexts(samples: pd.DataFrame) -> pd.DataFrame:
-    """Per persona: drafts/samples whose prompt fell back to no context, and empty debias histories."""
+    """Per persona: drafts/samples whose prompt fell back to no context, samples shown the corpus's
+    draft text or the UN's own text (``--texts``), and empty debias histories."""
     votes = vote_frame(samples)
     rows = []
     for persona in persona_order(votes["persona"].unique()):
@@ -302,6 +303,7 @@ def missing_contexts(samples: pd.DataFrame) -> pd.DataFrame:
                 "fallback_samples": int(fallback.sum()),
                 "fallback_drafts": int(sub.loc[fallback, "item"].nunique()),
                 "draft_text_samples": int(sub["context_kind"].eq("draft_text").sum()),
+                "un_text_samples": int(sub["context_kind"].eq("un_text").sum()),
                 "history_empty_samples": int(sub["history_empty"].eq(True).sum()),
             }
         )

@@ -425,6 +425,7 @@ def debias_row(
         judged=judged,
         model_calls=len(calls),
         language=language,
+        shown=(final or {}).get("shown", "press"),
         extra={
             "precedents": state.get("precedents", []),
             "history": state.get("history", []),

@@ -661,12 +661,13 @@ def test_missing_contexts_and_labeller_counts_by_hand() -> None:
         {"truth": "favour", "context_kind": "fallback", "history_empty": True},
         {"truth": "favour", "context_kind": "draft_text", "history_empty": False},
         {"truth": "favour", "context_kind": "context"},
+        {"truth": "favour", "context_kind": "un_text"},
     ]
     rows = [sample("vote", f"d{i}", 0, {"vote": "favour"}, e, persona="USA") for i, e in enumerate(extras)]
     missing = T.missing_contexts(frame(rows)).iloc[0].to_dict()
     assert missing == {
-        "persona": "USA", "n_samples": 3, "fallback_samples": 1, "fallback_drafts": 1,
-        "draft_text_samples": 1, "history_empty_samples": 1,
+        "persona": "USA", "n_samples": 4, "fallback_samples": 1, "fallback_drafts": 1,
+        "draft_text_samples": 1, "un_text_samples": 1, "history_empty_samples": 1,
     }  # fmt: skip
     qa = frame(
         [

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from nationbias.evals.report.leak import style_table
+from nationbias.evals.report.leak import document_style_table, style_table
 from nationbias.evals.style_audit import (
     CONTROL_AUC,
     DOCUMENT_MARGIN,
-    GATE_AUC,
     DocumentStyle,
     StyleAudit,
     audit_records,
@@ -111,4 +110,23 @@ def test_the_report_shows_the_last_audit_of_this_data(
     table = style_table(saved)
     assert table is not None
     assert list(table["texts"]) == ["structured", "paper-symbols", "paper", "before the rewrite (control)"]
-    assert list(table["held to"])[:3] == [f"<= {GATE_AUC}", f"<= {GATE_AUC}", "reported"]
+    gate = "reported; the gate is the UN texts' own AUC (style-documents)"
+    assert list(table["held to"])[:3] == [gate, gate, "reported"]
+    assert all("0.6" not in line and "FAILS" not in line for line in audit.lines()[1:-1])
+
+
+def test_the_style_documents_table_holds_each_mode_to_the_reference(
+    audit: StyleAudit, documents: list[DocumentStyle], corpus: Corpus, isolated_home: Path
+) -> None:
+    """The report's style-documents table, from the audit ``data audit`` saves: at both budgets the
+    reference, and auto and un held to the reference + the margin; press reported."""
+    save_style_audit(audit, corpus, documents=documents)
+    table = document_style_table(stored_style_audit(corpus))
+    assert table is not None
+    assert sorted(set(table["budget"])) == [1200, 3000]
+    for found in documents:
+        rows = table[table["budget"] == found.budget].set_index("texts")["held to"].to_dict()
+        limit = round(found.reference[0] + DOCUMENT_MARGIN, 3)
+        assert rows["--texts auto, as sent"] == rows["--texts un, as sent"] == f"<= {limit}"
+        assert rows["--texts press, as sent"] == "reported"
+        assert not any("0.6" in line for line in found.lines() if "held" in line)

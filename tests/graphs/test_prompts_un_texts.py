@@ -19,8 +19,10 @@ from nationbias.evals.cli.main import app
 from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import text_kind_audit
+from nationbias.graphs.study.runner import Task
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
-from nationbias.graphs.vote import VoteDeps, build_vote_graph, vote_messages
+from nationbias.graphs.study.simulate import debias_row
+from nationbias.graphs.vote import VoteDeps, build_vote_graph, vote_messages, vote_row
 from nationbias.prompts import prompt_set
 from nationbias.retrievers import get_retriever
 from nationbias.stores.augment import augmented_for
@@ -255,6 +257,8 @@ def test_run_vote_in_french_sends_the_uns_french_text_and_keeps_its_texts_on_res
     assert not markers_in(sent[0][sent[0].rfind("- contexte de") :])
     config = RunStore().get_run("un-fr")
     assert config["options"]["texts"] == "un"
+    kinds = RunStore().samples_frame("un-fr").set_index("item")["extra"].map(lambda e: e["context_kind"])
+    assert kinds["S/2024/826"] == "un_text"  # the kind the prompt named, not the corpus's
     audit = config["leak_audit"]
     assert audit["text_kinds"] == {"un_text": audit["targets"]} and audit["markers"] == 0
     assert audit["text_languages"] == {"fr (the UN's own translation)": audit["targets"]}
@@ -268,3 +272,46 @@ def test_a_cut_un_text_keeps_its_own_header_and_words_and_leaves_section_heading
     assert french.startswith("Le Conseil de sécurité,\n1. ") and "From its preamble" not in french
     adopted = prompt_text(corpus.get("S/2023/937"), budget=3000, shown="un").text
     assert not [line for line in adopted.splitlines() if re.fullmatch(r"\*|[A-Z]\.", line)]
+
+
+def test_a_sample_records_the_kind_of_text_its_prompt_showed(corpus: Corpus) -> None:
+    """Under ``auto`` a vote sample (and a debias final vote) of a draft shown in the UN's words records
+    ``un_text``, the kind its prompt names; a draft without a UN text, or any under ``press``, records
+    the corpus context's kind."""
+    records = {r.id: r for r in corpus.records}
+    with_un = next(d for d in corpus.drafts if d.id in {r.id for r in with_un_text(corpus.drafts)})
+    without = next(d for d in corpus.drafts if d.date.year >= 2023 and d not in with_un_text(corpus.drafts))
+    client = ModelClient.from_spec("fake:hash")
+
+    async def kinds(mode: Any) -> dict[str, tuple[str, bool]]:
+        graph = build_vote_graph(VoteDeps(client=client, records=records, text_mode=mode))
+        found = {}
+        for draft in (with_un, without):
+            state = await graph.ainvoke({"record_id": draft.id, "persona": "CHN", "repeat": 0})
+            row = vote_row(state, draft, free_text=False)
+            found[draft.id] = (row.extra["context_kind"], f"({UN_KIND}):\n" in _content(row.messages))
+        return found
+
+    auto, press = asyncio.run(kinds("auto")), asyncio.run(kinds("press"))
+    assert auto[with_un.id] == ("un_text", True)
+    assert auto[without.id][1] is False and auto[without.id][0] != "un_text"
+    assert press[with_un.id][0] in {"context", "draft_text", "fallback"} and not press[with_un.id][1]
+
+    augmented = augmented_for(corpus)
+    options = DebiasOptions(k=1, reflexion=False)
+    graph = build_debias_graph(
+        DebiasDeps(
+            client=client,
+            records=records,
+            pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
+            augmented=augmented,
+            retriever=get_retriever("keyword", threshold=options.threshold, augmented=augmented),
+            options=options,
+            text_mode="auto",
+        )
+    )
+    start: dict[str, Any] = {"target_id": with_un.id, "persona": "RUS", "repeat": 0, "calls": []}
+    state = asyncio.run(graph.ainvoke(start, {"recursion_limit": options.recursion_limit}))
+    row = debias_row(Task(test="debias", item=with_un.id, persona="RUS", repeat=0), state, with_un)
+    assert row.extra["context_kind"] == "un_text"
+    assert f"({UN_KIND}):\n" in _content(row.messages)
