@@ -58,14 +58,17 @@ def _surrogate_embedder(pool: list[Any], chroma: str) -> Any:
     import numpy as np
 
     from benchmarks.unga import load_unga
-    from nationbias.retrievers.dense import DenseRetriever
+    from nationbias.retrievers.dense import SUBJECT_SUFFIX, DenseRetriever
     from nationbias.retrievers.embeddings import OnnxMiniLM
-    from nationbias.retrievers.text import dense_text
+    from nationbias.retrievers.text import dense_subject_text, dense_text
 
     base = load_unga()
     source = DenseRetriever(path=os.path.join(os.path.dirname(chroma), "unga", "chroma"))
     collection = source.collection(base)  # the UNGA dense run's: opened (embedded only if missing)
-    stored = collection.get(ids=[r.id for r in base], include=["embeddings"])
+    # each item has two vectors (its text's and its subject line's, retrievers/dense.py): both looked up
+    stored = collection.get(
+        ids=[r.id + suffix for r in base for suffix in ("", SUBJECT_SUFFIX)], include=["embeddings"]
+    )
     embeddings = stored["embeddings"]
     assert embeddings is not None
     vectors = {rid: np.asarray(v, dtype=np.float32) for rid, v in zip(stored["ids"], embeddings, strict=True)}
@@ -75,8 +78,12 @@ def _surrogate_embedder(pool: list[Any], chroma: str) -> Any:
         source_id = record.id.rsplit("-p", 1)[0]
         if source_id not in vectors:  # an amendment: in neither pool part, so never indexed
             continue
-        vector = vectors[source_id] + rng.normal(0, SURROGATE_NOISE, 384)
-        by_text[dense_text(record)] = (vector / np.linalg.norm(vector)).astype(np.float32)
+        for key, text in (
+            (source_id, dense_text(record)),
+            (source_id + SUBJECT_SUFFIX, dense_subject_text(record)),
+        ):
+            vector = vectors[key] + rng.normal(0, SURROGATE_NOISE, 384)
+            by_text[text] = (vector / np.linalg.norm(vector)).astype(np.float32)
 
     class LookupMiniLM(OnnxMiniLM):
         def __call__(self, input: Any) -> Any:
