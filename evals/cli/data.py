@@ -222,25 +222,42 @@ def audit(
     for miss in coverage["missing"]:
         line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
         console.print(line, highlight=False, markup=False, soft_wrap=True)
-    _print_text_kinds(drafts, pool=pool, retrieve=lambda t, p: retriever.retrieve(t, p, k))
+    _print_text_kinds(corpus, pool=pool, retrieve=lambda t, p: retriever.retrieve(t, p, k))
     _print_voice_audit(corpus)
 
 
 def _print_text_kinds(
-    targets: list[Record], *, pool: list[Record], retrieve: Callable[[Record, Sequence[Record]], Any]
+    corpus: Corpus, *, pool: list[Record], retrieve: Callable[[Record, Sequence[Record]], Any]
 ) -> None:
-    """Text kind × outcome for the targets and the precedents their prompts show, under every --texts:
-    a kind that only one outcome gets would mark the item's outcome."""
+    """Text kind × outcome for the targets and the precedents their prompts show, under every --texts and
+    every --targets: a kind that only one outcome gets would mark the item's outcome."""
+    import pandas as pd
+
     from nationbias.graphs.study.audit import text_kind_audit
+    from nationbias.graphs.study.sampling import TARGETS, council_targets
     from nationbias.stores.text_budget import TEXT_KIND_NAMES, TEXT_KINDS
 
-    frame = text_kind_audit(targets, pool=pool, retrieve=retrieve)
-    title = "Text kind × outcome under each --texts (targets and the precedents their prompts show)"
-    table = Table("--texts", "role", "outcome", *(TEXT_KIND_NAMES[k] for k in TEXT_KINDS), title=title)
-    for (mode, role, outcome), sub in frame.groupby(["texts", "role", "outcome"], sort=False):
+    # "all" is the two other target sets together: its rows are their sums, not a third pass
+    parts = {
+        targets: text_kind_audit(council_targets(corpus, targets), pool=pool, retrieve=retrieve)
+        for targets in TARGETS
+        if targets != "all"
+    }
+    keys = ["texts", "role", "outcome", "kind"]
+    parts["all"] = pd.concat(parts.values()).groupby(keys, sort=False, as_index=False)["n"].sum()
+    frame = pd.concat([part.assign(targets=targets) for targets, part in parts.items()], ignore_index=True)
+    title = (
+        "Text kind × outcome under each --targets and --texts (targets and the precedents their prompts show)"
+    )
+    table = Table(
+        "--targets", "--texts", "role", "outcome", *(TEXT_KIND_NAMES[k] for k in TEXT_KINDS), title=title
+    )
+    for (targets, mode, role, outcome), sub in frame.groupby(["targets", *keys[:3]], sort=False):
         per_kind = dict(zip(sub["kind"], sub["n"], strict=True))
-        table.add_row(str(mode), str(role), str(outcome), *(str(per_kind.get(k, 0)) for k in TEXT_KINDS))
-    console.print(table)
+        table.add_row(
+            str(targets), str(mode), str(role), str(outcome), *(str(per_kind.get(k, 0)) for k in TEXT_KINDS)
+        )
+    print_table(table, console=console)
 
 
 def _print_voice_audit(corpus: Corpus) -> None:

@@ -20,7 +20,7 @@ from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_gra
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import text_kind_audit
 from nationbias.graphs.study.runner import Task
-from nationbias.graphs.study.sampling import SampleOptions, select_drafts
+from nationbias.graphs.study.sampling import SampleOptions, council_targets, select_drafts
 from nationbias.graphs.study.simulate import debias_row
 from nationbias.graphs.vote import VoteDeps, build_vote_graph, vote_messages, vote_row
 from nationbias.prompts import prompt_set
@@ -200,6 +200,20 @@ def test_the_audit_counts_text_kind_by_outcome_under_every_mode(corpus: Corpus) 
     assert targets.xs("press", level="texts").sum() == 66
     un = frame[(frame["texts"] == "un") & (frame["role"] == "precedent")]
     assert set(un["kind"]) == {"un_text"} and set(un["outcome"]) == {"adopted", "failed"}
+
+
+def test_the_audit_counts_adopted_targets_by_the_kind_of_text_they_are_shown_in(corpus: Corpus) -> None:
+    """--targets adopted: the adopted resolutions of late 2024 that have a UN text are shown in it under
+    auto and un, and in the corpus's texts under press."""
+    adopted = [r for r in council_targets(corpus, "adopted") if r.date.year == 2024 and r.date.month >= 6]
+    with_text = len(with_un_text(adopted))
+    assert 0 < with_text <= len(adopted)
+    frame = text_kind_audit(adopted, pool=[], retrieve=lambda t, p: [])
+    targets = frame[frame["role"] == "target"]
+    assert set(targets["outcome"]) == {"adopted"}
+    kinds = targets.groupby(["texts", "kind"])["n"].sum()
+    assert kinds[("un", "un_text")] == kinds[("auto", "un_text")] == with_text
+    assert ("press", "un_text") not in kinds and kinds.xs("press", level="texts").sum() == len(adopted)
 
 
 def test_texts_is_checked_and_compared_on_resume() -> None:
