@@ -27,7 +27,6 @@ import pandas as pd
 
 from nationbias.evals.stats.bootstrap import bootstrap_cis, per_item_confusion
 from nationbias.evals.stats.metrics import MISSES, VOTES
-from nationbias.evals.stats.significance import bootstrap_distribution, bootstrap_pvalue
 from nationbias.evals.tables import paper as T
 from nationbias.stores.domain import P5
 from nationbias.stores.records import Record
@@ -155,6 +154,9 @@ def false_veto_gap(samples: pd.DataFrame, *, n_resamples: int = 1000, seed: int 
     """The paired gap: the mean false-veto rate of the eastern members present minus the western ones', on
     the adopted resolutions every one of them voted on, with its 95% interval and two-sided bootstrap p
     against 0 (items resampled, the same resamples for both). None without a member on each side."""
+    # scipy.stats on first use, not when the CLI starts (tests/evals/test_cli_startup.py)
+    from nationbias.evals.stats.significance import bootstrap_distribution, bootstrap_pvalue
+
     votes, _ = adopted_votes(samples)
     present = set(votes["persona"])
     east, west = [m for m in EAST if m in present], [m for m in WEST if m in present]
