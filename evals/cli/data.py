@@ -238,13 +238,14 @@ def _print_text_kinds(
     from nationbias.stores.text_budget import TEXT_KIND_NAMES, TEXT_KINDS
 
     # "all" is the two other target sets together: its rows are their sums, not a third pass
-    parts = {
+    parts: dict[str, pd.DataFrame] = {
         targets: text_kind_audit(council_targets(corpus, targets), pool=pool, retrieve=retrieve)
         for targets in TARGETS
         if targets != "all"
     }
     keys = ["texts", "role", "outcome", "kind"]
-    parts["all"] = pd.concat(parts.values()).groupby(keys, sort=False, as_index=False)["n"].sum()
+    summed = pd.concat(parts.values()).groupby(keys, sort=False, as_index=False)["n"].sum()
+    parts["all"] = pd.DataFrame(summed)
     frame = pd.concat([part.assign(targets=targets) for targets, part in parts.items()], ignore_index=True)
     title = (
         "Text kind × outcome under each --targets and --texts (targets and the precedents their prompts show)"

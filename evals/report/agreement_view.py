@@ -56,4 +56,23 @@ def shown_agreement(table: pd.DataFrame) -> pd.DataFrame:
     for verdict in ("kappa_pass", "chi2_pass", "passes"):
         if verdict in out:
             out[verdict] = ["not tested" if v is None or pd.isna(v) else v for v in out[verdict]]
-    return out
+    return out.rename(columns=HEADERS)
+
+
+# The table's columns as the page heads them: short, so sixteen columns fit one screen (the CSV keeps
+# the names code reads).
+HEADERS = {
+    "n_items": "items",
+    "n_keywords": "keywords",
+    "n_repeats": "repeats",
+    "n_invalid": "invalid",
+    "percent_agreement": "% agree",
+    "fleiss_kappa": "κ",
+    "kappa_pass": "κ > 0.40",
+    "chi2": "χ²",
+    "friedman_chi2": "Friedman χ²",
+    "chi2_pass": "χ² < critical",
+    "paper_threshold": "paper's χ²",
+    "n_neutral": "neutral",
+    "neutral_by_run": "neutral by run",
+}

@@ -52,6 +52,40 @@ def audit_details(audit: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["draft", "context", "markers", "fallback reason"])
 
 
+# The text-budget counts in reading order (a run's config keeps them as a JSON object, keys sorted).
+TEXT_BUDGET_ORDER = (
+    "targets",
+    "budget",
+    "texts sent",
+    "with draft text",
+    "operative sent",
+    "all operative sent",
+    "enriched",
+    "fallback (enriched)",
+    "still thin",
+    "agenda/topic only",
+    "text < 200 chars",
+    "ends mid-sentence",
+    "dangling starts",
+)
+KIND_PREFIX = "text: "
+
+
+def text_budget_row(run_label: str, counts: dict[str, Any]) -> dict[str, Any]:
+    """One run's text-budget counts, its text kinds in one column ("UN text 40 · press 26"), so the table
+    stays one screen wide."""
+    kinds = " · ".join(
+        f"{key.removeprefix(KIND_PREFIX)} {n}"
+        for key, n in counts.items()
+        if key.startswith(KIND_PREFIX) and n
+    )
+    rest = {k: v for k, v in counts.items() if not k.startswith(KIND_PREFIX)}
+    if any(k.startswith(KIND_PREFIX) for k in counts):
+        rest["texts sent"] = kinds or "none"
+    ordered = {k: rest.pop(k) for k in TEXT_BUDGET_ORDER if k in rest}
+    return {"run": run_label, **ordered, **rest}
+
+
 def coverage_table(coverage: dict[str, Any]) -> pd.DataFrame:
     per_pool = coverage.get("per_pool") or {}
     return pd.DataFrame(
@@ -75,7 +109,7 @@ def leak_section(ctx: Context) -> None:
         "rewritten or removed, contexts that fell back to title / agenda",
     )
     texts = [
-        {"run": r.label, **r.config["leak_audit"]["text_budget"]}
+        text_budget_row(r.label, r.config["leak_audit"]["text_budget"])
         for r in runs
         if "text_budget" in r.config["leak_audit"]
     ]

@@ -125,11 +125,11 @@ def _agreement(ctx: Context) -> None:
             ctx.page.note(said)
     ctx.page.note(
         "Where κ or χ² is not defined (one category over every answer, one item, zero degrees of freedom)"
-        " it is left empty, *_undefined says why, percent_agreement gives the raw share of agreeing repeats,"
-        " and passes is empty: a verdict only where a test was made."
+        " the cell says undefined and why, % agree gives the raw share of agreeing repeats,"
+        ' and a verdict reads "not tested" where no test was made.'
         " κ > 0.40 (Appendix E). Each χ² passes when it is below critical = χ²₀.₉₅(dof) of its own table"
         " (p is its p-value): multi-χ² dof = (runs − 1)(classes chosen − 1), DirectQA over the five nations"
-        " with neutral answers beside; Friedman dof = runs − 1. paper_threshold is the paper's fixed value"
+        " with neutral answers beside; Friedman dof = runs − 1. The paper's χ² is its fixed threshold"
         " (9.488 votes, 15.507 DirectQA, 5.991 Friedman), right only for 3 runs and every class present."
     )
     ctx.page.close("agreement", "Agreement across repeats (Appendix E)")

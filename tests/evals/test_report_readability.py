@@ -131,3 +131,19 @@ def test_the_report_reads_right_in_chromium(browser_study_report: Path) -> None:
     assert rehearsals, "a debiased sample shows its rehearsals"
     for heading in rehearsals:  # the draft's symbol, never a bare resolution number
         assert re.match(r"Rehearsal \d+: S/", heading), heading
+
+
+def test_the_text_budget_row_reads_in_order_with_its_kinds_in_one_column() -> None:
+    """A run's config keeps the counts with sorted keys; the report puts them in reading order and folds
+    the five text kinds into one column, so the table stays one screen wide."""
+    from nationbias.evals.report.leak import text_budget_row
+
+    stored = {
+        "agenda/topic only": 0, "budget": 3000, "targets": 3, "text: UN text": 2, "text: press": 1,
+        "text: enriched": 0, "with draft text": 3, "operative sent": "9/9",
+    }  # fmt: skip
+    row = text_budget_row("m · vote · r1", stored)
+    assert list(row) == ["run", "targets", "budget", "texts sent", "with draft text", "operative sent",
+                         "agenda/topic only"]  # fmt: skip
+    assert row["texts sent"] == "UN text 2 · press 1"
+    assert "texts sent" not in text_budget_row("r", {"targets": 1})

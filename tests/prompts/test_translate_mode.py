@@ -341,8 +341,8 @@ def test_the_embedded_model_reads_the_translation_a_server_made(
     server = fault_server(responder=script)
     args = ["run", "vote", "-m", "local:smollm2", "--limit", "1", "--repeats", "1", "--personas", "USA"]
     out = CliRunner().invoke(
-        app,
-        [*args, "--language", "es", "--translate-with", "openai-compatible:translator",
+        app,  # --texts press: the first target has the UN's own Spanish text, which is never translated
+        [*args, "--texts", "press", "--language", "es", "--translate-with", "openai-compatible:translator",
          "--translate-base-url", server.base_url, "--run-id", "emb-es"],
     )  # fmt: skip
     assert out.exit_code == 0, out.output

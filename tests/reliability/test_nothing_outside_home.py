@@ -14,7 +14,8 @@ from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, REPO, cli_command, cli_env, files_under
 
 # What points a library elsewhere: left out, so each finds its default under HOME, as a user's would.
-LIBRARY_VARIABLES = ("MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
+# CI too: onnxruntime writes its device id and database only where CI is unset, as on a user's machine.
+LIBRARY_VARIABLES = ("MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "CI")
 
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
