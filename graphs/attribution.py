@@ -123,7 +123,8 @@ _OTHER_DRAFT = re.compile(r"\b(?:amendments? to|amend(?:ing)?|competing|rival|in
 _SPONSORS_LINE = re.compile(r"^Sponsors: .*(?:\n|$)", re.M)
 # After the rewrite nothing of this kind may remain; a text that keeps one is left out.
 _RESIDUE = re.compile(
-    rf"\b{_BY}|(?P<adj>{_NAME})[‑-](?i:proposed|drafted|sponsored|authored)\b|^Sponsors:|\bPermanent Mission\b",
+    rf"\b{_BY}|(?P<adj>{_NAME})[‑-](?i:proposed|drafted|sponsored|authored)\b"
+    r"|^Sponsors:|\bPermanent Mission\b",
     re.M,
 )
 

@@ -1,4 +1,4 @@
-"""The bias tests, each one registered object (base.py); importing this registers the built-in four.
+"""The bias tests, each one registered object (base.py); importing this registers the built-in five.
 
 The registry is read here (:func:`bias_tests`, :func:`get_test`), above the tests it imports, so no test
 module imports the package back.
@@ -10,6 +10,7 @@ Their import order is the registry's, and so the report's: the paper's vote tabl
 from nationbias.evals.bias_tests.vote import tests as vote  # noqa: F401  (registers vote and debias)
 from nationbias.evals.bias_tests import directqa  # noqa: F401
 from nationbias.evals.bias_tests import association  # noqa: F401
+from nationbias.evals.bias_tests import attribution  # noqa: F401
 
 # isort: on
 from nationbias.evals.bias_tests.base import (

@@ -41,10 +41,11 @@ def parse_options(pairs: list[str], defaults: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def command_for(name: str) -> Any:
-    """The `run <name>` command of one registered test."""
+def command_for(name: str, *, extra: tuple[str, ...] = ()) -> Any:
+    """The `run <name>` command of one registered test; ``extra`` names the shared options it takes
+    beyond every test's (its optional ``cli_options``: ``personas``, ``targets`` …)."""
 
-    @shared_options(*MODELS, *TEST_RUN, "option")
+    @shared_options(*MODELS, *extra, *TEST_RUN, "option")
     def run_test(option: OptionOpt = None, **options: Any) -> None:
         from nationbias.evals.bias_tests import get_test
 
@@ -52,13 +53,25 @@ def command_for(name: str) -> Any:
         own = parse_options(option or [], dict(get_test(name).options))
         print_export(run_bias_test(name, **common, **own))
 
-    run_test.__doc__ = f"The {name!r} bias test (a plugin)."
+    run_test.__doc__ = (get_test_doc(name) or f"The {name!r} bias test") + ("" if extra else " (a plugin).")
     return cli_errors(run_test)
 
 
-def register(run_app: typer.Typer) -> None:
-    """Mount `run <test>` for every test a plugin registered."""
-    from nationbias.evals.bias_tests import plugin_tests
+def get_test_doc(name: str) -> str:
+    """A test's one-line description: the first line of its class docstring."""
+    from nationbias.evals.bias_tests import get_test
 
-    for name in plugin_tests():
-        run_app.command(name)(command_for(name))
+    doc = type(get_test(name)).__doc__ or ""
+    return " ".join(doc.strip().split("\n\n")[0].split())
+
+
+def register(run_app: typer.Typer) -> None:
+    """Mount `run <test>` for every test a plugin registered, and for every built-in test that declares
+    its ``cli_options`` instead of a command of its own."""
+    from nationbias.evals.bias_tests import bias_tests, plugin_tests
+
+    plugins = plugin_tests()
+    for name, test in bias_tests().items():
+        extra = tuple(getattr(test, "cli_options", ()))
+        if name in plugins or extra:
+            run_app.command(name)(command_for(name, extra=extra))
