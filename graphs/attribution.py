@@ -14,7 +14,7 @@ the answers are read by the vote's rules.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nationbias.graphs.model.call_result import CallResult
@@ -350,7 +350,10 @@ async def run_attribution_study(
         extra={"texts": sample.texts, "voters": kind, "arms": list(ARMS)},
     )
     config["attribution_audit"] = proposer_audit(drafts, context_chars=budget, text_mode=sample.texts)
-    config["skipped"] = {**skipped(corpus, drafts, sample), "drafts_left_out": len(drafts) - len(kept)}
+    # e10 is read from each draft's recorded voters, so no named voter is ever missing: the vote's plan
+    # counts the P5 (p5) or the control (none), which always vote
+    planned = replace(sample, personas="p5" if kind == "e10" else sample.personas)
+    config["skipped"] = {**skipped(corpus, drafts, planned), "drafts_left_out": len(drafts) - len(kept)}
     config.update(targets_config(sample))
     store.create_run(run_id, config)
     records = {r.id: r for r in kept}
