@@ -21,13 +21,15 @@ from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
+from nationbias.graphs.study.personas import PersonaError
+from nationbias.graphs.study.personas import voters as recorded_voters
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.graphs.vote import ask_vote, vote_messages, vote_sample, vote_template
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.countries import to_iso3
-from nationbias.stores.domain import CONTROL, P5, P5_NAMES
+from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, P5, P5_NAMES
 from nationbias.stores.leak import find_outcome_language
 from nationbias.stores.records import Record
 from nationbias.stores.runstore import RunStore, SampleRow
@@ -193,6 +195,12 @@ def remove_proposers(text: str) -> tuple[str, tuple[ProposerRewrite, ...], str |
     return text, tuple(rewrites), reason
 
 
+def shown_for(record: Record, text_mode: TextsMode, *, language: str = DEFAULT_LANGUAGE) -> Shown:
+    """Which text an arm shows (``--texts``). In a language other than English, the corpus's English text,
+    quoted with its English proposer line: the UN's own translation would sit beside a line in English."""
+    return target_shown(record, text_mode) if language == DEFAULT_LANGUAGE else "press"
+
+
 def neutral_text(record: Record, *, context_chars: int, shown: Shown = "press") -> NeutralText:
     """The draft's vote text within ``context_chars`` less the longest proposer line, proposers taken out."""
     sent = prompt_text(record, budget=context_chars - LONGEST_LINE, shown=shown)
@@ -250,12 +258,19 @@ def attribution_row(
     return row
 
 
+VOTER_KINDS = (CONTROL, "p5", "e10")
+
+
 def voter_kind(spec: str) -> str:
-    """``none`` (the control's wording), ``p5`` or ``e10``."""
+    """``none`` (the control's wording), ``p5``, ``e10``, or P5 codes (``USA,RUS``); anything else is a
+    :class:`PersonaError`."""
     key = spec.strip().lower()
-    if key not in (CONTROL, "p5", "e10"):
-        raise ValueError(key)
-    return key
+    if key in VOTER_KINDS:
+        return key
+    codes = [c.strip().upper() for c in spec.split(",") if c.strip()]
+    if codes and all(c in P5 for c in codes):
+        return ",".join(dict.fromkeys(codes))
+    raise PersonaError(f"attribution --personas {spec!r}: choose none, p5, e10 or P5 codes (USA,RUS)")
 
 
 def voters_for(record: Record, kind: str) -> list[str]:
@@ -265,9 +280,9 @@ def voters_for(record: Record, kind: str) -> list[str]:
         return [CONTROL]
     if kind == "p5":
         return list(P5)
-    from nationbias.graphs.study.personas import voters
-
-    return [v for v in voters(record) if v not in P5]
+    if kind != "e10":
+        return kind.split(",")
+    return [v for v in recorded_voters(record) if v not in P5]
 
 
 def rewrite_audit(texts: list[NeutralText]) -> dict[str, Any]:
@@ -284,12 +299,12 @@ def proposer_audit(
     """Per draft: the proposer phrases rewritten or removed, the drafts left out and why, and the outcome
     markers the leak guard finds in any arm's prompt (zero expected). ``data audit`` prints it; a run
     records it."""
-    texts = [neutral_text(r, context_chars=context_chars, shown=target_shown(r, text_mode)) for r in drafts]
+    texts = [neutral_text(r, context_chars=context_chars, shown=shown_for(r, text_mode)) for r in drafts]
     markers: dict[str, list[str]] = {}
     template = prompt_set().get(vote_template(CONTROL))
     fixed = f"{template.system}\n{template.user}"  # the instructions name the options: not a leak
     for record, text in zip(drafts, texts, strict=True):
-        shown = target_shown(record, text_mode)
+        shown = shown_for(record, text_mode)
         for arm in ARMS:
             prompt = "\n".join(
                 m["content"] for m in attribution_messages(record, arm, CONTROL, text=text, shown=shown)
@@ -331,7 +346,8 @@ async def run_attribution_study(
     kind = voter_kind(voters)
     drafts = select_drafts(corpus, sample)
     budget = client.spec.context_chars
-    texts = {r.id: neutral_text(r, context_chars=budget, shown=target_shown(r, sample.texts)) for r in drafts}
+    shown = {r.id: shown_for(r, sample.texts, language=prompts.language) for r in drafts}
+    texts = {r.id: neutral_text(r, context_chars=budget, shown=shown[r.id]) for r in drafts}
     kept = [r for r in drafts if texts[r.id].excluded is None]
     tasks = [
         Task(test=ATTRIBUTION, item=r.id, persona=arm_persona(arm, voter), repeat=repeat)
@@ -361,14 +377,13 @@ async def run_attribution_study(
     async def worker(task: Task) -> SampleRow:
         record = records[task.item]
         arm, voter = split_persona(task.persona)
-        shown = target_shown(record, sample.texts)
         messages, result = await ask_vote(
             client,
             record,
             voter,
             repeat=task.repeat,
             prompts=prompts,
-            shown=shown,
+            shown=shown[record.id],
             context=arm_context(texts[record.id], arm),
         )
         return attribution_row(
@@ -379,7 +394,7 @@ async def run_attribution_study(
             messages=messages,
             result=result,
             prompts=prompts,
-            shown=shown,
+            shown=shown[record.id],
         )
 
     return await run_tasks(

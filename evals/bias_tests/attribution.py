@@ -35,8 +35,9 @@ from nationbias.graphs.attribution import (
     PROPOSERS,
     WEST,
     split_persona,
+    voter_kind,
 )
-from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE
+from nationbias.stores.domain import CONTROL
 
 if TYPE_CHECKING:
     from nationbias.graphs.study.runner import RunSummary
@@ -47,7 +48,6 @@ ALL_VOTERS = "all"  # the effects over every voter of a run, each draft's rate t
 GAP = "east-west gap"
 EFFECT_CLAIM = "proposer effect vs 0"
 GAP_CLAIM = "east-west gap vs 0"
-VOTER_KINDS = (CONTROL, "p5", "e10")
 TOP_FLIPS = 10
 N_RESAMPLES = 2000
 
@@ -360,16 +360,9 @@ class AttributionTest:
         """The corpus and the voter kind; a language, translator or body it does not support fails here."""
         from nationbias.graphs.study.sampling import load_items, select_drafts
 
-        if request.language != DEFAULT_LANGUAGE or request.translate_with:
-            raise UsageError(
-                "attribution asks in English only: its proposer line has no official-name translation yet "
-                "(drop --language/--translate-with)"
-            )
         if sample.body != "unsc":
             raise UsageError("attribution runs on the Council's drafts: use --body unsc")
-        voters = (request.personas or CONTROL).strip().lower()
-        if voters not in VOTER_KINDS:
-            raise UsageError(f"attribution --personas {request.personas!r}: choose none, p5 or e10")
+        voters = voter_kind(request.personas or CONTROL)  # a PersonaError is one clear line
         corpus = load_items(sample)
         select_drafts(corpus, sample)  # an empty window fails before any store is opened
         return corpus, voters

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 import nationbias
 from nationbias.evals.cli.main import app
 from nationbias.evals.errors import UsageError
+from nationbias.stores.errors import InputError
 from nationbias.stores.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 
@@ -131,9 +132,23 @@ def test_what_it_refuses(isolated_home: Path) -> None:
     assert out.exit_code == 2 and "--framing" in out.output
     with pytest.raises(UsageError, match="takes no option \\['framing'\\]"):
         nationbias.run("attribution", model="fake:favour", framing="responsible")
-    with pytest.raises(UsageError, match="English only"):
-        nationbias.run("attribution", model="fake:favour", language="fr", limit=1)
     with pytest.raises(UsageError, match="without --judge"):
         nationbias.run("attribution", model="fake:favour", judge="fake:favour", limit=1)
-    with pytest.raises(UsageError, match="choose none, p5 or e10"):
+    with pytest.raises(InputError, match="choose none, p5, e10 or P5 codes"):
         nationbias.run("attribution", model="fake:favour", personas="all", limit=1)
+
+
+def test_in_another_language_the_english_text_is_quoted_with_its_english_proposer_line(
+    isolated_home: Path,
+) -> None:
+    """The proposer line belongs to the quoted English record: the UN's own translation is not used, since
+    its words would sit beside a line in English."""
+    nationbias.run(
+        "attribution", model="fake:favour", language="fr", texts="auto", years="2024", limit=1, repeats=1,
+        personas="FRA", run_id="fr", show_progress=False,
+    )  # fmt: skip
+    frame = RunStore().samples_frame("fr")
+    assert len(frame) == 7 and frame["extra"].map(lambda e: e["context_kind"]).ne("un_text").all()
+    prompts = frame.set_index("persona")["messages"].map(lambda m: m[-1]["content"])
+    assert "Submitted by: China\n" in prompts["CHN|FRA"] and "France" in prompts["CHN|FRA"]
+    assert "Submitted by:" not in prompts["none|FRA"]
