@@ -348,7 +348,9 @@ class AttributionTest:
     invalid_table: str | None = "invalid"
     sections = (_attribution,)
     cli_options = ("personas", "targets", "texts")  # its `run` command's shared options beyond every test's
-    study: StudyPart | None = StudyPart(demo=1, order=3)  # every draft in a study, one in the demo
+    # Not in `study` or `demo`: a study's voters are the P5, so even one draft is 7 arms × 5 voters × the
+    # repeats, several minutes on the embedded model; run it with `nationbias run attribution`
+    study: StudyPart | None = None
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return attribution_headline(ctx, run)

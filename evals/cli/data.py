@@ -194,6 +194,7 @@ def audit(
         if row["markers"] or row["fallback_reason"]:
             why = "; ".join(row["markers"]) or row["fallback_reason"]
             console.print(plain(f"  {row['id']}: {row['kind']}: {why}"), highlight=False)
+    _print_proposer_audit(drafts)
     from nationbias.stores.text_budget import audit_summary, text_audit
 
     texts = audit_summary(text_audit(drafts, text_mode=DEFAULT_TEXTS)).set_index("budget").T.astype(str)
@@ -224,6 +225,25 @@ def audit(
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     _print_text_kinds(corpus, pool=pool, retrieve=lambda t, p: retriever.retrieve(t, p, k))
     _print_voice_audit(corpus)
+
+
+def _print_proposer_audit(drafts: Sequence[Record]) -> None:
+    """The proposer phrases the attribution test takes out of each draft's text (every arm alike), and the
+    drafts it leaves out (graphs/attribution.py)."""
+    from nationbias.graphs.attribution import proposer_audit
+
+    found = proposer_audit(list(drafts), text_mode=DEFAULT_TEXTS)
+    console.print(
+        f"attribution: {found['phrases_rewritten']} proposer phrases rewritten in "
+        f"{found['drafts_rewritten']} of {found['drafts']} drafts; {len(found['excluded'])} drafts left out; "
+        f"{len(found['markers'])} drafts with outcome markers in an arm"
+    )
+    for rid, rewrites in found["rewrites"].items():
+        for original, rewritten, reason in rewrites:
+            line = f"  {rid}: {original!r} -> {rewritten or '(removed)'!r} ({reason})"
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
+    for rid, why in found["excluded"].items():
+        console.print(f"  {rid} left out: {why}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _print_text_kinds(
