@@ -180,19 +180,19 @@ def remove_proposers(text: str) -> tuple[str, tuple[ProposerRewrite, ...], str |
         before = text[: match.start()]
         if not _nations(match["who"]) or _OTHER_DRAFT.search(before):
             return match[0]  # another draft's author (the text amends it): another role
-        new = f"the {match['noun']}"
+        starts = not before.strip() or re.search(r"[.!?\n]\s*$", before) is not None
+        new = f"{'The' if starts else 'the'} {match['noun']}"
         rewrites.append(ProposerRewrite(match[0], new, "a proposer's possessive"))
         return new
 
     text = _POSSESSIVE.sub(possessive, text)
-    text = re.sub(r"(^|[.!?]\s+)the (draft|text)", lambda m: f"{m[1]}The {m[2]}", text)
     left = [
         m[0]
         for m in _RESIDUE.finditer(text)
         if (m["who"] or m["adj"]) is None or _nations(m["who"] or m["adj"])
     ]
-    reason = f"a proposer phrase the rewrite does not cover: {left[0]!r}" if left else None
-    return text, tuple(rewrites), reason
+    why = f"a proposer phrase the rewrite does not cover: {left[0]!r}" if left else None
+    return text, tuple(rewrites), why
 
 
 def shown_for(record: Record, text_mode: TextsMode, *, language: str = DEFAULT_LANGUAGE) -> Shown:

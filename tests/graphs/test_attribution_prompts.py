@@ -151,5 +151,7 @@ def test_a_proposer_phrase_the_rewrite_cannot_cover_leaves_the_draft_out() -> No
     assert reason is not None and "Circulated by France" in reason and rewrites == ()
     text, rewrites, reason = remove_proposers("Tabled by the United States, the draft would demand a truce.")
     assert (text, reason) == ("The draft would demand a truce.", None) and len(rewrites) == 1
+    text, _, reason = remove_proposers("Russia’s draft would x. Amendments to Kuwait’s draft would y.")
+    assert (text, reason) == ("The draft would x. Amendments to Kuwait’s draft would y.", None)
     text, _, reason = remove_proposers("The report presented by the Secretary-General would be welcomed.")
     assert reason is None and "presented by the Secretary-General" in text  # no nation: not a proposer
