@@ -101,7 +101,9 @@ class BiasTest(Protocol):
     item in a study and one in the demo), ``translates`` (True: its prompts show a record's text, which
     ``--translate-with`` translates; without it, the option does not apply) and ``headline`` (its row on
     the report's first screen, a function of the report's Context and one of its runs; without it, a row
-    pointing at its sections)."""
+    pointing at its sections) and ``cli_options`` (the shared options its generic ``run <name>`` command
+    takes beyond every test's, e.g. ``("personas", "targets")``: a built-in test that declares them gets
+    that command, as a plugin's test does)."""
 
     name: str
     options: Mapping[str, Any]
