@@ -31,6 +31,7 @@ COMMANDS = {
     "debias": ["run", "vote", "--debias", "--limit", "2", "--repeats", "1"],
     "directqa": ["run", "directqa", "--limit", "1", "--repeats", "1"],
     "association": ["run", "association", "--limit", "2", "--repeats", "1"],
+    "attribution": ["run", "attribution", "--limit", "2", "--repeats", "1"],
     "study": ["study", "--limit", "1", "--repeats", "1"],  # every test, then the ablation's cells
     "ablate": ["ablate", "--limit", "1", "--repeats", "1", "--k", "1", "2", "--reflexion", "on", "off"],
 }
