@@ -15,6 +15,7 @@ from nationbias.evals.cli.main import app
 from nationbias.evals.errors import UsageError
 from nationbias.stores.errors import InputError
 from nationbias.stores.runstore import RunStore
+from tests.support.batch_helpers import MODEL, comparable
 from tests.support.fixtures import FaultServerFactory
 
 WEST = ("United States", "United Kingdom", "France")
@@ -152,3 +153,16 @@ def test_in_another_language_the_english_text_is_quoted_with_its_english_propose
     prompts = frame.set_index("persona")["messages"].map(lambda m: m[-1]["content"])
     assert "Submitted by: China\n" in prompts["CHN|FRA"] and "France" in prompts["CHN|FRA"]
     assert "Submitted by:" not in prompts["none|FRA"]
+
+
+def test_in_batches_the_rows_are_the_online_ones(
+    fault_server: FaultServerFactory, batch_server: Any, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NATIONBIAS_BATCH_POLL_S", "0.05")
+    online, server = fault_server(), batch_server()
+    options = {"model": MODEL, "limit": 2, "repeats": 1, "show_progress": False}
+    nationbias.run("attribution", base_url=online.base_url, run_id="online", **options)
+    nationbias.run("attribution", base_url=server.base_url, run_id="batched", batch=True, **options)
+    rows = comparable(isolated_home, "online")
+    assert len(rows) == 2 * 7 and comparable(isolated_home, "batched") == rows
+    assert server.app.state.chat_calls == 0  # every arm went through the batch API
