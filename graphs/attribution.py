@@ -294,20 +294,26 @@ def rewrite_audit(texts: list[NeutralText]) -> dict[str, Any]:
 
 
 def proposer_audit(
-    drafts: list[Record], *, context_chars: int = SERVER_CHARS, text_mode: TextsMode = "press"
+    drafts: list[Record],
+    *,
+    context_chars: int = SERVER_CHARS,
+    text_mode: TextsMode = "press",
+    language: str = DEFAULT_LANGUAGE,
 ) -> dict[str, Any]:
     """Per draft: the proposer phrases rewritten or removed, the drafts left out and why, and the outcome
     markers the leak guard finds in any arm's prompt (zero expected). ``data audit`` prints it; a run
     records it."""
-    texts = [neutral_text(r, context_chars=context_chars, shown=shown_for(r, text_mode)) for r in drafts]
+    shown = [shown_for(r, text_mode, language=language) for r in drafts]
+    texts = [
+        neutral_text(r, context_chars=context_chars, shown=s) for r, s in zip(drafts, shown, strict=True)
+    ]
     markers: dict[str, list[str]] = {}
     template = prompt_set().get(vote_template(CONTROL))
     fixed = f"{template.system}\n{template.user}"  # the instructions name the options: not a leak
-    for record, text in zip(drafts, texts, strict=True):
-        shown = shown_for(record, text_mode)
+    for record, text, where in zip(drafts, texts, shown, strict=True):
         for arm in ARMS:
             prompt = "\n".join(
-                m["content"] for m in attribution_messages(record, arm, CONTROL, text=text, shown=shown)
+                m["content"] for m in attribution_messages(record, arm, CONTROL, text=text, shown=where)
             )
             hits = [h for h in find_outcome_language(prompt, record=record) if h.sentence not in fixed]
             if hits:
@@ -365,7 +371,9 @@ async def run_attribution_study(
         prompt_set=prompts,
         extra={"texts": sample.texts, "voters": kind, "arms": list(ARMS)},
     )
-    config["attribution_audit"] = proposer_audit(drafts, context_chars=budget, text_mode=sample.texts)
+    config["attribution_audit"] = proposer_audit(
+        drafts, context_chars=budget, text_mode=sample.texts, language=prompts.language
+    )
     # e10 is read from each draft's recorded voters, so no named voter is ever missing: the vote's plan
     # counts the P5 (p5) or the control (none), which always vote
     planned = replace(sample, personas="p5" if kind == "e10" else sample.personas)
