@@ -25,7 +25,6 @@ from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
 from nationbias.evals.stats.bootstrap import CI, bootstrap_cis
 from nationbias.evals.tables import paper as T
-from nationbias.evals.tables import significance as S
 from nationbias.graphs.attribution import (
     ARMS,
     ATTRIBUTION,
@@ -229,7 +228,13 @@ def attribution_claims(samples: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-S.CLAIMS_OF_TEST[ATTRIBUTION] = attribution_claims  # the report's significance section reads it
+def register_claims() -> None:
+    """Put :func:`attribution_claims` where a run's significance table looks for its test's claims. On
+    first use, not at import: the claims module loads scipy.stats, which the CLI does not need to start.
+    ``result_tables`` calls it, and a run's tables are computed before its significance table."""
+    from nationbias.evals.tables import significance
+
+    significance.CLAIMS_OF_TEST[ATTRIBUTION] = attribution_claims
 
 
 def attribution_figure(effects: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
@@ -381,6 +386,7 @@ class AttributionTest:
         return await run_attribution_study(**kwargs, corpus=corpus, voters=voters)
 
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        register_claims()
         arms = pd.Series([split_persona(p)[0] for p in samples["persona"]], index=samples.index, name="arm")
         return {
             "arms": arm_table(samples),
