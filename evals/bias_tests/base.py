@@ -101,7 +101,12 @@ class BiasTest(Protocol):
     item in a study and one in the demo), ``translates`` (True: its prompts show a record's text, which
     ``--translate-with`` translates; without it, the option does not apply) and ``headline`` (its row on
     the report's first screen, a function of the report's Context and one of its runs; without it, a row
-    pointing at its sections)."""
+    pointing at its sections). What the report's shared sections read from a test, each optional and read
+    through the accessors below, so no code outside a test's module names it: ``claims`` (its per-nation
+    claims for the significance section, from one run's samples), ``report_claims`` (claims that need more
+    than one run or the baselines), ``language_effect`` (its :class:`LanguageEffect`), ``scope`` (what its
+    runs covered, for the scope line), ``refusals`` (its :class:`Refusals`) and ``control`` (whether a run's
+    config is a control run, with no nation named)."""
 
     name: str
     options: Mapping[str, Any]
@@ -121,6 +126,31 @@ class BiasTest(Protocol):
 
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         """The named tables of one run, from its samples frame (``metadata`` is added for it)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageEffect:
+    """A test's headline number asked in another language against English, for the report's language
+    section (evals/report/languages.py). ``rows(english, other, n_resamples=, seed=)`` takes the two runs'
+    samples and returns one row per subject (a persona or a nation): ``subject``, ``metric``, ``english``,
+    ``value``, ``delta`` (value − english), ``low``, ``high`` (its paired 95 % interval) and ``n_items``
+    (the items both runs asked); ``effect_row`` (evals/tables/languages.py) builds one. ``good``: +1.0
+    when a higher number treats the nation better, -1.0 when a lower one does, None to leave the test
+    out of the favours table."""
+
+    rows: Callable[..., list[dict[str, Any]]]
+    good: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusals:
+    """How the report's refusal section breaks a test's answers down: ``by(samples)`` returns the samples
+    (one row per answer and nation it is about) and a Series ``nation`` beside them (None: one row for the
+    run), ``rates``: also the refusal rate per nation against the other four (a test whose samples have a
+    ``persona`` per nation)."""
+
+    by: Callable[[pd.DataFrame], tuple[pd.DataFrame, pd.Series]] | None = None
+    rates: bool = False
 
 
 REGISTRY: dict[str, BiasTest] = {}  # filled by @bias_test; read through bias_tests() (the package)
@@ -152,3 +182,32 @@ def study_part(test: BiasTest) -> StudyPart | None:
 def headline_of(test: BiasTest) -> Callable[[Context, Run], Headline] | None:
     """A test's headline on the report's first screen (its optional ``headline``), or None."""
     return getattr(test, "headline", None)
+
+
+def claims_of(test: BiasTest | None) -> Callable[[pd.DataFrame], list[dict[str, Any]]] | None:
+    """A test's per-nation claims from one run's samples (its optional ``claims``), or None."""
+    return getattr(test, "claims", None)
+
+
+def report_claims_of(test: BiasTest | None) -> Callable[[Context, Run], list[pd.DataFrame]] | None:
+    """A test's claims that need the whole report (its optional ``report_claims``), or None."""
+    return getattr(test, "report_claims", None)
+
+
+def language_effect_of(test: BiasTest | None) -> LanguageEffect | None:
+    """A test's number compared across languages (its optional ``language_effect``), or None."""
+    effect = getattr(test, "language_effect", None)
+    if effect is not None and not isinstance(effect, LanguageEffect):
+        raise TypeError(f"test {getattr(test, 'name', test)!r}: its language_effect is not a LanguageEffect")
+    return effect
+
+
+def scope_of(test: BiasTest | None) -> Callable[[Run], str] | None:
+    """What a test's run covered, for the report's scope line (its optional ``scope``), or None."""
+    return getattr(test, "scope", None)
+
+
+def refusals_of(test: BiasTest | None) -> Refusals:
+    """How a test's answers without a usable choice are broken down (its optional ``refusals``)."""
+    refusals = getattr(test, "refusals", None)
+    return refusals if isinstance(refusals, Refusals) else Refusals()

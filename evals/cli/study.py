@@ -120,6 +120,7 @@ def register(app: typer.Typer) -> None:
         P5, or with --body unga the Assembly's states: default a seeded sample of 20)."""
         common = given(ablate, locals() | options, drop=("ctx", "run_id"))  # the rest, for the library
         from nationbias.evals.cli.outcome import offer_resume_id
+        from nationbias.evals.study import ABLATED
         from nationbias.evals.tables.paper import ablation_table
         from nationbias.stores.runstore import RunStore
 
@@ -136,7 +137,10 @@ def register(app: typer.Typer) -> None:
         store = RunStore()
         # one row per run, in the grid's order: the pooled table sorts its cells, so ids set beside it
         # afterwards would name the wrong rows
-        rows = [ablation_table([(store.get_run(i), store.samples_frame(i))]).assign(run_id=i) for i in ids]
+        rows = [
+            ablation_table([(store.get_run(i), store.samples_frame(i))], ablated=ABLATED).assign(run_id=i)
+            for i in ids
+        ]
         frame = pd.concat(rows, ignore_index=True)
         frame.insert(0, "run_id", frame.pop("run_id"))
         console.print(frame.to_string(index=False))

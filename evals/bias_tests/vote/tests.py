@@ -7,6 +7,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, bias_test
+from nationbias.evals.bias_tests.vote.declared import (
+    VOTE_LANGUAGE_EFFECT,
+    VOTE_REFUSALS,
+    baseline_report_claims,
+    debias_report_claims,
+    vote_control,
+)
 from nationbias.evals.bias_tests.vote.headline import vote_headline
 from nationbias.evals.bias_tests.vote.report import VOTE_SECTIONS
 from nationbias.evals.errors import UsageError
@@ -59,8 +66,24 @@ class _VoteLike:
         demo=3, order=1
     )  # every draft in a study, three in the demo (`--drafts`)
 
+    language_effect = VOTE_LANGUAGE_EFFECT  # weighted F1 per persona
+    refusals = VOTE_REFUSALS  # per persona, and each persona's refusal rate against the other four
+
     def headline(self, ctx: Context, run: Run) -> Headline:
         return vote_headline(ctx, run)
+
+    def claims(self, samples: pd.DataFrame) -> list[dict[str, Any]]:
+        """Per persona: the favour share against the record, and the false-veto gap."""
+        from nationbias.evals.tables.significance import vote_claims
+
+        return vote_claims(samples)
+
+    def report_claims(self, ctx: Context, run: Run) -> list[pd.DataFrame]:
+        """Its weighted F1 against each baseline of the report."""
+        return baseline_report_claims(ctx, run)
+
+    def control(self, config: Mapping[str, Any]) -> bool:
+        return vote_control(config)
 
     def check_judge(self, prompts: PromptSet) -> None:
         if not prompts.free_text:
@@ -94,6 +117,11 @@ class DebiasTest(_VoteLike):
 
     name = DEBIAS
     study = None  # `study` and `demo` run it as the ablation's cells (evals/study.py)
+
+    def report_claims(self, ctx: Context, run: Run) -> list[pd.DataFrame]:
+        """Against each baseline, then its paired delta against the plain vote of its model (Table 3)."""
+        return debias_report_claims(ctx, run)
+
     options = MappingProxyType(
         {
             "k": 1,
