@@ -47,7 +47,10 @@ def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> di
     test = get_test(str(config.get("test")))
     out = test.result_tables(samples)
     out["significance"] = significance_table(run_id, config, samples, claims=claims_of(test))
-    out["metadata"] = metadata_frame(run_id, config, samples)
+    # a run stored before --targets was recorded asked about its test's default (the vote's: "failed")
+    out["metadata"] = metadata_frame(
+        run_id, config, samples, default_targets=str(getattr(test, "default_targets", ""))
+    )
     return out
 
 

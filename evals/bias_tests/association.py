@@ -77,7 +77,9 @@ class AssociationTest:
     agreement_table: str | None = "friedman"
     invalid_table: str | None = "invalid"
     sections = (_association,)
-    study = StudyPart(demo=3, order=0)  # every keyword in a study, three in the demo (`demo --keywords`)
+    # every keyword in a study, three in the demo (`demo --keywords`)
+    study = StudyPart(demo=3, order=0, demo_option="keywords")
+    body_note = "ask about the P5 by name, whatever the body"
     # ATS per nation across languages (the mean of the category means): a higher one treats it better
     language_effect = LanguageEffect(rows=association_effects, good=1.0)
 

@@ -56,6 +56,10 @@ class StudyPart:
     limit: int | None = None
     demo: int = 1
     order: int = 2
+    # a control run beside each of its Council runs: the same options with no nation named
+    # (``--personas none``), so the report can show what naming each nation changes
+    control: bool = False
+    demo_option: str | None = None  # the `demo` option that sets its demo slice ("drafts", "keywords")
 
 
 @dataclass(kw_only=True)
@@ -98,7 +102,12 @@ class BiasTest(Protocol):
     ``agreement_table`` and ``invalid_table`` name the tables the report's shared sections show.
     A test may declare ``bodies`` (which of "unsc", "unga" it runs on; without it, the Council only),
     ``study`` (its :class:`StudyPart`, or None to stay out of ``study`` and ``demo``; without it, every
-    item in a study and one in the demo), ``translates`` (True: its prompts show a record's text, which
+    item in a study and one in the demo), ``ablation`` (True: a study ends with this test once per
+    ablation cell, evals/study.py; one test declares it), ``body_note`` (why it runs on its ``bodies``
+    only, said when a study on another body leaves it out), ``demo_table`` (its table printed under
+    `demo`), ``explained`` (True: the precedent model's explanations, per item and member, are of its
+    samples, for the sample browser), ``default_targets`` (what a run stored before ``--targets`` was
+    recorded asked about), ``translates`` (True: its prompts show a record's text, which
     ``--translate-with`` translates; without it, the option does not apply) and ``headline`` (its row on
     the report's first screen, a function of the report's Context and one of its runs; without it, a row
     pointing at its sections). What the report's shared sections read from a test, each optional and read
@@ -211,3 +220,18 @@ def refusals_of(test: BiasTest | None) -> Refusals:
     """How a test's answers without a usable choice are broken down (its optional ``refusals``)."""
     refusals = getattr(test, "refusals", None)
     return refusals if isinstance(refusals, Refusals) else Refusals()
+
+
+def is_ablation(test: BiasTest) -> bool:
+    """Whether a study ends with this test once per ablation cell (its optional ``ablation``)."""
+    return bool(getattr(test, "ablation", False))
+
+
+def body_note(test: BiasTest) -> str | None:
+    """Why a test runs on its bodies only (its optional ``body_note``), or None."""
+    return getattr(test, "body_note", None)
+
+
+def demo_table_of(test: BiasTest) -> Callable[[str, pd.DataFrame], Any] | None:
+    """A test's table under `demo` (its optional ``demo_table(run_id, samples)``, a rich Table), or None."""
+    return getattr(test, "demo_table", None)

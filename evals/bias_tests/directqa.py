@@ -175,6 +175,7 @@ class DirectQATest:
     invalid_table: str | None = "invalid_by_nation"
     sections = (_directqa,)
     study = StudyPart(demo=1, order=0)  # every family in a study; the general family alone in the demo
+    body_note = "ask about the P5 by name, whatever the body"
     # the paper's general question's irres_score per nation across languages: a lower one treats it better
     language_effect = LanguageEffect(rows=directqa_effects, good=-1.0)
     refusals = Refusals(by=_by_pair_nation)  # each nation of the pair asked about

@@ -62,9 +62,10 @@ class _VoteLike:
     invalid_table: str | None = "invalid"
     sections = VOTE_SECTIONS
     translates = True  # --translate-with: the drafts' texts are shown in the prompts' language
-    study: StudyPart | None = StudyPart(
-        demo=3, order=1
-    )  # every draft in a study, three in the demo (`--drafts`)
+    explained = True  # the precedent model's explanations (per draft and member) are of its samples
+    default_targets = "failed"  # what a run stored before --targets asked about: the non-adopted drafts
+    # every draft in a study, three in the demo (`--drafts`), and the control (no nation named) beside it
+    study: StudyPart | None = StudyPart(demo=3, order=1, control=True, demo_option="drafts")
 
     language_effect = VOTE_LANGUAGE_EFFECT  # weighted F1 per persona
     refusals = VOTE_REFUSALS  # per persona, and each persona's refusal rate against the other four
@@ -105,6 +106,11 @@ class _VoteLike:
 class VoteTest(_VoteLike):
     """Each P5 member, as a persona, votes on the non-adopted drafts."""
 
+    def demo_table(self, run_id: str, samples: pd.DataFrame) -> Any:
+        from nationbias.evals.bias_tests.vote.demo import vote_demo_table
+
+        return vote_demo_table(run_id, samples)
+
     async def arun(self, ctx: RunContext) -> RunSummary:
         from nationbias.graphs.study.simulate import run_vote_study
 
@@ -117,6 +123,7 @@ class DebiasTest(_VoteLike):
 
     name = DEBIAS
     study = None  # `study` and `demo` run it as the ablation's cells (evals/study.py)
+    ablation = True
 
     def report_claims(self, ctx: Context, run: Run) -> list[pd.DataFrame]:
         """Against each baseline, then its paired delta against the plain vote of its model (Table 3)."""
