@@ -16,7 +16,13 @@ from typing import Any
 
 from nationbias.evals.api import QUIET, Hooks, arun, sync
 from nationbias.evals.bias_tests import RunRequest, bias_tests, get_test
-from nationbias.evals.bias_tests.base import body_note, is_ablation, study_part, test_bodies
+from nationbias.evals.bias_tests.base import (
+    body_note,
+    check_supported,
+    is_ablation,
+    study_part,
+    test_bodies,
+)
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, check_translate, new_run_id
 from nationbias.graphs.study.options import RunOptions, body_personas
@@ -183,10 +189,7 @@ def check_runs(runs: list[Planned], *, model: str) -> None:
     for planned in runs:
         bias, run = get_test(planned.test), planned.options
         with using_data(run.data):
-            if run.body not in test_bodies(bias):
-                raise UsageError(
-                    f"test {planned.test!r} runs on {' and '.join(test_bodies(bias))}, not --body {run.body}"
-                )
+            check_supported(bias, body=run.body, language=run.language)
             for_body(check_prompts(run.prompts), run.body)
             bias.prepare(RunRequest.of(run, model=model, options=planned.own), SampleOptions.of(run))
 

@@ -107,7 +107,8 @@ class BiasTest(Protocol):
     only, said when a study on another body leaves it out), ``demo_table`` (its table printed under
     `demo`), ``explained`` (True: the precedent model's explanations, per item and member, are of its
     samples, for the sample browser), ``default_targets`` (what a run stored before ``--targets`` was
-    recorded asked about), ``translates`` (True: its prompts show a record's text, which
+    recorded asked about), ``languages`` (the ``--language`` codes its prompts exist in; without it,
+    every language the prompt sets have), ``translates`` (True: its prompts show a record's text, which
     ``--translate-with`` translates; without it, the option does not apply) and ``headline`` (its row on
     the report's first screen, a function of the report's Context and one of its runs; without it, a row
     pointing at its sections). What the report's shared sections read from a test, each optional and read
@@ -235,3 +236,16 @@ def body_note(test: BiasTest) -> str | None:
 def demo_table_of(test: BiasTest) -> Callable[[str, pd.DataFrame], Any] | None:
     """A test's table under `demo` (its optional ``demo_table(run_id, samples)``, a rich Table), or None."""
     return getattr(test, "demo_table", None)
+
+
+def check_supported(test: BiasTest, *, body: str, language: str) -> None:
+    """Refuse a run option the test does not support, naming the option and the test: a body not in its
+    ``bodies``, a language not in its optional ``languages`` (the languages its prompts exist in)."""
+    bodies = test_bodies(test)
+    if body not in bodies:
+        raise UsageError(f"test {test.name!r} runs on {' and '.join(bodies)}, not --body {body}")
+    languages = getattr(test, "languages", None)
+    if languages is not None and language not in languages:
+        raise UsageError(
+            f"test {test.name!r} does not support --language {language}: it asks in {', '.join(languages)}"
+        )

@@ -375,12 +375,6 @@ def debias_claims(
 Claims = Callable[[pd.DataFrame], list[dict[str, Any]]]  # a test's ``claims``: rows from one run's samples
 
 
-def claim_row(**values: Any) -> dict[str, Any]:
-    """One claim of a test's ``claims``: ``claim``, ``scope``, ``nation``, ``statistic``, ``null_value``,
-    ``method``, ``p``, and ``n`` (independent units), ``df`` and ``note`` where they apply."""
-    return _row(**values)
-
-
 def run_claims(
     run_id: str, config: dict[str, Any], samples: pd.DataFrame, *, claims: Claims | None = None
 ) -> pd.DataFrame:
