@@ -280,8 +280,9 @@ def demo_limits(given: Mapping[str, int]) -> dict[str, int | None]:
     limits = study_limits(demo=True)
     for name, test in bias_tests().items():
         part = study_part(test)
-        if part is not None and part.demo_option in given and name in limits:
-            limits[name] = given[part.demo_option]
+        option = part.demo_option if part is not None else None
+        if option is not None and option in given and name in limits:
+            limits[name] = given[option]
     return limits
 
 

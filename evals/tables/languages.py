@@ -67,8 +67,8 @@ def language_favours(effects: pd.DataFrame, *, good: Mapping[str, float]) -> pd.
         scored = group[group["subject"].isin(P5)].dropna(subset=["delta"])
         if sign is None or scored.empty:
             continue
-        good = scored.assign(gain=sign * scored["delta"]).sort_values("gain")
-        best, worst = good.iloc[-1], good.iloc[0]
+        ranked = scored.assign(gain=sign * scored["delta"]).sort_values("gain")
+        best, worst = ranked.iloc[-1], ranked.iloc[0]
         clear = bool((best["low"] > 0) | (best["high"] < 0) | (worst["low"] > 0) | (worst["high"] < 0))
         rows.append(
             {

@@ -115,3 +115,17 @@ def test_a_test_without_a_language_effect_declares_none_and_a_vote_has_no_favour
     assert _good("vote") == {} and _good("association") == {"association": 1.0}
     effect = language_effect_of(get_test("vote"))
     assert isinstance(effect, LanguageEffect) and effect.good is None  # a persona's F1: not a nation's
+
+
+def test_the_favours_table_ranks_each_test_by_its_own_direction() -> None:
+    """Two tests in one table: each ranked by its declared sign (a lower irres_score, a higher ATS)."""
+    rows = [
+        {"test": test, "language": "fr", "subject": nation, "delta": delta, "low": -1.0, "high": 1.0}
+        for test, deltas in (("directqa", (0.2, -0.1)), ("association", (0.2, -0.1)))
+        for nation, delta in zip(("USA", "CHN"), deltas, strict=True)
+    ]
+    favours = language_favours(pd.DataFrame(rows), good={"directqa": -1.0, "association": 1.0})
+    assert favours[["test", "favours", "disfavours"]].values.tolist() == [
+        ["directqa", "CHN", "USA"],
+        ["association", "USA", "CHN"],
+    ]

@@ -87,3 +87,15 @@ def test_the_check_finds_a_test_named_outside_its_modules(tmp_path: Path) -> Non
         "evals/section.py:4",
         "evals/section.py:5",
     ]
+
+
+def test_the_example_plugin_imports_only_the_public_module() -> None:
+    """tests/support/plugins/toy_bias.py needs nothing of nationbias beyond the plugin module."""
+    toy = Path(__file__).resolve().parents[1] / "support" / "plugins" / "toy_bias.py"
+    modules = {
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(ast.parse(toy.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert {m for m in modules if m and m.startswith("nationbias")} == {"nationbias.evals.bias_tests.plugin"}
