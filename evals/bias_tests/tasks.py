@@ -36,8 +36,9 @@ class Reading:
 class TaskTest:
     """Subclass it, set ``name`` and the rest of :class:`~nationbias.evals.bias_tests.base.BiasTest`'s
     attributes, and declare :meth:`tasks`, :meth:`messages` and :meth:`read`; register it with
-    ``@bias_test``. ``languages``: the ``--language`` codes its messages exist in (None: every language
-    the prompt sets have); another is refused before the run starts. ``max_tokens``: one answer's budget."""
+    ``@bias_test`` (or override :meth:`answer` for a task of more than one call). ``languages``: the
+    ``--language`` codes its messages exist in (None: every language the prompt sets have); another is
+    refused before the run starts. ``max_tokens``: one answer's budget."""
 
     name: ClassVar[str]
     options: ClassVar[dict[str, Any]] = {}
@@ -55,6 +56,12 @@ class TaskTest:
     def read(self, task: Task, answer: str) -> Reading:
         """One complete answer read into its row's ``parsed`` (or why it cannot be)."""
         raise NotImplementedError
+
+    async def answer(self, task: Task, ctx: RunContext) -> SampleRow:
+        """One task's row: by default one call of :meth:`messages`, read by :meth:`read`
+        (:func:`answer_task`). A test whose task takes more than one call (its small graph) overrides
+        it, calling ``ctx.client`` (and ``ctx.judge``) so batch, dry run and the cost cap still apply."""
+        return await answer_task(self, ctx, task)
 
     def check_judge(self, prompts: Any) -> None:
         """No judge reads a task test's answers: its :meth:`read` does."""
@@ -104,7 +111,7 @@ async def run_declared(test: TaskTest, ctx: RunContext) -> RunSummary:
     ctx.store.create_run(ctx.run_id, config)
 
     async def worker(one: Task) -> SampleRow:
-        return await answer_task(test, ctx, one)
+        return await test.answer(one, ctx)
 
     return await run_tasks(
         store=ctx.store,
@@ -149,5 +156,5 @@ async def answer_task(test: TaskTest, ctx: RunContext, one: Task) -> SampleRow:
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
         model_calls=1,
-        extra={**reading.extra, "reasoning": result.reasoning},
+        extra={**reading.extra, "reasoning": result.reasoning, "finish_reason": result.finish_reason},
     )
