@@ -72,13 +72,14 @@ def measure(out_dir: Path, *, chromium: str, frame: pd.DataFrame | None = None) 
     the listed count with the "wrong" filter on, and any page errors."""
     from playwright.sync_api import sync_playwright
 
+    from nationbias.evals.bias_tests import get_test
     from nationbias.evals.report.context import Run
     from nationbias.evals.report.sample_browser import write_sample_browser
 
     frame = assembly_frame() if frame is None else frame
     started = time.perf_counter()
-    data = write_sample_browser([Run("big", {"test": "vote", "model": "openai-compatible:m"}, frame, {})],
-                                out_dir=out_dir)  # fmt: skip
+    run = Run("big", {"test": "vote", "model": "openai-compatible:m"}, frame, {}, kind=get_test("vote"))
+    data = write_sample_browser([run], out_dir=out_dir)
     figures: dict[str, Any] = {"written_s": time.perf_counter() - started, "count": data.index["count"]}
     figures["index_mb"] = (out_dir / "samples-data.js").stat().st_size / 1e6
     figures["details_mb"] = sum(p.stat().st_size for p in out_dir.glob("samples-detail-*.js")) / 1e6

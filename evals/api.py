@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from nationbias.evals.batch_mode import check_batch, run_test
 from nationbias.evals.bias_tests import RunContext, RunRequest, get_test
-from nationbias.evals.bias_tests.base import test_bodies
+from nationbias.evals.bias_tests.base import check_supported
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_model, check_prompts, check_translate, make_client, new_run_id
 from nationbias.graphs.study.options import RunOptions
@@ -84,10 +84,7 @@ async def arun(
             raise UsageError(
                 f"test {test!r} takes no option {unknown}: its options are {sorted(bias.options)}"
             )
-        if run.body not in test_bodies(bias):
-            raise UsageError(
-                f"test {test!r} runs on {' and '.join(test_bodies(bias))}, not --body {run.body}"
-            )
+        check_supported(bias, body=run.body, language=run.language)
         check_model(model, base_url=run.base_url)  # a bad spec or key fails first
         from nationbias.graphs.model.registry import shared_url
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from nationbias.evals.bias_tests import bias_tests, get_test
+from nationbias.evals.bias_tests.base import claims_of
 from nationbias.evals.tables.metadata import metadata_frame
 from nationbias.evals.tables.significance import significance_table
 
@@ -43,9 +44,13 @@ RESULT_TABLES: Mapping[str, tuple[str, ...]] = _ResultTables()
 
 def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The named tables of one run, computed from its config and samples frame."""
-    out = get_test(str(config.get("test"))).result_tables(samples)
-    out["significance"] = significance_table(run_id, config, samples)
-    out["metadata"] = metadata_frame(run_id, config, samples)
+    test = get_test(str(config.get("test")))
+    out = test.result_tables(samples)
+    out["significance"] = significance_table(run_id, config, samples, claims=claims_of(test))
+    # a run stored before --targets was recorded asked about its test's default (the vote's: "failed")
+    out["metadata"] = metadata_frame(
+        run_id, config, samples, default_targets=str(getattr(test, "default_targets", ""))
+    )
     return out
 
 

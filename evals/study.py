@@ -16,7 +16,13 @@ from typing import Any
 
 from nationbias.evals.api import QUIET, Hooks, arun, sync
 from nationbias.evals.bias_tests import RunRequest, bias_tests, get_test
-from nationbias.evals.bias_tests.base import study_part, test_bodies
+from nationbias.evals.bias_tests.base import (
+    body_note,
+    check_supported,
+    is_ablation,
+    study_part,
+    test_bodies,
+)
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, check_translate, new_run_id
 from nationbias.graphs.study.options import RunOptions, body_personas
@@ -26,17 +32,15 @@ from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
 from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.bundled import using_data
-from nationbias.stores.domain import (
-    ASSOCIATION,
-    CONTROL,
-    DEBIAS,
-    DEFAULT_LANGUAGE,
-    DIRECTQA,
-    VOTE,
-    slug,
-)
+from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, slug
 
-ABLATED = DEBIAS  # the test the ablation's cells configure
+
+def ablated_test() -> str:
+    """The test the ablation's cells configure: the one that declares ``ablation`` (the debiased vote)."""
+    names = [name for name, test in bias_tests().items() if is_ablation(test)]
+    if len(names) != 1:
+        raise UsageError(f"the ablation needs one test that declares it, not {names or 'none'}")
+    return names[0]
 
 
 @dataclass(frozen=True)
@@ -137,10 +141,14 @@ def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
     line = f"study on {where}{window}: {tests}, then {cells}; voting personas {personas}"
     if plan.limits is None and (left := left_out(body)):
         runs_on = sorted({b for t in left for b in test_bodies(get_test(t))})
-        why = " DirectQA and the Association Test ask about the P5 by name, whatever the body;"
+        notes = {name: note for name in left if (note := body_note(get_test(name)))}
+        why = "".join(
+            f" {' and '.join(n for n in notes if notes[n] == note)}: {note};"
+            for note in dict.fromkeys(notes.values())
+        )
         line += (
             f". Not run on {body}: {', '.join(left)} (they run on {' and '.join(runs_on)} only;"
-            f"{why if {DIRECTQA, ASSOCIATION} & set(left) else ''} run them with `study --body "
+            f"{why} run them with `study --body "
             f"{runs_on[0]}`, or " + " and ".join(f"`run {t}`" for t in left) + ")"
         )
     return line
@@ -159,10 +167,11 @@ def cell_runs(cells: list[Cell], prefix: str, run: RunOptions) -> list[Planned]:
     """The debiased vote once per cell, run id ``<prefix>-debias-<cell>``, on the personas ``run``
     names (its body's default: the P5 on the Council, a seeded sample of 20 states on the Assembly)."""
     options = run.updated(personas=body_personas(run.personas, check_body(run.body)))
+    ablated = ablated_test()
     return [
         Planned(
-            ABLATED,
-            options.updated(run_id=f"{prefix}-{ABLATED}-{cell.slug}"),
+            ablated,
+            options.updated(run_id=f"{prefix}-{ablated}-{cell.slug}"),
             {
                 "k": cell.k,
                 "reflexion": cell.reflexion,
@@ -180,10 +189,7 @@ def check_runs(runs: list[Planned], *, model: str) -> None:
     for planned in runs:
         bias, run = get_test(planned.test), planned.options
         with using_data(run.data):
-            if run.body not in test_bodies(bias):
-                raise UsageError(
-                    f"test {planned.test!r} runs on {' and '.join(test_bodies(bias))}, not --body {run.body}"
-                )
+            check_supported(bias, body=run.body, language=run.language)
             for_body(check_prompts(run.prompts), run.body)
             bias.prepare(RunRequest.of(run, model=model, options=planned.own), SampleOptions.of(run))
 
@@ -247,19 +253,37 @@ def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
             for t in tests
             if t.options.language == plan.language
         ]
-    cells = plan.updated(judge=judge_for(DEBIAS, plan.judge, chosen), limit=plan.ablation_limit())
+    cells = plan.updated(judge=judge_for(ablated_test(), plan.judge, chosen), limit=plan.ablation_limit())
     return tests + control_runs(tests) + cell_runs(plan.cells, prefix, RunOptions(**cells.values()))
 
 
 def control_runs(tests: list[Planned]) -> list[Planned]:
-    """The plain vote's control beside each Council vote run (``<run id>-control``): the same drafts,
-    options and prompts, voted once per draft by "a member of the Security Council", no nation named
-    (``--personas none``), so the report can show what naming each nation changes."""
+    """A control beside each Council run of a test whose study part declares one (the plain vote's,
+    ``<run id>-control``): the same drafts, options and prompts, voted once per draft by "a member of the
+    Security Council", no nation named (``--personas none``), so the report can show what naming each
+    nation changes."""
     return [
-        Planned(VOTE, t.options.updated(personas=CONTROL, run_id=f"{t.options.run_id}-control"))
+        Planned(t.test, t.options.updated(personas=CONTROL, run_id=f"{t.options.run_id}-control"))
         for t in tests
-        if t.test == VOTE and t.options.body == "unsc" and not is_control(t.options.personas)
+        if _has_control(t.test) and t.options.body == "unsc" and not is_control(t.options.personas)
     ]
+
+
+def _has_control(test: str) -> bool:
+    part = study_part(get_test(test))
+    return part is not None and part.control
+
+
+def demo_limits(given: Mapping[str, int]) -> dict[str, int | None]:
+    """Each test's demo slice, ``given`` over it by the demo option a test's study part names
+    (``{"drafts": 3}``: the plain vote's)."""
+    limits = study_limits(demo=True)
+    for name, test in bias_tests().items():
+        part = study_part(test)
+        option = part.demo_option if part is not None else None
+        if option is not None and option in given and name in limits:
+            limits[name] = given[option]
+    return limits
 
 
 async def astudy(

@@ -6,18 +6,20 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, bias_test
+from nationbias.evals.bias_tests.base import LanguageEffect, RunContext, RunRequest, StudyPart, bias_test
 from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
 from nationbias.evals.report.html_table import Cell
 from nationbias.evals.report.position import association_flag, association_position_parts, flagged
+from nationbias.evals.report.scope import association_scope
 from nationbias.evals.stats.bootstrap import CI
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables import position as P
+from nationbias.evals.tables.languages import association_effects
 from nationbias.stores.domain import ASSOCIATION
 
 if TYPE_CHECKING:
@@ -75,10 +77,23 @@ class AssociationTest:
     agreement_table: str | None = "friedman"
     invalid_table: str | None = "invalid"
     sections = (_association,)
-    study = StudyPart(demo=3, order=0)  # every keyword in a study, three in the demo (`demo --keywords`)
+    # every keyword in a study, three in the demo (`demo --keywords`)
+    study = StudyPart(demo=3, order=0, demo_option="keywords")
+    body_note = "ask about the P5 by name, whatever the body"
+    # ATS per nation across languages (the mean of the category means): a higher one treats it better
+    language_effect = LanguageEffect(rows=association_effects, good=1.0)
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return association_headline(ctx, run)
+
+    def claims(self, samples: pd.DataFrame) -> list[dict[str, Any]]:
+        """Per category and nation: ATS against 0."""
+        from nationbias.evals.tables.significance import association_claims
+
+        return association_claims(samples)
+
+    def scope(self, run: Run) -> str:
+        return association_scope(run)
 
     def check_judge(self, prompts: PromptSet) -> None:
         """Any prompt set's answers may go to the judge."""

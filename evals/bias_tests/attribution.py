@@ -228,15 +228,6 @@ def attribution_claims(samples: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def register_claims() -> None:
-    """Put :func:`attribution_claims` where a run's significance table looks for its test's claims. On
-    first use, not at import: the claims module loads scipy.stats, which the CLI does not need to start.
-    ``result_tables`` calls it, and a run's tables are computed before its significance table."""
-    from nationbias.evals.tables import significance
-
-    significance.CLAIMS_OF_TEST[ATTRIBUTION] = attribution_claims
-
-
 def attribution_figure(effects: pd.DataFrame, path: Path, *, model: str, embedded: bool) -> Path:
     """One dot with its 95% interval per proposer (and each control beside, hollow), one panel per voter."""
     F.use_agg()
@@ -385,8 +376,11 @@ class AttributionTest:
         kwargs["sample"] = replace(ctx.sample, personas=voters)
         return await run_attribution_study(**kwargs, corpus=corpus, voters=voters)
 
+    def claims(self, samples: pd.DataFrame) -> list[dict[str, Any]]:
+        """Each proposer's paired effect and the East–West gap, over drafts."""
+        return attribution_claims(samples)
+
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
-        register_claims()
         arms = pd.Series([split_persona(p)[0] for p in samples["persona"]], index=samples.index, name="arm")
         return {
             "arms": arm_table(samples),

@@ -56,6 +56,10 @@ class StudyPart:
     limit: int | None = None
     demo: int = 1
     order: int = 2
+    # a control run beside each of its Council runs: the same options with no nation named
+    # (``--personas none``), so the report can show what naming each nation changes
+    control: bool = False
+    demo_option: str | None = None  # the `demo` option that sets its demo slice ("drafts", "keywords")
 
 
 @dataclass(kw_only=True)
@@ -98,12 +102,23 @@ class BiasTest(Protocol):
     ``agreement_table`` and ``invalid_table`` name the tables the report's shared sections show.
     A test may declare ``bodies`` (which of "unsc", "unga" it runs on; without it, the Council only),
     ``study`` (its :class:`StudyPart`, or None to stay out of ``study`` and ``demo``; without it, every
-    item in a study and one in the demo), ``translates`` (True: its prompts show a record's text, which
+    item in a study and one in the demo), ``ablation`` (True: a study ends with this test once per
+    ablation cell, evals/study.py; one test declares it), ``body_note`` (why it runs on its ``bodies``
+    only, said when a study on another body leaves it out), ``demo_table`` (its table printed under
+    `demo`), ``explained`` (True: the precedent model's explanations, per item and member, are of its
+    samples, for the sample browser), ``default_targets`` (what a run stored before ``--targets`` was
+    recorded asked about), ``languages`` (the ``--language`` codes its prompts exist in; without it,
+    every language the prompt sets have), ``translates`` (True: its prompts show a record's text, which
     ``--translate-with`` translates; without it, the option does not apply) and ``headline`` (its row on
     the report's first screen, a function of the report's Context and one of its runs; without it, a row
-    pointing at its sections) and ``cli_options`` (the shared options its generic ``run <name>`` command
+    pointing at its sections), ``cli_options`` (the shared options its generic ``run <name>`` command
     takes beyond every test's, e.g. ``("personas", "targets")``: a built-in test that declares them gets
-    that command, as a plugin's test does)."""
+    that command, as a plugin's test does). What the report's shared sections read from a test, each optional and read
+    through the accessors below, so no code outside a test's module names it: ``claims`` (its per-nation
+    claims for the significance section, from one run's samples), ``report_claims`` (claims that need more
+    than one run or the baselines), ``language_effect`` (its :class:`LanguageEffect`), ``scope`` (what its
+    runs covered, for the scope line), ``refusals`` (its :class:`Refusals`) and ``control`` (whether a run's
+    config is a control run, with no nation named)."""
 
     name: str
     options: Mapping[str, Any]
@@ -123,6 +138,31 @@ class BiasTest(Protocol):
 
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         """The named tables of one run, from its samples frame (``metadata`` is added for it)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageEffect:
+    """A test's headline number asked in another language against English, for the report's language
+    section (evals/report/languages.py). ``rows(english, other, n_resamples=, seed=)`` takes the two runs'
+    samples and returns one row per subject (a persona or a nation): ``subject``, ``metric``, ``english``,
+    ``value``, ``delta`` (value − english), ``low``, ``high`` (its paired 95 % interval) and ``n_items``
+    (the items both runs asked); ``effect_row`` (evals/tables/languages.py) builds one. ``good``: +1.0
+    when a higher number treats the nation better, -1.0 when a lower one does, None to leave the test
+    out of the favours table."""
+
+    rows: Callable[..., list[dict[str, Any]]]
+    good: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusals:
+    """How the report's refusal section breaks a test's answers down: ``by(samples)`` returns the samples
+    (one row per answer and nation it is about) and a Series ``nation`` beside them (None: one row for the
+    run), ``rates``: also the refusal rate per nation against the other four (a test whose samples have a
+    ``persona`` per nation)."""
+
+    by: Callable[[pd.DataFrame], tuple[pd.DataFrame, pd.Series]] | None = None
+    rates: bool = False
 
 
 REGISTRY: dict[str, BiasTest] = {}  # filled by @bias_test; read through bias_tests() (the package)
@@ -154,3 +194,60 @@ def study_part(test: BiasTest) -> StudyPart | None:
 def headline_of(test: BiasTest) -> Callable[[Context, Run], Headline] | None:
     """A test's headline on the report's first screen (its optional ``headline``), or None."""
     return getattr(test, "headline", None)
+
+
+def claims_of(test: BiasTest | None) -> Callable[[pd.DataFrame], list[dict[str, Any]]] | None:
+    """A test's per-nation claims from one run's samples (its optional ``claims``), or None."""
+    return getattr(test, "claims", None)
+
+
+def report_claims_of(test: BiasTest | None) -> Callable[[Context, Run], list[pd.DataFrame]] | None:
+    """A test's claims that need the whole report (its optional ``report_claims``), or None."""
+    return getattr(test, "report_claims", None)
+
+
+def language_effect_of(test: BiasTest | None) -> LanguageEffect | None:
+    """A test's number compared across languages (its optional ``language_effect``), or None."""
+    effect = getattr(test, "language_effect", None)
+    if effect is not None and not isinstance(effect, LanguageEffect):
+        raise TypeError(f"test {getattr(test, 'name', test)!r}: its language_effect is not a LanguageEffect")
+    return effect
+
+
+def scope_of(test: BiasTest | None) -> Callable[[Run], str] | None:
+    """What a test's run covered, for the report's scope line (its optional ``scope``), or None."""
+    return getattr(test, "scope", None)
+
+
+def refusals_of(test: BiasTest | None) -> Refusals:
+    """How a test's answers without a usable choice are broken down (its optional ``refusals``)."""
+    refusals = getattr(test, "refusals", None)
+    return refusals if isinstance(refusals, Refusals) else Refusals()
+
+
+def is_ablation(test: BiasTest) -> bool:
+    """Whether a study ends with this test once per ablation cell (its optional ``ablation``)."""
+    return bool(getattr(test, "ablation", False))
+
+
+def body_note(test: BiasTest) -> str | None:
+    """Why a test runs on its bodies only (its optional ``body_note``), or None."""
+    return getattr(test, "body_note", None)
+
+
+def demo_table_of(test: BiasTest) -> Callable[[str, pd.DataFrame], Any] | None:
+    """A test's table under `demo` (its optional ``demo_table(run_id, samples)``, a rich Table), or None."""
+    return getattr(test, "demo_table", None)
+
+
+def check_supported(test: BiasTest, *, body: str, language: str) -> None:
+    """Refuse a run option the test does not support, naming the option and the test: a body not in its
+    ``bodies``, a language not in its optional ``languages`` (the languages its prompts exist in)."""
+    bodies = test_bodies(test)
+    if body not in bodies:
+        raise UsageError(f"test {test.name!r} runs on {' and '.join(bodies)}, not --body {body}")
+    languages = getattr(test, "languages", None)
+    if languages is not None and language not in languages:
+        raise UsageError(
+            f"test {test.name!r} does not support --language {language}: it asks in {', '.join(languages)}"
+        )

@@ -7,11 +7,19 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, bias_test
+from nationbias.evals.bias_tests.base import (
+    LanguageEffect,
+    Refusals,
+    RunContext,
+    RunRequest,
+    StudyPart,
+    bias_test,
+)
 from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context, Run, ci_text
 from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
 from nationbias.evals.report.position import directqa_flag, directqa_position_parts, flagged
+from nationbias.evals.report.scope import directqa_scope
 from nationbias.evals.stats.bootstrap import CI
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
@@ -19,6 +27,7 @@ from nationbias.evals.tables import framing as FR
 from nationbias.evals.tables import intervals as R
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables import position as P
+from nationbias.evals.tables.languages import directqa_effects
 from nationbias.graphs.labels.framing import (
     BOTH,
     DEFAULT_FRAMING,
@@ -140,6 +149,12 @@ def directqa_headline(ctx: Context, run: Run) -> Headline:
     )
 
 
+def _by_pair_nation(samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    """One row per answer and nation of its pair, for per-nation counts."""
+    pairs = X.pair_nations(samples)
+    return pairs, pairs["nation"].rename("nation")
+
+
 @bias_test
 class DirectQATest:
     """Families (general + the UNSC functions) × the 20 ordered P5 pairs × repeats."""
@@ -160,9 +175,22 @@ class DirectQATest:
     invalid_table: str | None = "invalid_by_nation"
     sections = (_directqa,)
     study = StudyPart(demo=1, order=0)  # every family in a study; the general family alone in the demo
+    body_note = "ask about the P5 by name, whatever the body"
+    # the paper's general question's irres_score per nation across languages: a lower one treats it better
+    language_effect = LanguageEffect(rows=directqa_effects, good=-1.0)
+    refusals = Refusals(by=_by_pair_nation)  # each nation of the pair asked about
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return directqa_headline(ctx, run)
+
+    def claims(self, samples: pd.DataFrame) -> list[dict[str, Any]]:
+        """Per family and nation: the irres_score against no preference."""
+        from nationbias.evals.tables.significance import directqa_claims
+
+        return directqa_claims(samples)
+
+    def scope(self, run: Run) -> str:
+        return directqa_scope(run)
 
     def check_judge(self, prompts: PromptSet) -> None:
         """Any prompt set's answers may go to the judge."""

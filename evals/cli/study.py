@@ -27,10 +27,10 @@ from nationbias.evals.cli.common import (
 from nationbias.evals.cli.cost import dry_running
 from nationbias.evals.cli.table_output import print_table
 from nationbias.evals.report.study import write_study_report
-from nationbias.evals.study import Cell, StudyPlan, astudy, describe, study_limits
+from nationbias.evals.study import Cell, StudyPlan, astudy, demo_limits, describe
 from nationbias.evals.study import ablate as ablate_runs
 from nationbias.graphs.terminal_text import plain
-from nationbias.stores.domain import ASSOCIATION, VOTE, slug
+from nationbias.stores.domain import slug
 
 __all__ = ["Cell", "StudyPlan", "grid_cells", "parse_grid", "register", "write_study_report"]
 
@@ -79,24 +79,16 @@ def grid_cells(grid: dict[str, list[str]]) -> list[Cell]:
     return [Cell(k, rf, r) for k in dict.fromkeys(ks) for rf in dict.fromkeys(reflexions) for r in retrievers]
 
 
-def print_vote_table(run_id: str) -> None:
-    """Vote per persona against the real vote, one line per draft."""
-    from rich.table import Table
-
+def print_demo_tables(prefix: str, ids: list[str]) -> None:
+    """Each demo run's own table, for a test that declares one (the plain vote's votes per draft)."""
+    from nationbias.evals.bias_tests import bias_tests
+    from nationbias.evals.bias_tests.base import demo_table_of
     from nationbias.stores.runstore import RunStore
 
-    frame = RunStore().samples_frame(run_id)
-    frame = frame[frame["repeat"] == 0]
-    table = Table("draft", "persona", "simulated vote", "real vote", title=f"{run_id} ({EMBEDDED_NOTICE})")
-    for record in frame.sort_values(["item", "persona"]).to_dict(orient="records"):
-        parsed, extra = record["parsed"], record["extra"] or {}
-        vote = (
-            parsed["vote"]
-            if isinstance(parsed, dict)
-            else f"[red]{record['status']}: {record['parse_error']}"
-        )
-        table.add_row(str(record["item"]), str(record["persona"]), str(vote), str(extra.get("truth")))
-    print_table(table, console=console)
+    for name, test in bias_tests().items():
+        run_id, table = f"{prefix}-{name}", demo_table_of(test)
+        if table is not None and run_id in ids:
+            print_table(table(run_id, RunStore().samples_frame(run_id)), console=console)
 
 
 def register(app: typer.Typer) -> None:
@@ -120,6 +112,7 @@ def register(app: typer.Typer) -> None:
         P5, or with --body unga the Assembly's states: default a seeded sample of 20)."""
         common = given(ablate, locals() | options, drop=("ctx", "run_id"))  # the rest, for the library
         from nationbias.evals.cli.outcome import offer_resume_id
+        from nationbias.evals.study import ablated_test
         from nationbias.evals.tables.paper import ablation_table
         from nationbias.stores.runstore import RunStore
 
@@ -136,7 +129,12 @@ def register(app: typer.Typer) -> None:
         store = RunStore()
         # one row per run, in the grid's order: the pooled table sorts its cells, so ids set beside it
         # afterwards would name the wrong rows
-        rows = [ablation_table([(store.get_run(i), store.samples_frame(i))]).assign(run_id=i) for i in ids]
+        rows = [
+            ablation_table([(store.get_run(i), store.samples_frame(i))], ablated=ablated_test()).assign(
+                run_id=i
+            )
+            for i in ids
+        ]
         frame = pd.concat(rows, ignore_index=True)
         frame.insert(0, "run_id", frame.pop("run_id"))
         console.print(frame.to_string(index=False))
@@ -219,7 +217,7 @@ def register(app: typer.Typer) -> None:
         check_prompts(options["prompts"])
         console.print(f"[yellow]nationbias demo: {EMBEDDED_NOTICE}[/]")
         plan = StudyPlan(  # each test's demo slice (its ``study``), drafts and keywords as given
-            limits=study_limits(demo=True) | {VOTE: drafts, ASSOCIATION: keywords},
+            limits=demo_limits({"drafts": drafts, "keywords": keywords}),
             debias_limit=debias_drafts,
             repeats=options["repeats"],
             seed=options["seed"],
@@ -232,7 +230,7 @@ def register(app: typer.Typer) -> None:
         prefix = slug(options["run_id"] or new_run_id("demo", "smollm2"))
         offer_resume_id(prefix)
         ids = sync(astudy(model="local:smollm2", plan=plan, run_prefix=prefix, hooks=cli_hooks()))
-        print_vote_table(f"{prefix}-{VOTE}")
+        print_demo_tables(prefix, ids)
         console.print(f"[yellow]{EMBEDDED_NOTICE}[/]")
         print(write_study_report(ids))
 

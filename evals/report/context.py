@@ -11,7 +11,7 @@ import pandas as pd
 
 from nationbias.evals.report.html import Page
 from nationbias.evals.tables.metadata import is_embedded
-from nationbias.stores.domain import CONTROL, VOTE, slug
+from nationbias.stores.domain import slug
 
 
 @dataclass
@@ -20,6 +20,9 @@ class Run:
     config: dict[str, Any]
     samples: pd.DataFrame
     tables: dict[str, pd.DataFrame]
+    # the registered test the run belongs to (evals/bias_tests/base.py's BiasTest; evals/report/sections.py's
+    # load_runs sets it): what the shared sections read from it; None reads as a test declaring nothing
+    kind: Any = None
 
     @property
     def test(self) -> str:
@@ -31,9 +34,10 @@ class Run:
 
     @property
     def control(self) -> bool:
-        """A plain vote with ``--personas none``: no nation named (the persona effect's baseline)."""
-        personas = (self.config.get("sample") or {}).get("personas")
-        return self.test == VOTE and str(personas or "").strip().lower() == CONTROL
+        """A control run of its test (the test's ``control``: a plain vote with ``--personas none``, no
+        nation named, the persona effect's baseline)."""
+        control = getattr(self.kind, "control", None)
+        return bool(control(self.config)) if control is not None else False
 
     @property
     def embedded(self) -> bool:

@@ -20,10 +20,12 @@ def run_language(run: Run) -> str:
 def effects_of(ctx: Context) -> pd.DataFrame:
     """Every (model, test) asked in English and another language: each other language against the first
     English run of the same model and test."""
+    from nationbias.evals.bias_tests.base import language_effect_of
+
     parts = []
     for run in ctx.runs:
-        language = run_language(run)
-        if language == DEFAULT_LANGUAGE:
+        language, effect = run_language(run), language_effect_of(run.kind)
+        if language == DEFAULT_LANGUAGE or effect is None:  # a test with no number to compare: none
             continue
         english = [
             r
@@ -39,6 +41,7 @@ def effects_of(ctx: Context) -> pd.DataFrame:
             run.test,
             english[0].samples,
             run.samples,
+            rows=effect.rows,
             language=language,
             n_resamples=ctx.n_resamples,
             seed=ctx.seed,
@@ -88,7 +91,12 @@ def language_section(ctx: Context) -> None:
         caption="The language effect: each language's number minus English's, on the items both asked",
         csvs={"language-effects": effects},
     )
-    favours = language_favours(effects)
+    from nationbias.evals.bias_tests.base import language_effect_of
+
+    good = {
+        run.test: e.good for run in ctx.runs if (e := language_effect_of(run.kind)) and e.good is not None
+    }
+    favours = language_favours(effects, good=good)
     if len(favours):
         ctx.page.table(
             favours,

@@ -7,20 +7,20 @@ from __future__ import annotations
 import pandas as pd
 
 from nationbias.evals.report.context import Context, Run, ci_text
-from nationbias.evals.tables.explicit import pair_nations
 from nationbias.evals.tables.invalid_reasons import invalid_by_reason, refusal_rates
-from nationbias.stores.domain import DIRECTQA, P5, VOTE_TESTS
+from nationbias.stores.domain import P5
 
 
 def reasons_table(run: Run) -> pd.DataFrame:
     """Per nation (a vote run's persona, each nation of a DirectQA pair) or per run (the Association
     Test, whose answers rank every nation): answers and the count of each reason."""
+    from nationbias.evals.bias_tests.base import refusals_of
+
+    by = refusals_of(run.kind).by  # the test's own breakdown (a persona, each nation of a pair)
+    if by is not None:
+        samples, nation = by(run.samples)
+        return invalid_by_reason(samples, by=nation)
     samples = run.samples
-    if run.test == DIRECTQA:
-        samples = pair_nations(samples)
-        return invalid_by_reason(samples, by=samples["nation"].rename("nation"))
-    if run.test in VOTE_TESTS:
-        return invalid_by_reason(samples, by=samples["persona"].rename("nation"))
     return invalid_by_reason(samples, by=pd.Series("all", index=samples.index, name="nation"))
 
 
@@ -46,13 +46,15 @@ def _shown_rates(rates: pd.DataFrame) -> pd.DataFrame:
 
 
 def refusal_section(ctx: Context) -> None:
+    from nationbias.evals.bias_tests.base import refusals_of
+
     for run in ctx.runs:
         ctx.page.table(
             reasons_table(run),
             table_id=f"reasons-{run.slug}",
             caption=f"Answers without a usable choice, by reason: {run.label}",
         )
-        if run.test in VOTE_TESTS:
+        if refusals_of(run.kind).rates:
             nations = [n for n in P5 if n in set(run.samples["persona"])]
             if len(nations) < 2:
                 continue

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nationbias.graphs.model.call_result import split_reasoning
-from nationbias.stores.domain import EMBEDDED_NOTICE, VOTE_TESTS
+from nationbias.stores.domain import EMBEDDED_NOTICE
 
 if TYPE_CHECKING:
     from nationbias.evals.report.context import Run
@@ -148,7 +148,8 @@ def build(
     sink: Callable[[int, Chunk], None] | None = None,
 ) -> BrowserData:
     """Every sample of ``runs`` in stored order; ``explanations`` (precedent-model predictions, keyed by
-    their item and member) are attached to the vote samples of that (item, persona). With a ``sink``,
+    their item and member) are attached to the samples of that (item, persona) of a run whose test declares
+    ``explained`` (the vote tests). With a ``sink``,
     each full chunk goes to it at once and only its place is kept: at 10^5 samples the details are
     ~150 MB of text, which need not all sit in memory."""
     codes = {name: Codes() for name in CODED}
@@ -157,7 +158,9 @@ def build(
     chunk = Chunk()
     pairs: set[tuple[str, str]] = set()
     run_meta = []
+    explained_tests = {run.test for run in runs if getattr(run.kind, "explained", False)}
     for run in runs:
+        explains = run.test in explained_tests  # its test's samples are what the explanations explain
         run_meta.append(
             {
                 "id": run.run_id,
@@ -191,7 +194,7 @@ def build(
             columns["ptok"].append(_number(row["prompt_tokens"]))
             columns["ctok"].append(_number(row["completion_tokens"]))
             columns["calls"].append(_number(row["model_calls"]))
-            if run.test in VOTE_TESTS:
+            if explains:
                 pairs.add((values["item"], values["persona"]))
             chunk.samples.append(_detail(chunk, row))
             if len(chunk.samples) == CHUNK:
@@ -203,7 +206,7 @@ def build(
     for item, persona, run_code in zip(columns["item"], columns["persona"], columns["run"], strict=True):
         test = run_meta[run_code]["test"]
         key = (codes["item"].values[item], codes["persona"].values[persona])
-        columns["explain"].append(where.get(key, -1) if test in VOTE_TESTS else -1)
+        columns["explain"].append(where.get(key, -1) if test in explained_tests else -1)
     index = {
         "runs": run_meta,
         "values": {name: codes[name].values for name in CODED},

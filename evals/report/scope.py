@@ -11,7 +11,6 @@ from typing import Any
 
 from nationbias.evals.report.context import Run
 from nationbias.graphs.labels.framing import split_item
-from nationbias.stores.domain import ASSOCIATION, DIRECTQA
 
 
 def _option(config: dict[str, Any], name: str) -> Any:
@@ -41,7 +40,7 @@ def _eligible_items(config: dict[str, Any]) -> int | None:
     return len(eligible(load_items(options), options))
 
 
-def _vote_scope(run: Run) -> str:
+def persona_scope(run: Run) -> str:
     config, samples = run.config, run.samples
     drafts = samples["item"].nunique()
     body = (config.get("sample") or {}).get("body")
@@ -57,7 +56,7 @@ def _vote_scope(run: Run) -> str:
     return ", ".join(parts)
 
 
-def _directqa_scope(run: Run) -> str:
+def directqa_scope(run: Run) -> str:
     from nationbias.graphs.directqa import directqa_families
 
     families = {split_item(str(item))[1] for item in run.samples["item"].unique()}
@@ -71,7 +70,7 @@ def _directqa_scope(run: Run) -> str:
     return f"{which}, {pairs} ordered pairs, the {' and the '.join(framings)} question"
 
 
-def _association_scope(run: Run) -> str:
+def association_scope(run: Run) -> str:
     """The keywords asked, out of the pool's (the paper's 48 unless the run named its own)."""
     from nationbias.graphs.association import load_pool
     from nationbias.stores.paths import DataNotFoundError
@@ -87,12 +86,13 @@ def _association_scope(run: Run) -> str:
 
 def run_scope(run: Run) -> str:
     """One run's scope: its items out of how many, and its repeats."""
-    if run.test == DIRECTQA:
-        covered = _directqa_scope(run)
-    elif run.test == ASSOCIATION:
-        covered = _association_scope(run)
+    from nationbias.evals.bias_tests.base import scope_of
+
+    declared = scope_of(run.kind)  # the test's own (DirectQA's families, the Association Test's keywords)
+    if declared is not None:
+        covered = declared(run)
     elif "persona" in run.samples and run.samples["persona"].astype(str).ne("").any():
-        covered = _vote_scope(run)
+        covered = persona_scope(run)
     else:
         covered = _plural(run.samples["item"].nunique() if len(run.samples) else 0, "item")
     repeats = (run.config.get("sample") or {}).get("repeats")

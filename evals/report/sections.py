@@ -30,7 +30,8 @@ def load_runs(run_ids: list[str], store: RunStore) -> list[Run]:
     runs = []
     for run_id in run_ids:
         config, samples = store.get_run(run_id), store.samples_frame(run_id)
-        runs.append(Run(run_id, config, samples, tables_for(run_id, config, samples)))
+        test = get_test(str(config.get("test")))
+        runs.append(Run(run_id, config, samples, tables_for(run_id, config, samples), kind=test))
     return runs
 
 

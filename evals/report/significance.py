@@ -7,7 +7,7 @@ import pandas as pd
 
 from nationbias.evals.report.context import Context
 from nationbias.evals.stats.multiplicity import ALPHA, adjust_claims, survival_counts, survivors
-from nationbias.evals.tables.significance import COLUMNS, baseline_claims, debias_claims
+from nationbias.evals.tables.significance import COLUMNS
 
 SHOWN = {"p_holm_family": "Holm p (family)", "p_bh_family": "BH p (family)",
          "p_holm_report": "Holm p (report)", "p_bh_report": "BH p (report)"}  # fmt: skip
@@ -16,36 +16,16 @@ SURVIVES_SHOWN = {"survives_holm_family": "Holm family", "survives_bh_family": "
 
 
 def report_claims(ctx: Context) -> pd.DataFrame:
-    """Every claim of the report: each run's own, each vote-like run's weighted F1 against each baseline,
-    and each debiased run's paired delta against the first plain vote run of its model (as Table 3)."""
-    from nationbias.evals.bias_tests.vote.paper import normalise_baselines
+    """Every claim of the report: each run's own, then those its test makes from the whole report (its
+    ``report_claims``: a vote run's weighted F1 against each baseline, a debiased run's paired delta
+    against the first plain vote run of its model, as Table 3)."""
+    from nationbias.evals.bias_tests.base import report_claims_of
 
     parts = [run.tables["significance"][list(COLUMNS)] for run in ctx.runs if "significance" in run.tables]
-    bars = normalise_baselines(ctx.baselines)
-    resampling = {"n_resamples": ctx.n_resamples, "seed": ctx.seed}
-    for run in ctx.of("vote", "debias"):
-        if bars is not None:
-            parts.append(
-                baseline_claims(
-                    run.run_id,
-                    run.config,
-                    run.samples,
-                    bars,
-                    predictions=ctx.baseline_predictions,
-                    **resampling,
-                )
-            )
-        if run.test == "debias":
-            bases = [r for r in ctx.of("vote") if r.model == run.model and not r.control]
-            if bases:
-                base = bases[0]
-                parts.append(
-                    debias_claims(
-                        (base.run_id, base.config, base.samples),
-                        (run.run_id, run.config, run.samples),
-                        **resampling,
-                    )
-                )
+    for run in ctx.runs:
+        more = report_claims_of(run.kind)
+        if more is not None:
+            parts.extend(more(ctx, run))
     parts = [p for p in parts if len(p)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS))
 

@@ -10,6 +10,7 @@ the paper's framing, ATS over the valid rankings (the mean of the category means
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from nationbias.evals.stats.metrics import NEUTRAL, weighted_f1_from_confusion
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import paper as T
 from nationbias.graphs.labels.framing import IRRESPONSIBLE
-from nationbias.stores.domain import ASSOCIATION, DIRECTQA, P5, VOTE_TESTS
+from nationbias.stores.domain import P5
 
 EFFECT_COLUMNS = [
     "test",
@@ -34,8 +35,7 @@ EFFECT_COLUMNS = [
     "n_items",
 ]
 FAVOUR_COLUMNS = ["test", "language", "favours", "favours_delta", "disfavours", "disfavours_delta", "clear"]
-# Which way a delta is good for the nation: a lower irres_score, a higher ATS.
-_GOOD = {DIRECTQA: -1.0, ASSOCIATION: 1.0}
+EffectRows = Callable[..., list[dict]]  # a test's LanguageEffect rows (evals/bias_tests/base.py)
 
 
 def language_effects(
@@ -43,34 +43,32 @@ def language_effects(
     english: pd.DataFrame,
     other: pd.DataFrame,
     *,
+    rows: EffectRows,
     language: str,
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """One row per persona (vote tests) or nation (DirectQA, Association): the English number, the
-    ``language`` number, their difference and its paired 95 % interval (:data:`EFFECT_COLUMNS`)."""
-    if test in VOTE_TESTS:
-        rows = _vote_effects(english, other, n_resamples=n_resamples, seed=seed)
-    elif test == DIRECTQA:
-        rows = _directqa_effects(english, other, n_resamples=n_resamples, seed=seed)
-    elif test == ASSOCIATION:
-        rows = _association_effects(english, other, n_resamples=n_resamples, seed=seed)
-    else:
-        raise ValueError(f"language_effects: no headline number for test {test!r}")
-    return pd.DataFrame([{"test": test, "language": language, **row} for row in rows], columns=EFFECT_COLUMNS)
+    """One row per subject (a persona, a nation) of ``test``'s number (its ``rows``, e.g.
+    :func:`vote_effects`): the English number, the ``language`` number, their difference and its paired
+    95 % interval (:data:`EFFECT_COLUMNS`)."""
+    found = rows(english, other, n_resamples=n_resamples, seed=seed)
+    return pd.DataFrame(
+        [{"test": test, "language": language, **row} for row in found], columns=EFFECT_COLUMNS
+    )
 
 
-def language_favours(effects: pd.DataFrame) -> pd.DataFrame:
-    """Per test and language: the nation the language treats best and worst against English (a lower
-    irres_score, a higher ATS), and whether either interval excludes 0 (``clear``)."""
+def language_favours(effects: pd.DataFrame, *, good: Mapping[str, float]) -> pd.DataFrame:
+    """Per test and language: the nation the language treats best and worst against English (``good``:
+    per test, +1 when a higher number treats a nation better (ATS), -1 when a lower one does
+    (irres_score); a test not in it is left out), and whether either interval excludes 0 (``clear``)."""
     rows = []
     for (test, language), group in effects.groupby(["test", "language"], sort=False):
-        sign = _GOOD.get(str(test))
+        sign = good.get(str(test))
         scored = group[group["subject"].isin(P5)].dropna(subset=["delta"])
         if sign is None or scored.empty:
             continue
-        good = scored.assign(gain=sign * scored["delta"]).sort_values("gain")
-        best, worst = good.iloc[-1], good.iloc[0]
+        ranked = scored.assign(gain=sign * scored["delta"]).sort_values("gain")
+        best, worst = ranked.iloc[-1], ranked.iloc[0]
         clear = bool((best["low"] > 0) | (best["high"] < 0) | (worst["low"] > 0) | (worst["high"] < 0))
         rows.append(
             {
@@ -86,7 +84,11 @@ def language_favours(effects: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FAVOUR_COLUMNS)
 
 
-def _row(subject: str, metric: str, english: float, value: float, low: float, high: float, n: int) -> dict:
+def effect_row(
+    subject: str, metric: str, english: float, value: float, low: float, high: float, n: int
+) -> dict:
+    """One row of a test's language effect: its number in English and in the other language, and the
+    paired 95 % interval of their difference on the ``n`` items both asked."""
     return {
         "subject": subject,
         "metric": metric,
@@ -99,7 +101,7 @@ def _row(subject: str, metric: str, english: float, value: float, low: float, hi
     }
 
 
-def _vote_effects(english: pd.DataFrame, other: pd.DataFrame, *, n_resamples: int, seed: int) -> list[dict]:
+def vote_effects(english: pd.DataFrame, other: pd.DataFrame, *, n_resamples: int, seed: int) -> list[dict]:
     a, b = (T.vote_frame(s) for s in (english, other))
     a, b = (f[f["truth"].isin(T.VOTES)] for f in (a, b))
     rows = []
@@ -121,7 +123,7 @@ def _vote_effects(english: pd.DataFrame, other: pd.DataFrame, *, n_resamples: in
         ]
         ci = paired_bootstrap_delta(*confusions, n_resamples=n_resamples, seed=seed)
         f1 = [weighted_f1_from_confusion(c.sum(axis=0)) for c in confusions]
-        rows.append(_row(persona, "weighted_f1", f1[0], f1[1], ci.low, ci.high, len(common)))
+        rows.append(effect_row(persona, "weighted_f1", f1[0], f1[1], ci.low, ci.high, len(common)))
     return rows
 
 
@@ -133,7 +135,7 @@ def _pair_counts(samples: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
     return pd.crosstab(pairs, qa["answer"]).reindex(columns=labels, fill_value=0)
 
 
-def _directqa_effects(
+def directqa_effects(
     english: pd.DataFrame, other: pd.DataFrame, *, n_resamples: int, seed: int
 ) -> list[dict]:
     labels = [*P5, NEUTRAL, *T.MISSES]
@@ -156,7 +158,9 @@ def _directqa_effects(
     points = shares(stacked[None])[0].reshape(2, shown)
     cis = bootstrap_cis(stacked, deltas, n_resamples=n_resamples, seed=seed)
     return [
-        _row(nation, "irres_score", float(points[0, j]), float(points[1, j]), ci.low, ci.high, len(common))
+        effect_row(
+            nation, "irres_score", float(points[0, j]), float(points[1, j]), ci.low, ci.high, len(common)
+        )
         for j, (nation, ci) in enumerate(zip(labels[:shown], cis, strict=True))
     ]
 
@@ -171,7 +175,7 @@ def _keyword_scores(samples: pd.DataFrame) -> pd.DataFrame:
     return wide.reindex(columns=list(P5)).reset_index("category")
 
 
-def _association_effects(
+def association_effects(
     english: pd.DataFrame, other: pd.DataFrame, *, n_resamples: int, seed: int
 ) -> list[dict]:
     a, b = _keyword_scores(english), _keyword_scores(other)
@@ -201,6 +205,6 @@ def _association_effects(
     points = ats(data[None])[0]
     cis = bootstrap_cis(data, deltas, n_resamples=n_resamples, seed=seed)
     return [
-        _row(nation, "ats", float(points[0, j]), float(points[1, j]), ci.low, ci.high, len(common))
+        effect_row(nation, "ats", float(points[0, j]), float(points[1, j]), ci.low, ci.high, len(common))
         for j, (nation, ci) in enumerate(zip(P5, cis, strict=True))
     ]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from nationbias.stores.domain import VOTE_TESTS, config_language
+from nationbias.stores.domain import config_language
 
 
 def is_embedded(config: dict[str, Any]) -> bool:
@@ -26,8 +26,11 @@ def _reasoning(config: dict[str, Any]) -> str | None:
     return "no"
 
 
-def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> pd.DataFrame:
-    """One row describing the run: enough to tell how to reproduce it."""
+def metadata_frame(
+    run_id: str, config: dict[str, Any], samples: pd.DataFrame, *, default_targets: str = ""
+) -> pd.DataFrame:
+    """One row describing the run: enough to tell how to reproduce it. ``default_targets``: what its test
+    asked about before ``--targets`` was recorded (the test's ``default_targets``)."""
     versions = config.get("prompt_versions") or {}
     options = config.get("options") or {}
     created = config.get("created")
@@ -39,7 +42,7 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
                 "run_id": run_id,
                 "test": config.get("test"),
                 "body": _body(config),
-                "targets": _targets(config),
+                "targets": _targets(config, default_targets),
                 "model": config.get("model"),
                 "embedded": is_embedded(config),
                 "prompt_set": config.get("prompt_set") or "structured",
@@ -63,13 +66,14 @@ def metadata_frame(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -
     )
 
 
-def _targets(config: dict[str, Any]) -> str:
-    """Which of the Council's items a vote run asked about (``--targets``); a vote run stored before the
-    option asked about the non-adopted drafts; blank for a test or body without the choice."""
+def _targets(config: dict[str, Any], default: str) -> str:
+    """Which of the Council's items a run asked about (``--targets``); a run stored before the option
+    asked about its test's ``default`` (the vote's non-adopted drafts); blank for a test or body without
+    the choice."""
     if config.get("targets"):
         return str(config["targets"])
     council = (config.get("sample") or {}).get("body", "unsc") == "unsc"
-    return "failed" if council and config.get("test") in VOTE_TESTS else ""
+    return default if council else ""
 
 
 def _body(config: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from nationbias.evals.stats.metrics import ERROR, INVALID, MISSES, VOTES, weighted_f1
 from nationbias.evals.tables.published import unsc_functions
-from nationbias.stores.domain import CONTROL, DEBIAS, P5
+from nationbias.stores.domain import CONTROL, P5
 
 GENERAL = "general"
 FUNCTIONS_AVERAGE = "functions average"
@@ -254,18 +254,18 @@ def debias_table(base: pd.DataFrame, debiased: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def ablation_table(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]]) -> pd.DataFrame:
+def ablation_table(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], *, ablated: str) -> pd.DataFrame:
     """Table 4: one row per (model, k, reflexion, retriever) cell, mean weighted F1 over personas.
 
     The score counts every question (invalid = miss); the mean invalid/error rates and the
-    valid-only score stand beside it. A plain ``vote`` run is the framework-free cell (k = 0, no
-    reflexion, no retriever).
+    valid-only score stand beside it. A run of the ``ablated`` test (the debiased vote) is a cell of the
+    framework; any other (the plain vote) is the framework-free cell (k = 0, no reflexion, no retriever).
     """
     values = ["mean_weighted_f1", *(f"mean_{c}" for c in SIDE_COLUMNS)]
     rows = []
     for config, samples in runs:
         options = config.get("options") or {}
-        framework = config.get("test") == DEBIAS
+        framework = config.get("test") == ablated
         table = weighted_f1_table(samples)
         means = {
             f"mean_{c}": float(table[c].mean()) if len(table) else float("nan")

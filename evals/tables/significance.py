@@ -11,6 +11,7 @@ the report's, since they need more than one run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -371,21 +372,26 @@ def debias_claims(
 
 
 # A run's claims, and the table ----------------------------------------------------------------------
-CLAIMS_OF_TEST = {"directqa": directqa_claims, "association": association_claims,
-                  "vote": vote_claims, "debias": vote_claims}  # fmt: skip
+Claims = Callable[[pd.DataFrame], list[dict[str, Any]]]  # a test's ``claims``: rows from one run's samples
 
 
-def run_claims(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> pd.DataFrame:
-    """The claims one run makes on its own (none for a test without per-nation claims here)."""
+def run_claims(
+    run_id: str, config: dict[str, Any], samples: pd.DataFrame, *, claims: Claims | None = None
+) -> pd.DataFrame:
+    """The claims one run makes on its own: its test's ``claims`` (none for a test that declares none)."""
     test = str(config.get("test"))
-    claims = CLAIMS_OF_TEST.get(test)
     rows = claims(samples) if claims is not None and len(samples) else []
     return _frame(rows, test=test, model=str(config.get("model")), run=run_id)
 
 
 def significance_table(
-    run_id: str, config: dict[str, Any], samples: pd.DataFrame, *, alpha: float = ALPHA
+    run_id: str,
+    config: dict[str, Any],
+    samples: pd.DataFrame,
+    *,
+    claims: Claims | None = None,
+    alpha: float = ALPHA,
 ) -> pd.DataFrame:
     """A run's claims with Holm and BH adjustments over each family and over the run's claims (its
     ``report`` family: a report over several runs adjusts over all of theirs)."""
-    return adjust_claims(run_claims(run_id, config, samples), alpha=alpha)
+    return adjust_claims(run_claims(run_id, config, samples, claims=claims), alpha=alpha)

@@ -13,6 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 import nationbias
+from nationbias.evals.bias_tests import get_test
+from nationbias.evals.bias_tests.base import claims_of
 from nationbias.evals.cli.main import app
 from nationbias.evals.results import tables_for
 from nationbias.evals.tables.significance import FALSE_VETO_GAP, run_claims
@@ -152,7 +154,7 @@ def test_the_gap_is_paired_by_item_and_its_claim_is_made() -> None:
     gap = false_veto_gap(_hand(), n_resamples=200)
     assert gap is not None and gap["east"] == ["RUS"] and gap["west"] == ["USA"]
     assert gap["n_items"] == 3 and gap["gap"] == pytest.approx(3 / 6 - 0)
-    claims = run_claims("r", {"test": "vote", "model": "m"}, _hand())
+    claims = run_claims("r", {"test": "vote", "model": "m"}, _hand(), claims=claims_of(get_test("vote")))
     row = claims[claims["claim"].eq(FALSE_VETO_GAP)].iloc[0]
     assert row["nation"] == "RUS − USA" and row["n"] == 3 and row["statistic"] == pytest.approx(0.5)
     favour = claims[claims["claim"].ne(FALSE_VETO_GAP)]

@@ -116,7 +116,7 @@ def test_table3_table4_and_paired_delta_count_every_question() -> None:
     assert delta.point == pytest.approx(-0.1)
     with pytest.raises(ValueError, match="'invalid'"):
         per_item_confusion(T.vote_frame(worse), labels=VOTES, **kwargs)  # no silent drop
-    cell = T.ablation_table([({"test": "vote", "model": "m"}, worse)]).iloc[0]
+    cell = T.ablation_table([({"test": "vote", "model": "m"}, worse)], ablated="debias").iloc[0]
     assert cell["mean_weighted_f1"] == pytest.approx(ONE_INVALID_WF1)
     assert cell["mean_invalid_rate"] == pytest.approx(1 / 6)
     assert cell["mean_weighted_f1_valid_only"] == pytest.approx(VALID_ONLY_WF1)

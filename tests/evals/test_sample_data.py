@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from nationbias.evals.bias_tests import get_test
 from nationbias.evals.report import sample_data
 from nationbias.evals.report.context import Run
 from nationbias.evals.report.sample_browser import write_sample_browser
@@ -34,7 +35,7 @@ def sample(item: str, persona: str, repeat: int = 0, **changes: Any) -> dict[str
 
 def run_of(rows: list[dict[str, Any]], *, test: str = "vote", run_id: str = "r") -> Run:
     config = {"test": test, "model": "openai-compatible:m"}
-    return Run(run_id, config, pd.DataFrame(rows), {})
+    return Run(run_id, config, pd.DataFrame(rows), {}, kind=get_test(test))
 
 
 def payload(script: str, callback: str) -> Any:

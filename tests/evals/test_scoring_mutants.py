@@ -338,7 +338,7 @@ def test_ablation_table_cells_from_the_run_configs() -> None:
             fixed,
         ),
     ]
-    table = T.ablation_table(runs)
+    table = T.ablation_table(runs, ablated="debias")
     assert table.columns.tolist() == [
         "model", "k", "reflexion", "retriever", "mean_weighted_f1", "mean_invalid_rate", "mean_error_rate",
         "mean_weighted_f1_valid_only", "n_runs",
@@ -1008,14 +1008,16 @@ def test_debias_table_aligns_a_persona_missing_from_the_debiased_run() -> None:
 def test_ablation_table_of_no_run_and_of_a_run_without_a_model() -> None:
     keys = ["model", "k", "reflexion", "retriever"]
     values = ["mean_weighted_f1", "mean_invalid_rate", "mean_error_rate", "mean_weighted_f1_valid_only"]
-    empty = T.ablation_table([])
+    empty = T.ablation_table([], ablated="debias")
     assert empty.columns.tolist() == [*keys, *values, "n_runs"] and len(empty) == 0
     # a run whose config names no model keeps its row (the model is NaN, not dropped)
-    table = T.ablation_table([({"test": "vote"}, frame(vote_rows(ANSWERED)))])
+    table = T.ablation_table([({"test": "vote"}, frame(vote_rows(ANSWERED)))], ablated="debias")
     assert len(table) == 1 and pd.isna(table["model"].iloc[0]) and table["n_runs"].tolist() == [1]
     assert table["mean_weighted_f1"].tolist() == pytest.approx([0.6])
     # a run with no vote answer at all: NaN means
-    none = T.ablation_table([({"model": "m", "test": "vote"}, frame(vote_rows(ANSWERED)).iloc[:0])])
+    none = T.ablation_table(
+        [({"model": "m", "test": "vote"}, frame(vote_rows(ANSWERED)).iloc[:0])], ablated="debias"
+    )
     assert np.isnan(none["mean_weighted_f1"].iloc[0]) and none["n_runs"].tolist() == [1]
 
 

@@ -119,7 +119,7 @@ def test_debias_and_ablation_tables() -> None:
             better,
         ),
     ]
-    ablation = T.ablation_table(runs)
+    ablation = T.ablation_table(runs, ablated="debias")
     assert len(ablation) == 2
     cell = ablation[ablation["k"].eq(1)].iloc[0]
     assert cell["n_runs"] == 2 and cell["mean_weighted_f1"] == 1.0 and cell["retriever"] == "bm25"

@@ -28,7 +28,7 @@ from nationbias.evals.report.leak import leak_section
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.paired import baseline_as_run, paired_mean_f1
 from nationbias.evals.tables.published import paper_model_name
-from nationbias.stores.domain import VOTE_TESTS
+from nationbias.stores.domain import DEBIAS, VOTE_TESTS
 
 
 def _confusion(ctx: Context) -> None:
@@ -89,7 +89,7 @@ def _table4(ctx: Context) -> None:
     samples, shared, left = _common_questions(runs)
     paired_bars = ctx.baseline_predictions is not None and not ctx.baseline_predictions.empty
     scope = "on the same drafts" if paired_bars else "as given, on the drafts scored (not paired)"
-    table = T.ablation_table([(r.config, s) for r, s in zip(runs, samples, strict=True)])
+    table = T.ablation_table([(r.config, s) for r, s in zip(runs, samples, strict=True)], ablated=DEBIAS)
     table["shared_drafts"] = shared
     # each cell's score against the best baseline on the same questions, paired by draft
     predictions = ctx.baseline_predictions

@@ -7,6 +7,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, bias_test
+from nationbias.evals.bias_tests.vote.declared import (
+    VOTE_LANGUAGE_EFFECT,
+    VOTE_REFUSALS,
+    baseline_report_claims,
+    debias_report_claims,
+    vote_control,
+)
 from nationbias.evals.bias_tests.vote.headline import vote_headline
 from nationbias.evals.bias_tests.vote.report import VOTE_SECTIONS
 from nationbias.evals.errors import UsageError
@@ -55,12 +62,29 @@ class _VoteLike:
     invalid_table: str | None = "invalid"
     sections = VOTE_SECTIONS
     translates = True  # --translate-with: the drafts' texts are shown in the prompts' language
-    study: StudyPart | None = StudyPart(
-        demo=3, order=1
-    )  # every draft in a study, three in the demo (`--drafts`)
+    explained = True  # the precedent model's explanations (per draft and member) are of its samples
+    default_targets = "failed"  # what a run stored before --targets asked about: the non-adopted drafts
+    # every draft in a study, three in the demo (`--drafts`), and the control (no nation named) beside it
+    study: StudyPart | None = StudyPart(demo=3, order=1, control=True, demo_option="drafts")
+
+    language_effect = VOTE_LANGUAGE_EFFECT  # weighted F1 per persona
+    refusals = VOTE_REFUSALS  # per persona, and each persona's refusal rate against the other four
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return vote_headline(ctx, run)
+
+    def claims(self, samples: pd.DataFrame) -> list[dict[str, Any]]:
+        """Per persona: the favour share against the record, and the false-veto gap."""
+        from nationbias.evals.tables.significance import vote_claims
+
+        return vote_claims(samples)
+
+    def report_claims(self, ctx: Context, run: Run) -> list[pd.DataFrame]:
+        """Its weighted F1 against each baseline of the report."""
+        return baseline_report_claims(ctx, run)
+
+    def control(self, config: Mapping[str, Any]) -> bool:
+        return vote_control(config)
 
     def check_judge(self, prompts: PromptSet) -> None:
         if not prompts.free_text:
@@ -82,6 +106,11 @@ class _VoteLike:
 class VoteTest(_VoteLike):
     """Each P5 member, as a persona, votes on the non-adopted drafts."""
 
+    def demo_table(self, run_id: str, samples: pd.DataFrame) -> Any:
+        from nationbias.evals.bias_tests.vote.demo import vote_demo_table
+
+        return vote_demo_table(run_id, samples)
+
     async def arun(self, ctx: RunContext) -> RunSummary:
         from nationbias.graphs.study.simulate import run_vote_study
 
@@ -94,6 +123,12 @@ class DebiasTest(_VoteLike):
 
     name = DEBIAS
     study = None  # `study` and `demo` run it as the ablation's cells (evals/study.py)
+    ablation = True
+
+    def report_claims(self, ctx: Context, run: Run) -> list[pd.DataFrame]:
+        """Against each baseline, then its paired delta against the plain vote of its model (Table 3)."""
+        return debias_report_claims(ctx, run)
+
     options = MappingProxyType(
         {
             "k": 1,
