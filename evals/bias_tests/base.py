@@ -113,12 +113,12 @@ class BiasTest(Protocol):
     the report's first screen, a function of the report's Context and one of its runs; without it, a row
     pointing at its sections), ``cli_options`` (the shared options its generic ``run <name>`` command
     takes beyond every test's, e.g. ``("personas", "targets")``: a built-in test that declares them gets
-    that command, as a plugin's test does). What the report's shared sections read from a test, each optional and read
-    through the accessors below, so no code outside a test's module names it: ``claims`` (its per-nation
-    claims for the significance section, from one run's samples), ``report_claims`` (claims that need more
-    than one run or the baselines), ``language_effect`` (its :class:`LanguageEffect`), ``scope`` (what its
-    runs covered, for the scope line), ``refusals`` (its :class:`Refusals`) and ``control`` (whether a run's
-    config is a control run, with no nation named)."""
+    that command, as a plugin's test does). What the report's shared sections read from a test, each
+    optional and read through the accessors below, so no code outside a test's module names it: ``claims``
+    (its per-nation claims for the significance section, from one run's samples), ``report_claims``
+    (claims that need more than one run or the baselines), ``language_effect`` (its
+    :class:`LanguageEffect`), ``scope`` (what its runs covered, for the scope line), ``refusals`` (its
+    :class:`Refusals`) and ``control`` (whether a run's config is a control run, with no nation named)."""
 
     name: str
     options: Mapping[str, Any]
