@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from nationbias.graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
+from nationbias.graphs.debias import DEBIAS_PROMPTS, DebiasContext, DebiasOptions, build_debias_graph
 from nationbias.graphs.labels.directqa import LabelDecision
 from nationbias.graphs.labels.vote import vote_rules
 from nationbias.graphs.model.call_result import CallResult
@@ -115,7 +115,7 @@ def targets_config(sample: SampleOptions) -> dict[str, Any]:
     return {"targets": sample.targets} if sample.body == "unsc" else {}
 
 
-def precedent_ages(deps: DebiasDeps, tasks: list[Task]) -> dict[str, Any]:
+def precedent_ages(deps: DebiasContext, tasks: list[Task]) -> dict[str, Any]:
     """The ages (target year minus precedent year) of the precedents each (item, persona) rehearses,
     summarised, with the recency preference that chose them."""
     ages = [
@@ -235,7 +235,7 @@ async def run_debias_study(
         BuildContext(corpus=corpus, augmented=augmented, options={"threshold": options.threshold}),
         recency_halflife=options.recency_halflife,
     )
-    deps = DebiasDeps(
+    deps = DebiasContext(
         client=client,
         records=records,
         pool=precedent_pool(corpus),
@@ -301,7 +301,7 @@ async def run_debias_study(
     # way, but the next node need not wait for the write's task (benchmarks/RESULTS.md).
     durability = "exit" if client.cache is not None else "async"
     with InlineSqliteSaver.open(home() / "checkpoints.sqlite") as saver:
-        graph = build_debias_graph(deps, checkpointer=saver)
+        graph = build_debias_graph(checkpointer=saver)
         started = saver.threads_under(f"{run_id}/")  # only these samples can have state to resume
 
         async def worker(task: Task) -> SampleRow:
@@ -314,7 +314,9 @@ async def run_debias_study(
                 values, pending = {}, ()
             final = values.get("final")
             if pending and not values.get("error"):
-                state = await graph.ainvoke(None, config, durability=durability)  # resume where it stopped
+                state = await graph.ainvoke(
+                    None, config, context=deps, durability=durability
+                )  # resume where it stopped
             elif final is not None and not final.get("error") and not values.get("error"):
                 state = values  # the graph finished but the process died before the row was written
             else:
@@ -328,7 +330,7 @@ async def run_debias_study(
                     "visited": [],
                     "error": None,
                 }
-                state = await graph.ainvoke(start, config, durability=durability)
+                state = await graph.ainvoke(start, config, context=deps, durability=durability)
             return await debias_row_judged(
                 task,
                 state,
