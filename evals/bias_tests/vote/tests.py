@@ -85,7 +85,7 @@ class VoteTest(_VoteLike):
     async def arun(self, ctx: RunContext) -> RunSummary:
         from nationbias.graphs.study.simulate import run_vote_study
 
-        return await run_vote_study(**ctx.study_kwargs(), corpus=ctx.inputs, translator=ctx.translator)
+        return await run_vote_study(ctx.run, corpus=ctx.inputs)
 
 
 @bias_test
@@ -119,6 +119,4 @@ class DebiasTest(_VoteLike):
         from nationbias.graphs.study.simulate import run_debias_study
 
         corpus, options = ctx.inputs
-        return await run_debias_study(
-            **ctx.study_kwargs(), corpus=corpus, options=options, translator=ctx.translator
-        )
+        return await run_debias_study(ctx.run, corpus=corpus, options=options)
