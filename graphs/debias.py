@@ -13,7 +13,7 @@ sample resumes at the node where it stopped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
 from langgraph.channels import DeltaChannel
@@ -21,6 +21,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.graphs.history import history_block, history_text, paper_history_text
 from nationbias.graphs.labels.parsing import json_object
 from nationbias.graphs.labels.vote import vote_rules
@@ -30,10 +31,7 @@ from nationbias.graphs.translate import TranslatedTexts
 from nationbias.graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import Precedent, Retriever
-from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
-from nationbias.retrievers.recency import DEFAULT_UNGA_HALFLIFE
 from nationbias.stores.augment import Augmented
-from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
 from nationbias.stores.statements import MemberStatement, statements_for
 from nationbias.stores.un_prompt import Shown, TextsMode, precedent_source, target_shown, with_un_text
@@ -73,34 +71,6 @@ class DebiasState(TypedDict, total=False):
     error: str | None
     calls: Annotated[list[dict[str, Any]], AppendLog]
     visited: Annotated[list[str], AppendLog]
-
-
-@dataclass(frozen=True)
-class DebiasOptions:
-    k: int = 1
-    reflexion: bool = True
-    retriever: str = "keyword"
-    threshold: float = KEYWORD_THRESHOLD
-    # Years over which a precedent's retrieval score halves (retrievers/recency.py); 0 = no
-    # preference; None = the body's default (the Assembly's 10 years, none on the Council).
-    recency_halflife: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.k < 0:
-            raise InputError(f"k must be >= 0, got {self.k}")
-        if self.recency_halflife is not None and not self.recency_halflife >= 0:
-            raise InputError(f"--recency-halflife must be >= 0 years (0: none), got {self.recency_halflife}")
-
-    def for_body(self, body: str) -> DebiasOptions:
-        """These options with the recency preference settled for ``body``: what the run config records."""
-        if self.recency_halflife is not None:
-            return self
-        return replace(self, recency_halflife=DEFAULT_UNGA_HALFLIFE if body == "unga" else 0.0)
-
-    @property
-    def recursion_limit(self) -> int:
-        """retrieve + 3 nodes per precedent (k from each of two pools) + final, with headroom."""
-        return 2 + 3 * 2 * self.k + 8
 
 
 @dataclass

@@ -13,7 +13,7 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.targets import false_veto_table
-from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
+from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.stores.domain import DEBIAS, VOTE
 
 if TYPE_CHECKING:
@@ -94,18 +94,9 @@ class DebiasTest(_VoteLike):
 
     name = DEBIAS
     study = None  # `study` and `demo` run it as the ablation's cells (evals/study.py)
-    options = MappingProxyType(
-        {
-            "k": 1,
-            "reflexion": True,
-            "retriever": "keyword",
-            "threshold": KEYWORD_THRESHOLD,
-            "recency_halflife": None,  # the body's default (graphs/debias.py)
-        }
-    )
+    options = MappingProxyType(DebiasOptions.defaults())  # each default once: graphs/debias_options.py
 
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
-        from nationbias.graphs.debias import DebiasOptions
         from nationbias.graphs.study.personas import DEBIAS_HAS_NO_CONTROL, is_control
         from nationbias.retrievers import check_retriever
 
