@@ -23,6 +23,7 @@ from nationbias.graphs.study.explicit import run_association_study, run_directqa
 from nationbias.graphs.study.runner import RunSummary, frozen_gc, run_async
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
+from nationbias.graphs.study.study_run import StudyRun
 from nationbias.stores.cache import ResponseCache
 from nationbias.stores.corpus import Corpus, load_corpus
 from nationbias.stores.runstore import RunStore
@@ -67,42 +68,21 @@ async def _studies(
     def sample(limit: int | None) -> SampleOptions:
         return SampleOptions(limit=limit, repeats=plan.repeats)
 
+    def run(test: str, limit: int | None) -> StudyRun:
+        return StudyRun(
+            client=client,
+            store=store,
+            run_id=f"{prefix}-{test}",
+            sample=sample(limit),
+            concurrency=CONCURRENCY,
+            show_progress=False,
+        )
+
     steps: list[Callable[[], Awaitable[RunSummary]]] = [
-        lambda: run_directqa_study(
-            client=client,
-            store=store,
-            run_id=f"{prefix}-directqa",
-            sample=sample(plan.families),
-            concurrency=CONCURRENCY,
-            show_progress=False,
-        ),
-        lambda: run_association_study(
-            client=client,
-            store=store,
-            run_id=f"{prefix}-association",
-            sample=sample(plan.keywords),
-            concurrency=CONCURRENCY,
-            show_progress=False,
-        ),
-        lambda: run_vote_study(
-            client=client,
-            corpus=corpus,
-            store=store,
-            run_id=f"{prefix}-vote",
-            sample=sample(plan.drafts),
-            concurrency=CONCURRENCY,
-            show_progress=False,
-        ),
-        lambda: run_debias_study(
-            client=client,
-            corpus=corpus,
-            store=store,
-            run_id=f"{prefix}-debias",
-            sample=sample(plan.drafts),
-            options=DebiasOptions(k=1),
-            concurrency=CONCURRENCY,
-            show_progress=False,
-        ),
+        lambda: run_directqa_study(run("directqa", plan.families)),
+        lambda: run_association_study(run("association", plan.keywords)),
+        lambda: run_vote_study(run("vote", plan.drafts), corpus=corpus),
+        lambda: run_debias_study(run("debias", plan.drafts), corpus=corpus, options=DebiasOptions(k=1)),
     ]
     summaries = []
     for step in steps:

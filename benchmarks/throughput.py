@@ -31,6 +31,7 @@ from nationbias.graphs.model.http import ChatCompletionsClient
 from nationbias.graphs.study.runner import RAMP_S, frozen_gc, run_async
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts, vote_tasks
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
+from nationbias.graphs.study.study_run import StudyRun
 from nationbias.graphs.vote import VOTE_MAX_TOKENS, vote_messages
 from nationbias.stores.corpus import Corpus, load_corpus
 from nationbias.stores.domain import VOTE_TESTS
@@ -159,21 +160,20 @@ async def _run(
     client = _client(base_url, wire)
     with fresh_home(f"tp-{test}-{concurrency}"):
         store = RunStore()
-        study: dict[str, Any] = {
-            "client": client,
-            "corpus": corpus,
-            "store": store,
-            "run_id": f"bench-{test}-c{concurrency}",
-            "sample": sample,
-            "concurrency": concurrency,
-            "show_progress": False,
-        }
+        study = StudyRun(
+            client=client,
+            store=store,
+            run_id=f"bench-{test}-c{concurrency}",
+            sample=sample,
+            concurrency=concurrency,
+            show_progress=False,
+        )
         if test == "vote":
             with frozen_gc():  # as the CLI runs a study
-                summary = await run_vote_study(**study)
+                summary = await run_vote_study(study, corpus=corpus)
         else:
             with frozen_gc():
-                summary = await run_debias_study(**study, options=DebiasOptions(k=1))
+                summary = await run_debias_study(study, corpus=corpus, options=DebiasOptions(k=1))
         store.close()
     if summary.error:
         raise RuntimeError(f"{test} at concurrency {concurrency}: {summary.first_errors}")

@@ -74,6 +74,7 @@ async def arun(
     from nationbias.graphs.progress import check_every
     from nationbias.graphs.study.run_config import note_learned_reasoning
     from nationbias.graphs.study.sampling import SampleOptions
+    from nationbias.graphs.study.study_run import StudyRun
     from nationbias.prompts.registry import for_body
     from nationbias.stores.runstore import RunStore, check_run_id
 
@@ -122,17 +123,20 @@ async def arun(
             translator = make_client(
                 run.translate_with, base_url=translate_url, no_cache=run.no_cache, **budget
             )
-        ctx = RunContext(
-            request=request,
+        study = StudyRun(
+            client=client,
+            store=store,
             run_id=rid,
             sample=sample,
             prompts=chosen,
-            store=store,
-            client=client,
             judge=judge_client,
             translator=translator,
-            inputs=inputs,
+            concurrency=run.concurrency,
+            retry_errors=run.retry_errors,
+            show_progress=run.show_progress,
+            progress_every=run.progress_every,
         )
+        ctx = RunContext(request=request, run=study, inputs=inputs)
         with store.lease(rid, notify=_notice), hooks.running():  # a second process refuses here
             summary = await run_test(
                 bias,

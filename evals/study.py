@@ -25,12 +25,12 @@ from nationbias.evals.bias_tests.base import (
 )
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, check_translate, new_run_id
+from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.graphs.study.options import RunOptions, body_personas
 from nationbias.graphs.study.personas import is_control
 from nationbias.graphs.study.sampling import TARGET_ITEMS, SampleOptions, check_body, check_targets
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
-from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.bundled import using_data
 from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, slug
 
@@ -176,7 +176,7 @@ def cell_runs(cells: list[Cell], prefix: str, run: RunOptions) -> list[Planned]:
                 "k": cell.k,
                 "reflexion": cell.reflexion,
                 "retriever": cell.retriever,
-                "threshold": KEYWORD_THRESHOLD,
+                "threshold": DebiasOptions.threshold,
             },
         )
         for cell in cells

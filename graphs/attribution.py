@@ -18,13 +18,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from nationbias.graphs.model.call_result import CallResult
-from nationbias.graphs.model.client import ModelClient
-from nationbias.graphs.progress import DEFAULT_EVERY_S
-from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.personas import PersonaError
 from nationbias.graphs.study.personas import voters as recorded_voters
-from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
-from nationbias.graphs.study.sampling import SampleOptions
+from nationbias.graphs.study.runner import RunSummary, Task
+from nationbias.graphs.study.study_run import StudyRun, run_study_tasks
 from nationbias.graphs.vote import ask_vote, vote_messages, vote_sample, vote_template
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.stores.corpus import Corpus
@@ -32,7 +29,7 @@ from nationbias.stores.countries import to_iso3
 from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, P5, P5_NAMES
 from nationbias.stores.leak import find_outcome_language
 from nationbias.stores.records import Record
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.runstore import SampleRow
 from nationbias.stores.text_budget import SERVER_CHARS, prompt_text
 from nationbias.stores.un_prompt import Shown, TextsMode, target_shown
 
@@ -327,20 +324,7 @@ def proposer_audit(
     }
 
 
-async def run_attribution_study(
-    *,
-    client: ModelClient,
-    corpus: Corpus,
-    store: RunStore,
-    run_id: str,
-    sample: SampleOptions,
-    voters: str = CONTROL,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    retry_errors: bool = False,
-    show_progress: bool = True,
-    progress_every: float = DEFAULT_EVERY_S,
-    prompts: PromptSet | None = None,
-) -> RunSummary:
+async def run_attribution_study(run: StudyRun, *, corpus: Corpus, voters: str = CONTROL) -> RunSummary:
     """Each target draft in every arm (five proposers, two controls), voted by ``voters`` (``none``: "a
     member of the Security Council", ``p5``, ``e10``), ``sample.repeats`` times. A draft whose text
     cannot be made free of its proposer is left out and recorded with the reason."""
@@ -348,7 +332,7 @@ async def run_attribution_study(
     from nationbias.graphs.study.sampling import select_drafts
     from nationbias.graphs.study.simulate import skipped, targets_config
 
-    prompts = prompts or prompt_set()
+    client, store, run_id, sample, prompts = run.client, run.store, run.run_id, run.sample, run.prompts
     kind = voter_kind(voters)
     drafts = select_drafts(corpus, sample)
     budget = client.spec.context_chars
@@ -405,15 +389,4 @@ async def run_attribution_study(
             shown=shown[record.id],
         )
 
-    return await run_tasks(
-        store=store,
-        run_id=run_id,
-        tasks=tasks,
-        worker=worker,
-        concurrency=concurrency,
-        retry_errors=retry_errors,
-        description=f"attribution · {client.label}",
-        show_progress=show_progress,
-        progress_every=progress_every,
-        clients=[client],
-    )
+    return await run_study_tasks(run, tasks, worker, description="attribution")

@@ -3,6 +3,9 @@
 retrieve → [rehearse → reflect → update_history]* → final_vote. The loop runs once per precedent
 (update_history sends the sample back to rehearse); with reflexion off the history keeps only the
 rehearsal and true votes.
+The nodes are plain module-level functions of the state and LangGraph's run-time context
+(:class:`DebiasContext`, the graph's ``context_schema``): the run's model, records, retriever and
+options are passed to ``ainvoke(..., context=...)``, so each node can be run alone.
 Every model call's raw text is kept in ``calls``; the graph is checkpointed so an interrupted
 sample resumes at the node where it stopped.
 """
@@ -10,13 +13,15 @@ sample resumes at the node where it stopped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
 from langgraph.channels import DeltaChannel
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.graphs.history import history_block, history_text, paper_history_text
 from nationbias.graphs.labels.parsing import json_object
 from nationbias.graphs.labels.vote import vote_rules
@@ -26,10 +31,7 @@ from nationbias.graphs.translate import TranslatedTexts
 from nationbias.graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import Precedent, Retriever
-from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
-from nationbias.retrievers.recency import DEFAULT_UNGA_HALFLIFE
 from nationbias.stores.augment import Augmented
-from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
 from nationbias.stores.statements import MemberStatement, statements_for
 from nationbias.stores.un_prompt import Shown, TextsMode, precedent_source, target_shown, with_un_text
@@ -71,36 +73,11 @@ class DebiasState(TypedDict, total=False):
     visited: Annotated[list[str], AppendLog]
 
 
-@dataclass(frozen=True)
-class DebiasOptions:
-    k: int = 1
-    reflexion: bool = True
-    retriever: str = "keyword"
-    threshold: float = KEYWORD_THRESHOLD
-    # Years over which a precedent's retrieval score halves (retrievers/recency.py); 0 = no
-    # preference; None = the body's default (the Assembly's 10 years, none on the Council).
-    recency_halflife: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.k < 0:
-            raise InputError(f"k must be >= 0, got {self.k}")
-        if self.recency_halflife is not None and not self.recency_halflife >= 0:
-            raise InputError(f"--recency-halflife must be >= 0 years (0: none), got {self.recency_halflife}")
-
-    def for_body(self, body: str) -> DebiasOptions:
-        """These options with the recency preference settled for ``body``: what the run config records."""
-        if self.recency_halflife is not None:
-            return self
-        return replace(self, recency_halflife=DEFAULT_UNGA_HALFLIFE if body == "unga" else 0.0)
-
-    @property
-    def recursion_limit(self) -> int:
-        """retrieve + 3 nodes per precedent (k from each of two pools) + final, with headroom."""
-        return 2 + 3 * 2 * self.k + 8
-
-
 @dataclass
-class DebiasDeps:
+class DebiasContext:
+    """What every node reads besides the sample's state: the run's model, records, retriever and options
+    (the graph's ``context_schema``), with the answers asked once per run cached on it."""
+
     client: ModelClient
     records: dict[str, Record]
     pool: list[Record]
@@ -200,151 +177,167 @@ def _call_record(
     return {"node": node, "precedent": precedent, "messages": messages, **r.as_dict()}
 
 
-def build_debias_graph(deps: DebiasDeps, *, checkpointer: Any = None) -> Any:
-    """Each node names its successor (``Command(goto=...)``) rather than a separate router: a
+async def retrieve(state: DebiasState, runtime: Runtime[DebiasContext]) -> Command[str]:
+    """The precedents the persona rehearses, retrieved once for the sample."""
+    ctx = runtime.context
+    target = ctx.records[state["target_id"]]
+    found = ctx.precedents_for(target, state["persona"])
+    precedents = [
+        {
+            "id": p.record.id,
+            "pool": p.pool,
+            "score": p.score,
+            "reason": p.reason,
+            "label": prompt_label(p.record),
+            "symbol": quoted_name(p.record, ctx.prompts),
+            "date": p.record.date.isoformat(),
+            "truth": member_vote(p.record, state["persona"]),
+        }
+        for p in found
+    ]
+    return Command(
+        update={"precedents": precedents, "index": 0, "history": [], "visited": ["retrieve"]},
+        goto="rehearse" if precedents else "final_vote",
+    )
+
+
+async def rehearse(state: DebiasState, runtime: Runtime[DebiasContext]) -> Command[str]:
+    """The persona's vote on the current precedent, the history so far shown."""
+    ctx = runtime.context
+    reflexion, language = ctx.options.reflexion, ctx.prompts.language
+    precedent = state["precedents"][state["index"]]
+    record = ctx.records[precedent["id"]]
+    messages, result = await ask_vote(
+        ctx.client,
+        record,
+        state["persona"],
+        repeat=state["repeat"],
+        template="rehearsal_vote",
+        prompts=ctx.prompts,
+        texts=ctx.texts,
+        shown=ctx.precedents_shown(ctx.records[state["target_id"]]),
+        date=precedent["date"],
+        history=history_block(state["history"], reflexion=reflexion, language=language),
+        previous_votes=paper_history_text(state["history"], reflexion=reflexion, language=language),
+    )
+    rules = vote_rules(
+        result.answer,
+        truncated=result.truncated,
+        free_text=ctx.prompts.free_text,
+        nation=persona_name(state["persona"]),
+        language=language,
+    )
+    predicted = rules.label or f"invalid ({rules.reason})"
+    update: DebiasState = {
+        "pending": {"predicted": predicted},
+        "calls": [_call_record("rehearse", record.id, messages, result)],
+        "visited": ["rehearse"],
+    }
+    if result.error:
+        update["error"] = f"rehearsal on {record.id}: {result.error}"
+        return Command(update=update, goto=END)
+    return Command(update=update, goto="reflect" if reflexion else "update_history")
+
+
+async def reflect(state: DebiasState, runtime: Runtime[DebiasContext]) -> Command[str]:
+    """The persona's reflection on its rehearsal, shown the real vote and the member's statement."""
+    ctx = runtime.context
+    precedent = state["precedents"][state["index"]]
+    record = ctx.records[precedent["id"]]
+    aug = ctx.augmented.get(record.id)
+    target = ctx.records[state["target_id"]]
+    statement = ctx.statement(record, state["persona"], target)
+    limit = ctx.client.spec.context_chars // 2
+    statement_text = clip(statement.text, limit) if statement else "(no statement on record)"
+    messages = ctx.prompts.get("reflexion").render(
+        nation=persona_name(state["persona"]),
+        label=prompt_label(record),
+        summary=ctx.shown(aug.summary if aug else "") or "(no summary)",
+        action_items=ctx.shown(aug.action_items if aug else "") or "(none extracted)",
+        outcome=_outcome(precedent),
+        predicted=state["pending"]["predicted"],
+        truth=precedent["truth"],
+        statement_source=statement.source if statement else "none found",
+        statement=statement_text,
+    )
+    result = await ctx.client.call(
+        messages,
+        schema=None if ctx.prompts.free_text else REFLECTION_SCHEMA,
+        schema_name="reflection",
+        repeat=state["repeat"],
+        max_tokens=REFLECTION_MAX_TOKENS,
+    )
+    read = {"source": statement.source, "text": statement_text} if statement else None
+    update: DebiasState = {
+        "pending": {**state["pending"], "reflection": _reflection_text(result)},
+        "calls": [{**_call_record("reflect", record.id, messages, result), "statement": read}],
+        "visited": ["reflect"],
+    }
+    if result.error:
+        update["error"] = f"reflection on {record.id}: {result.error}"
+    return Command(update=update, goto=END if result.error else "update_history")
+
+
+async def update_history(state: DebiasState, runtime: Runtime[DebiasContext]) -> Command[str]:
+    """The precedent's entry appended to the history; on to the next precedent or the final vote."""
+    ctx = runtime.context
+    precedent = state["precedents"][state["index"]]
+    aug = ctx.augmented.get(precedent["id"])
+    entry = {
+        "label": precedent["label"],
+        "symbol": precedent.get("symbol"),
+        "date": precedent["date"],
+        "outcome": _outcome(precedent),
+        "summary": ctx.shown(aug.summary if aug else ""),
+        "action_items": ctx.shown(aug.action_items if aug else ""),
+        "predicted": state["pending"]["predicted"],
+        "truth": precedent["truth"],
+    }
+    if ctx.options.reflexion:
+        entry["reflection"] = state["pending"].get("reflection", "")
+    index = state["index"] + 1
+    return Command(
+        update={"history": [entry], "index": index, "visited": ["update_history"]},  # appended
+        goto="rehearse" if index < len(state["precedents"]) else "final_vote",
+    )
+
+
+async def final_vote(state: DebiasState, runtime: Runtime[DebiasContext]) -> DebiasState:
+    """The persona's vote on the target, the whole history shown."""
+    ctx = runtime.context
+    reflexion, language = ctx.options.reflexion, ctx.prompts.language
+    target = ctx.records[state["target_id"]]
+    history = history_text(state["history"], reflexion=reflexion, language=language)
+    previous_votes = paper_history_text(state["history"], reflexion=reflexion, language=language)
+    source = target_shown(target, ctx.text_mode)
+    messages, result = await ask_vote(
+        ctx.client,
+        target,
+        state["persona"],
+        repeat=state["repeat"],
+        template="final_vote",
+        prompts=ctx.prompts,
+        texts=ctx.texts,
+        shown=source,
+        history=history,
+        previous_votes=previous_votes,
+    )
+    shown = previous_votes if "previous_votes" in ctx.prompts.get("final_vote").fields else history
+    return {
+        "final": {"messages": messages, **result.as_dict(), "answer": result.answer, "shown": source},
+        "calls": [{**_call_record("final_vote", None, messages, result), "history": shown}],
+        "visited": ["final_vote"],
+    }
+
+
+def build_debias_graph(*, checkpointer: Any = None) -> Any:
+    """The graph; a run passes its :class:`DebiasContext` as ``ainvoke(..., context=...)``.
+
+    Each node names its successor (``Command(goto=...)``) rather than a separate router: a
     router is one more traced runnable, with its own task and callbacks, per step. Every node is
     async, even those that never wait: LangGraph runs a sync one in a worker thread. At 64
     samples in flight both costs showed (benchmarks/RESULTS.md)."""
-    opts = deps.options
-    language = deps.prompts.language  # the history's own words, in the prompts' language (graphs/history.py)
-
-    async def retrieve(state: DebiasState) -> Command[str]:
-        target = deps.records[state["target_id"]]
-        found = deps.precedents_for(target, state["persona"])
-        precedents = [
-            {
-                "id": p.record.id,
-                "pool": p.pool,
-                "score": p.score,
-                "reason": p.reason,
-                "label": prompt_label(p.record),
-                "symbol": quoted_name(p.record, deps.prompts),
-                "date": p.record.date.isoformat(),
-                "truth": member_vote(p.record, state["persona"]),
-            }
-            for p in found
-        ]
-        return Command(
-            update={"precedents": precedents, "index": 0, "history": [], "visited": ["retrieve"]},
-            goto="rehearse" if precedents else "final_vote",
-        )
-
-    async def rehearse(state: DebiasState) -> Command[str]:
-        precedent = state["precedents"][state["index"]]
-        record = deps.records[precedent["id"]]
-        messages, result = await ask_vote(
-            deps.client,
-            record,
-            state["persona"],
-            repeat=state["repeat"],
-            template="rehearsal_vote",
-            prompts=deps.prompts,
-            texts=deps.texts,
-            shown=deps.precedents_shown(deps.records[state["target_id"]]),
-            date=precedent["date"],
-            history=history_block(state["history"], reflexion=opts.reflexion, language=language),
-            previous_votes=paper_history_text(state["history"], reflexion=opts.reflexion, language=language),
-        )
-        rules = vote_rules(
-            result.answer,
-            truncated=result.truncated,
-            free_text=deps.prompts.free_text,
-            nation=persona_name(state["persona"]),
-            language=language,
-        )
-        predicted = rules.label or f"invalid ({rules.reason})"
-        update: DebiasState = {
-            "pending": {"predicted": predicted},
-            "calls": [_call_record("rehearse", record.id, messages, result)],
-            "visited": ["rehearse"],
-        }
-        if result.error:
-            update["error"] = f"rehearsal on {record.id}: {result.error}"
-            return Command(update=update, goto=END)
-        return Command(update=update, goto="reflect" if opts.reflexion else "update_history")
-
-    async def reflect(state: DebiasState) -> Command[str]:
-        precedent = state["precedents"][state["index"]]
-        record = deps.records[precedent["id"]]
-        aug = deps.augmented.get(record.id)
-        target = deps.records[state["target_id"]]
-        statement = deps.statement(record, state["persona"], target)
-        limit = deps.client.spec.context_chars // 2
-        statement_text = clip(statement.text, limit) if statement else "(no statement on record)"
-        messages = deps.prompts.get("reflexion").render(
-            nation=persona_name(state["persona"]),
-            label=prompt_label(record),
-            summary=deps.shown(aug.summary if aug else "") or "(no summary)",
-            action_items=deps.shown(aug.action_items if aug else "") or "(none extracted)",
-            outcome=_outcome(precedent),
-            predicted=state["pending"]["predicted"],
-            truth=precedent["truth"],
-            statement_source=statement.source if statement else "none found",
-            statement=statement_text,
-        )
-        result = await deps.client.call(
-            messages,
-            schema=None if deps.prompts.free_text else REFLECTION_SCHEMA,
-            schema_name="reflection",
-            repeat=state["repeat"],
-            max_tokens=REFLECTION_MAX_TOKENS,
-        )
-        read = {"source": statement.source, "text": statement_text} if statement else None
-        update: DebiasState = {
-            "pending": {**state["pending"], "reflection": _reflection_text(result)},
-            "calls": [{**_call_record("reflect", record.id, messages, result), "statement": read}],
-            "visited": ["reflect"],
-        }
-        if result.error:
-            update["error"] = f"reflection on {record.id}: {result.error}"
-        return Command(update=update, goto=END if result.error else "update_history")
-
-    async def update_history(state: DebiasState) -> Command[str]:
-        precedent = state["precedents"][state["index"]]
-        aug = deps.augmented.get(precedent["id"])
-        entry = {
-            "label": precedent["label"],
-            "symbol": precedent.get("symbol"),
-            "date": precedent["date"],
-            "outcome": _outcome(precedent),
-            "summary": deps.shown(aug.summary if aug else ""),
-            "action_items": deps.shown(aug.action_items if aug else ""),
-            "predicted": state["pending"]["predicted"],
-            "truth": precedent["truth"],
-        }
-        if opts.reflexion:
-            entry["reflection"] = state["pending"].get("reflection", "")
-        index = state["index"] + 1
-        return Command(
-            update={"history": [entry], "index": index, "visited": ["update_history"]},  # appended
-            goto="rehearse" if index < len(state["precedents"]) else "final_vote",
-        )
-
-    async def final_vote(state: DebiasState) -> DebiasState:
-        target = deps.records[state["target_id"]]
-        history = history_text(state["history"], reflexion=opts.reflexion, language=language)
-        previous_votes = paper_history_text(state["history"], reflexion=opts.reflexion, language=language)
-        source = target_shown(target, deps.text_mode)
-        messages, result = await ask_vote(
-            deps.client,
-            target,
-            state["persona"],
-            repeat=state["repeat"],
-            template="final_vote",
-            prompts=deps.prompts,
-            texts=deps.texts,
-            shown=source,
-            history=history,
-            previous_votes=previous_votes,
-        )
-        shown = previous_votes if "previous_votes" in deps.prompts.get("final_vote").fields else history
-        return {
-            "final": {"messages": messages, **result.as_dict(), "answer": result.answer, "shown": source},
-            "calls": [{**_call_record("final_vote", None, messages, result), "history": shown}],
-            "visited": ["final_vote"],
-        }
-
-    graph = StateGraph(DebiasState)
+    graph = StateGraph(DebiasState, context_schema=DebiasContext)
     graph.add_node("retrieve", retrieve, destinations=("rehearse", "final_vote"))
     graph.add_node("rehearse", rehearse, destinations=("reflect", "update_history", END))
     graph.add_node("reflect", reflect, destinations=("update_history", END))

@@ -109,7 +109,7 @@ class AssociationTest:
     async def arun(self, ctx: RunContext) -> RunSummary:
         from nationbias.graphs.study.explicit import run_association_study
 
-        return await run_association_study(**ctx.study_kwargs(), pool_path=ctx.inputs)
+        return await run_association_study(ctx.run, pool_path=ctx.inputs)
 
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         category = samples["extra"].map(lambda e: (e or {}).get("category")).rename("category")

@@ -371,10 +371,8 @@ class AttributionTest:
         from nationbias.graphs.attribution import run_attribution_study
 
         corpus, voters = ctx.inputs
-        kwargs = ctx.study_kwargs()
-        kwargs.pop("judge")
-        kwargs["sample"] = replace(ctx.sample, personas=voters)
-        return await run_attribution_study(**kwargs, corpus=corpus, voters=voters)
+        run = replace(ctx.run, sample=replace(ctx.sample, personas=voters), judge=None)
+        return await run_attribution_study(run, corpus=corpus, voters=voters)
 
     def claims(self, samples: pd.DataFrame) -> list[dict[str, Any]]:
         """Each proposer's paired effect and the East–West gap, over drafts."""

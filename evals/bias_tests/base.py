@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from nationbias.graphs.model.client import ModelClient
     from nationbias.graphs.study.runner import RunSummary
     from nationbias.graphs.study.sampling import SampleOptions
+    from nationbias.graphs.study.study_run import StudyRun
     from nationbias.prompts import PromptSet
     from nationbias.stores.runstore import RunStore
 
@@ -64,35 +65,41 @@ class StudyPart:
 
 @dataclass(kw_only=True)
 class RunContext:
-    """What a test's run gets: the checked request, its inputs, and the opened stores and clients."""
+    """What a test's run gets: the checked request, the run as every study function takes it (the opened
+    stores and clients, graphs/study/study_run.py) and the test's own inputs."""
 
     request: RunRequest
-    run_id: str
-    sample: SampleOptions
-    prompts: PromptSet
-    store: RunStore
-    client: ModelClient
-    judge: ModelClient | None = None
-    translator: ModelClient | None = (
-        None  # --translate-with, for a test that ``translates`` (graphs/translate.py)
-    )
+    run: StudyRun
     inputs: Any = None  # what :meth:`BiasTest.prepare` returned (e.g. the corpus)
 
-    def study_kwargs(self) -> dict[str, Any]:
-        """What every study function (graphs/study/simulate.py, graphs/study/explicit.py) takes from the
-        run."""
-        return {
-            "client": self.client,
-            "judge": self.judge,
-            "store": self.store,
-            "run_id": self.run_id,
-            "sample": self.sample,
-            "concurrency": self.request.concurrency,
-            "retry_errors": self.request.retry_errors,
-            "show_progress": self.request.show_progress,
-            "progress_every": self.request.progress_every,
-            "prompts": self.prompts,
-        }
+    @property
+    def run_id(self) -> str:
+        return self.run.run_id
+
+    @property
+    def sample(self) -> SampleOptions:
+        return self.run.sample
+
+    @property
+    def prompts(self) -> PromptSet:
+        return self.run.prompts
+
+    @property
+    def store(self) -> RunStore:
+        return self.run.store
+
+    @property
+    def client(self) -> ModelClient:
+        return self.run.client
+
+    @property
+    def judge(self) -> ModelClient | None:
+        return self.run.judge
+
+    @property
+    def translator(self) -> ModelClient | None:
+        """--translate-with, for a test that ``translates`` (graphs/translate.py)."""
+        return self.run.translator
 
 
 @runtime_checkable

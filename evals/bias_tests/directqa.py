@@ -204,7 +204,7 @@ class DirectQATest:
     async def arun(self, ctx: RunContext) -> RunSummary:
         from nationbias.graphs.study.explicit import run_directqa_study
 
-        return await run_directqa_study(**ctx.study_kwargs(), framing=ctx.inputs)
+        return await run_directqa_study(ctx.run, framing=ctx.inputs)
 
     def result_tables(self, samples: pd.DataFrame) -> dict[str, pd.DataFrame]:
         by_family = samples.rename(columns={"item": "family"})

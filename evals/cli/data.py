@@ -22,8 +22,8 @@ from nationbias.evals.cli.common import (
     make_client,
 )
 from nationbias.evals.cli.table_output import print_table
+from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.graphs.terminal_text import plain
-from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
 from nationbias.stores.domain import DEFAULT_TEXTS
 from nationbias.stores.errors import InputError
 
@@ -166,10 +166,12 @@ def info(path: CorpusArg = None, data: DataOpt = None) -> None:
 @data_app.command("audit")
 @cli_errors
 def audit(
-    k: Annotated[int, typer.Option("--k", help="Precedents per pool part, as in `study debias`.")] = 1,
+    k: Annotated[
+        int, typer.Option("--k", help="Precedents per pool part, as in `study debias`.")
+    ] = DebiasOptions.k,
     threshold: Annotated[
         float, typer.Option("--threshold", help="The keyword retriever's cut.")
-    ] = KEYWORD_THRESHOLD,
+    ] = DebiasOptions.threshold,
     changes: Annotated[
         bool, typer.Option("--changes", help="Print every changed sentence beside its original.")
     ] = False,

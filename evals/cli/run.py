@@ -18,7 +18,7 @@ from nationbias.evals.cli.common import (
 from nationbias.evals.cli.explicit import register as register_explicit
 from nationbias.evals.cli.explicit import run_association_command, run_directqa_command
 from nationbias.evals.cli.plugin import register as register_plugins
-from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
+from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.retrievers.registry import RETRIEVERS
 from nationbias.stores.domain import DEBIAS, VOTE
 
@@ -77,17 +77,19 @@ def print_precedent_age(run_id: str) -> None:
 )  # fmt: skip
 def run_vote(
     debias: Annotated[bool, typer.Option("--debias", help="Use the retrieval + reflexion graph.")] = False,
-    k: Annotated[int, typer.Option("--k", help="Precedents per pool (adopted, non-adopted).")] = 1,
-    reflexion: Annotated[bool, typer.Option("--reflexion/--no-reflexion")] = True,
+    k: Annotated[
+        int, typer.Option("--k", help="Precedents per pool (adopted, non-adopted).")
+    ] = DebiasOptions.k,
+    reflexion: Annotated[bool, typer.Option("--reflexion/--no-reflexion")] = DebiasOptions.reflexion,
     retriever: Annotated[
         str, typer.Option("--retriever", help=f"The retrieval strategy: {', '.join(RETRIEVERS)}.")
-    ] = "keyword",
+    ] = DebiasOptions.retriever,
     threshold: Annotated[
         float,
         typer.Option(
             "--threshold", help="The cut of a retriever that takes one (keyword: keep score > this)."
         ),
-    ] = KEYWORD_THRESHOLD,
+    ] = DebiasOptions.threshold,
     recency_halflife: Annotated[
         float | None,
         typer.Option(
@@ -95,7 +97,7 @@ def run_vote(
             help="Prefer recent precedents: a precedent's retrieval score halves every this many years "
             "(0: no preference). Default: 10 on --body unga, 0 on the Council.",
         ),
-    ] = None,
+    ] = DebiasOptions.recency_halflife,
     **options: Any,
 ) -> None:
     """Persona vote simulation: the Council's non-adopted drafts, or the Assembly's roll calls with

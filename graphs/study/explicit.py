@@ -33,18 +33,15 @@ from nationbias.graphs.directqa import (
     set_roles,
 )
 from nationbias.graphs.labels.framing import DEFAULT_FRAMING, check_framing, framed_item, split_item
-from nationbias.graphs.model.client import ModelClient
-from nationbias.graphs.progress import DEFAULT_EVERY_S
-from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.run_config import judge_options, run_config
-from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
+from nationbias.graphs.study.runner import RunSummary, Task
 from nationbias.graphs.study.sampling import SampleOptions
-from nationbias.prompts import PromptSet, prompt_set
+from nationbias.graphs.study.study_run import StudyRun, run_study_tasks
 from nationbias.stores.bundled import DataFile
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.domain import ASSOCIATION, DIRECTQA
 from nationbias.stores.functions import functions_file
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.runstore import SampleRow
 
 
 def select_families(families: list[Family], sample: SampleOptions) -> list[Family]:
@@ -110,37 +107,24 @@ def input_files(*files: DataFile) -> Corpus:
     return Corpus(records=[], path=files[0], sha256=digest.hexdigest())
 
 
-async def run_directqa_study(
-    *,
-    client: ModelClient,
-    store: RunStore,
-    run_id: str,
-    sample: SampleOptions,
-    judge: ModelClient | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    retry_errors: bool = False,
-    show_progress: bool = True,
-    progress_every: float = DEFAULT_EVERY_S,
-    prompts: PromptSet | None = None,
-    framing: str = DEFAULT_FRAMING,
-) -> RunSummary:
+async def run_directqa_study(run: StudyRun, *, framing: str = DEFAULT_FRAMING) -> RunSummary:
     """DirectQA (paper §4.1): families × 20 ordered pairs × repeats, for each framing ``framing`` asks
     (``irresponsible``, ``responsible`` or ``both``)."""
     framings = check_framing(framing)
-    prompts = prompts or prompt_set()
+    client, judge, prompts = run.client, run.judge, run.prompts
     all_families = set_roles(directqa_families(), prompts)
-    families = select_families(all_families, sample)
+    families = select_families(all_families, run.sample)
     config = run_config(
         test=DIRECTQA,
         client=client,
         corpus=input_files(functions_file()),
-        sample=sample,
+        sample=run.sample,
         prompts=framing_prompts(framings),
         prompt_set=prompts,
         extra={**judge_options(judge), "families": [f.id for f in families], "framing": framing},
         extra_versions=roles_ref(prompts),
     )
-    store.create_run(run_id, config)
+    run.store.create_run(run.run_id, config)
     deps = DirectQADeps(client=client, families={f.id: f for f in all_families}, judge=judge, prompts=prompts)
     graph = build_directqa_graph(deps)
 
@@ -157,36 +141,14 @@ async def run_directqa_study(
         state = await graph.ainvoke(start)
         return directqa_row(state)
 
-    return await run_tasks(
-        store=store,
-        run_id=run_id,
-        tasks=directqa_tasks(families, sample, framings),
-        worker=worker,
-        concurrency=concurrency,
-        retry_errors=retry_errors,
-        description=f"directqa · {client.label}",
-        show_progress=show_progress,
-        progress_every=progress_every,
-        clients=[client, judge],
+    return await run_study_tasks(
+        run, directqa_tasks(families, run.sample, framings), worker, description="directqa"
     )
 
 
-async def run_association_study(
-    *,
-    client: ModelClient,
-    store: RunStore,
-    run_id: str,
-    sample: SampleOptions,
-    judge: ModelClient | None = None,
-    pool_path: str | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    retry_errors: bool = False,
-    show_progress: bool = True,
-    progress_every: float = DEFAULT_EVERY_S,
-    prompts: PromptSet | None = None,
-) -> RunSummary:
+async def run_association_study(run: StudyRun, *, pool_path: str | None = None) -> RunSummary:
     """The Association Test (paper §4.1): keywords × repeats, names in a seeded order per prompt."""
-    prompts = prompts or prompt_set()
+    client, judge, sample, prompts = run.client, run.judge, run.sample, run.prompts
     pool = select_keywords(load_pool(pool_path), sample)
     pool_data = pool_file(pool_path)
     config = run_config(
@@ -198,7 +160,7 @@ async def run_association_study(
         prompt_set=prompts,
         extra={**judge_options(judge), "pool": str(pool_data), "keywords": [k for _, k in pool]},
     )
-    store.create_run(run_id, config)
+    run.store.create_run(run.run_id, config)
     graph = build_association_graph(AssociationDeps(client=client, judge=judge, prompts=prompts))
 
     async def worker(task: Task) -> SampleRow:
@@ -208,15 +170,4 @@ async def run_association_study(
         state = await graph.ainvoke(start)
         return association_row(state)
 
-    return await run_tasks(
-        store=store,
-        run_id=run_id,
-        tasks=association_tasks(pool, sample),
-        worker=worker,
-        concurrency=concurrency,
-        retry_errors=retry_errors,
-        description=f"association · {client.label}",
-        show_progress=show_progress,
-        progress_every=progress_every,
-        clients=[client, judge],
-    )
+    return await run_study_tasks(run, association_tasks(pool, sample), worker, description="association")

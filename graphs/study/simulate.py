@@ -6,17 +6,15 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from nationbias.graphs.debias import DEBIAS_PROMPTS, DebiasDeps, DebiasOptions, build_debias_graph
+from nationbias.graphs.debias import DEBIAS_PROMPTS, DebiasContext, DebiasOptions, build_debias_graph
 from nationbias.graphs.labels.directqa import LabelDecision
 from nationbias.graphs.labels.vote import vote_rules
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
-from nationbias.graphs.progress import DEFAULT_EVERY_S
 from nationbias.graphs.study.audit import leak_audit, precedent_coverage
-from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.personas import DEBIAS_HAS_NO_CONTROL, PersonaError, is_control
 from nationbias.graphs.study.run_config import judge_options, run_config
-from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
+from nationbias.graphs.study.runner import RunSummary, Task
 from nationbias.graphs.study.sampling import (
     SampleOptions,
     persona_plan,
@@ -24,6 +22,7 @@ from nationbias.graphs.study.sampling import (
     skipped_items,
     vote_tasks,
 )
+from nationbias.graphs.study.study_run import StudyRun, run_study_tasks
 from nationbias.graphs.translate import TranslatedTexts, run_texts, translate_texts
 from nationbias.graphs.vote import (
     VoteDeps,
@@ -34,7 +33,7 @@ from nationbias.graphs.vote import (
     vote_sample,
     vote_template,
 )
-from nationbias.prompts import PromptSet, prompt_set
+from nationbias.prompts import PromptSet
 from nationbias.retrievers.context import BuildContext, build_retriever
 from nationbias.retrievers.recency import age_summary
 from nationbias.stores.augment import augmented_for
@@ -43,7 +42,7 @@ from nationbias.stores.corpus import Corpus
 from nationbias.stores.domain import CONTROL, DEBIAS, DEFAULT_LANGUAGE, VOTE
 from nationbias.stores.paths import home
 from nationbias.stores.records import Record
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.runstore import SampleRow
 from nationbias.stores.un_prompt import TextsMode
 
 
@@ -115,7 +114,7 @@ def targets_config(sample: SampleOptions) -> dict[str, Any]:
     return {"targets": sample.targets} if sample.body == "unsc" else {}
 
 
-def precedent_ages(deps: DebiasDeps, tasks: list[Task]) -> dict[str, Any]:
+def precedent_ages(deps: DebiasContext, tasks: list[Task]) -> dict[str, Any]:
     """The ages (target year minus precedent year) of the precedents each (item, persona) rehearses,
     summarised, with the recency preference that chose them."""
     ages = [
@@ -134,53 +133,55 @@ def precedent_pool(corpus: Corpus) -> list[Record]:
     ]
 
 
-async def run_vote_study(
-    *,
-    client: ModelClient,
+def vote_config(
+    run: StudyRun,
     corpus: Corpus,
-    store: RunStore,
-    run_id: str,
-    sample: SampleOptions,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    retry_errors: bool = False,
-    show_progress: bool = True,
-    progress_every: float = DEFAULT_EVERY_S,
-    prompts: PromptSet | None = None,
-    judge: ModelClient | None = None,
-    translator: ModelClient | None = None,
-) -> RunSummary:
+    drafts: list[Record],
+    *,
+    test: str,
+    prompts: tuple[str, ...],
+    extra: dict[str, Any],
+    texts: TranslatedTexts | None,
+) -> dict[str, Any]:
+    """The run config of a vote-like study (plain or debiased): the model, the samples, the prompts with
+    the judge's, the leak audit of its target prompts, what it skips and, on the Council, its targets."""
+    judge = run.judge
+    config = run_config(
+        test=test,
+        client=run.client,
+        corpus=corpus,
+        sample=run.sample,
+        prompts=(*prompts, "judge_vote") if judge is not None else prompts,
+        prompt_set=run.prompts,
+        extra={**extra, "texts": run.sample.texts, **(judge_options(judge) if judge is not None else {})},
+        translation=texts,
+    )
+    config["leak_audit"] = audit_for(drafts, run.sample, run.client, run.prompts, texts)
+    config["skipped"] = skipped(corpus, drafts, run.sample)
+    config.update(targets_config(run.sample))
+    return config
+
+
+async def run_vote_study(run: StudyRun, *, corpus: Corpus) -> RunSummary:
     """The persona vote simulation (paper §4.2); a free-text set's votes may go to the judge. With a set
-    whose text is translated, ``translator`` translates the drafts' texts first."""
-    prompts = prompts or prompt_set()
+    whose text is translated, the run's translator translates the drafts' texts first."""
+    client, sample, prompts = run.client, run.sample, run.prompts
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks(VOTE, drafts, sample)
     texts = await prepare_translations(
-        translator=translator,
+        translator=run.translator,
         prompts=prompts,
         targets=drafts,
         budget=client.spec.context_chars,
-        show_progress=show_progress,
+        show_progress=run.show_progress,
         text_mode=sample.texts,
     )
     asked = vote_template(CONTROL) if is_control(sample.personas) else "persona_vote"
-    names = (asked, "judge_vote") if judge is not None else (asked,)
-    config = run_config(
-        test=VOTE,
-        client=client,
-        corpus=corpus,
-        sample=sample,
-        prompts=names,
-        prompt_set=prompts,
-        extra={"texts": sample.texts, **(judge_options(judge) if judge is not None else {})},
-        translation=texts,
-    )
-    config["leak_audit"] = audit_for(drafts, sample, client, prompts, texts)
-    config["skipped"] = skipped(corpus, drafts, sample)
-    config.update(targets_config(sample))
-    store.create_run(run_id, config)
+    config = vote_config(run, corpus, drafts, test=VOTE, prompts=(asked,), extra={}, texts=texts)
+    run.store.create_run(run.run_id, config)
     records = {r.id: r for r in corpus.records}
     deps = VoteDeps(
-        client=client, records=records, prompts=prompts, judge=judge, texts=texts, text_mode=sample.texts
+        client=client, records=records, prompts=prompts, judge=run.judge, texts=texts, text_mode=sample.texts
     )
     graph = build_vote_graph(deps)
 
@@ -188,43 +189,18 @@ async def run_vote_study(
         state = await graph.ainvoke({"record_id": task.item, "persona": task.persona, "repeat": task.repeat})
         return vote_row(state, records[task.item], free_text=prompts.free_text, language=prompts.language)
 
-    return await run_tasks(
-        store=store,
-        run_id=run_id,
-        tasks=tasks,
-        worker=worker,
-        concurrency=concurrency,
-        retry_errors=retry_errors,
-        description=f"vote · {client.label}",
-        show_progress=show_progress,
-        progress_every=progress_every,
-        clients=[client, judge],
-    )
+    return await run_study_tasks(run, tasks, worker, description="vote")
 
 
-async def run_debias_study(
-    *,
-    client: ModelClient,
-    corpus: Corpus,
-    store: RunStore,
-    run_id: str,
-    sample: SampleOptions,
-    options: DebiasOptions,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    retry_errors: bool = False,
-    show_progress: bool = True,
-    progress_every: float = DEFAULT_EVERY_S,
-    prompts: PromptSet | None = None,
-    judge: ModelClient | None = None,
-    translator: ModelClient | None = None,
-) -> RunSummary:
-    """The debiased vote simulation (paper §7): checkpointed per sample. With a free-text set the
+async def run_debias_study(run: StudyRun, *, corpus: Corpus, options: DebiasOptions) -> RunSummary:
+    """The debiased vote simulation (paper §7): checkpointed per sample; ``options`` are the test's own
+    (k, reflexion, the retriever and its threshold, the recency preference). With a free-text set the
     judge reads the final votes the rules cannot (the rehearsal votes stay with the rules). With a set
-    whose text is translated, ``translator`` translates the targets', the precedents' texts and the
-    precedents' summaries first."""
+    whose text is translated, the run's translator translates the targets', the precedents' texts and
+    the precedents' summaries first."""
+    client, sample, prompts, judge = run.client, run.sample, run.prompts, run.judge
     if is_control(sample.personas):
         raise PersonaError(DEBIAS_HAS_NO_CONTROL)
-    prompts = prompts or prompt_set()
     options = options.for_body(sample.body)
     drafts = select_drafts(corpus, sample)
     tasks = vote_tasks(DEBIAS, drafts, sample)
@@ -235,7 +211,7 @@ async def run_debias_study(
         BuildContext(corpus=corpus, augmented=augmented, options={"threshold": options.threshold}),
         recency_halflife=options.recency_halflife,
     )
-    deps = DebiasDeps(
+    deps = DebiasContext(
         client=client,
         records=records,
         pool=precedent_pool(corpus),
@@ -251,11 +227,11 @@ async def run_debias_study(
             p.record.id: p.record for d in drafts for a in plan.for_item(d) for p in deps.precedents_for(d, a)
         }
         deps.texts = await prepare_translations(
-            translator=translator,
+            translator=run.translator,
             prompts=prompts,
             targets=drafts,
             budget=client.spec.context_chars,
-            show_progress=show_progress,
+            show_progress=run.show_progress,
             precedents=list(shown.values()),
             summaries=[
                 text
@@ -265,23 +241,9 @@ async def run_debias_study(
             ],
             text_mode=sample.texts,
         )
-    config = run_config(
-        test=DEBIAS,
-        client=client,
-        corpus=corpus,
-        sample=sample,
-        prompts=(*DEBIAS_PROMPTS, "judge_vote") if judge is not None else DEBIAS_PROMPTS,
-        prompt_set=prompts,
-        extra={
-            **asdict(options),
-            "texts": sample.texts,
-            **(judge_options(judge) if judge is not None else {}),
-        },
-        translation=deps.texts,
+    config = vote_config(
+        run, corpus, drafts, test=DEBIAS, prompts=DEBIAS_PROMPTS, extra=asdict(options), texts=deps.texts
     )
-    config["leak_audit"] = audit_for(drafts, sample, client, prompts, deps.texts)
-    config["skipped"] = skipped(corpus, drafts, sample)
-    config.update(targets_config(sample))
     config["precedent_coverage"] = precedent_coverage(
         drafts,
         {draft.id: deps.precedents(draft) for draft in drafts},
@@ -293,7 +255,7 @@ async def run_debias_study(
     # Longest samples first (retrieval is cheap and asked once per draft): a 5-call sample started
     # last would leave one worker running alone for a second at the end of the run.
     tasks.sort(key=lambda task: -deps.expected_calls(records[task.item], task.persona))
-    store.create_run(run_id, config)  # only once the retriever and its inputs are ready
+    run.store.create_run(run.run_id, config)  # only once the retriever and its inputs are ready
     # Every finished call is already durable in the response cache, so with the cache on a sample
     # checkpoints once, when it ends (an interrupted one replays its calls from the cache on resume);
     # without it the checkpoints are the only record of paid calls, so each node's is written as it
@@ -301,11 +263,11 @@ async def run_debias_study(
     # way, but the next node need not wait for the write's task (benchmarks/RESULTS.md).
     durability = "exit" if client.cache is not None else "async"
     with InlineSqliteSaver.open(home() / "checkpoints.sqlite") as saver:
-        graph = build_debias_graph(deps, checkpointer=saver)
-        started = saver.threads_under(f"{run_id}/")  # only these samples can have state to resume
+        graph = build_debias_graph(checkpointer=saver)
+        started = saver.threads_under(f"{run.run_id}/")  # only these samples can have state to resume
 
         async def worker(task: Task) -> SampleRow:
-            thread_id = f"{run_id}/{task.sample_id}"
+            thread_id = f"{run.run_id}/{task.sample_id}"
             config = {"configurable": {"thread_id": thread_id}, "recursion_limit": options.recursion_limit}
             if thread_id in started:  # a checkpoint from an earlier, interrupted attempt
                 snapshot = await graph.aget_state(config)
@@ -313,8 +275,8 @@ async def run_debias_study(
             else:
                 values, pending = {}, ()
             final = values.get("final")
-            if pending and not values.get("error"):
-                state = await graph.ainvoke(None, config, durability=durability)  # resume where it stopped
+            if pending and not values.get("error"):  # resume where it stopped
+                state = await graph.ainvoke(None, config, context=deps, durability=durability)
             elif final is not None and not final.get("error") and not values.get("error"):
                 state = values  # the graph finished but the process died before the row was written
             else:
@@ -328,7 +290,7 @@ async def run_debias_study(
                     "visited": [],
                     "error": None,
                 }
-                state = await graph.ainvoke(start, config, durability=durability)
+                state = await graph.ainvoke(start, config, context=deps, durability=durability)
             return await debias_row_judged(
                 task,
                 state,
@@ -338,18 +300,8 @@ async def run_debias_study(
                 language=prompts.language,
             )
 
-        return await run_tasks(
-            store=store,
-            run_id=run_id,
-            tasks=tasks,
-            worker=worker,
-            concurrency=concurrency,
-            retry_errors=retry_errors,
-            description=f"debias k={options.k} · {client.label}",
-            show_progress=show_progress,
-            progress_every=progress_every,
-            clients=[client, judge],
-            commits=[saver.commits],
+        return await run_study_tasks(
+            run, tasks, worker, description=f"debias k={options.k}", commits=[saver.commits]
         )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import nationbias
-from nationbias.graphs.debias import DebiasDeps, DebiasOptions
+from nationbias.graphs.debias import DebiasContext, DebiasOptions
 from nationbias.graphs.study.simulate import precedent_pool
 from nationbias.graphs.vote import member_vote
 from nationbias.retrievers import get_retriever
@@ -141,7 +141,7 @@ def test_recency_is_exact_and_prefers_recent_roll_calls() -> None:
 def test_precedents_without_the_personas_vote_are_passed_over() -> None:
     pool = _assembly_pool()
     records = {r.id: r for r in pool}
-    deps = DebiasDeps(
+    deps = DebiasContext(
         client=None,  # type: ignore[arg-type]  # retrieval only: no model call
         records=records,
         pool=pool,
@@ -157,7 +157,7 @@ def test_precedents_without_the_personas_vote_are_passed_over() -> None:
     # The Council's P5 always voted: their precedents are the retriever's, unchanged.
     corpus = load_corpus()
     council = precedent_pool(corpus)
-    keyword = DebiasDeps(
+    keyword = DebiasContext(
         client=None,  # type: ignore[arg-type]
         records={r.id: r for r in corpus.records},
         pool=council,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
+from nationbias.graphs.debias import DebiasContext, DebiasOptions, build_debias_graph, history_text
 from nationbias.graphs.model.client import ModelClient
 from nationbias.retrievers import Precedent
 from nationbias.stores.augment import augmented_for
@@ -35,8 +35,8 @@ class FixedRetriever:
         ]
 
 
-def _deps(corpus: Any, *, k: int, reflexion: bool) -> DebiasDeps:
-    return DebiasDeps(
+def _deps(corpus: Any, *, k: int, reflexion: bool) -> DebiasContext:
+    return DebiasContext(
         client=ModelClient.from_spec("fake:hash"),
         records={r.id: r for r in corpus.records},
         pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
@@ -53,10 +53,10 @@ def _start(corpus: Any) -> dict[str, Any]:
 
 def _run(corpus: Any, *, k: int, reflexion: bool) -> dict[str, Any]:
     deps = _deps(corpus, k=k, reflexion=reflexion)
-    graph = build_debias_graph(deps)
+    graph = build_debias_graph()
     start = _start(corpus)
     result: dict[str, Any] = asyncio.run(
-        graph.ainvoke(start, {"recursion_limit": deps.options.recursion_limit})
+        graph.ainvoke(start, {"recursion_limit": deps.options.recursion_limit}, context=deps)
     )
     return result
 
@@ -114,17 +114,23 @@ def test_interrupted_sample_resumes_from_its_checkpoints_each_prompt_stored_once
 
     async def first_part() -> None:
         with InlineSqliteSaver.open(path) as saver:
-            graph = build_debias_graph(_deps(corpus, k=1, reflexion=True), checkpointer=saver)
+            graph = build_debias_graph(checkpointer=saver)
             await graph.ainvoke(
-                _start(corpus), config, durability=durability, interrupt_before=["final_vote"]
+                _start(corpus),
+                config,
+                context=_deps(corpus, k=1, reflexion=True),
+                durability=durability,
+                interrupt_before=["final_vote"],
             )
 
     async def resume() -> dict[str, Any]:
         with InlineSqliteSaver.open(path) as saver:
-            graph = build_debias_graph(_deps(corpus, k=1, reflexion=True), checkpointer=saver)
+            graph = build_debias_graph(checkpointer=saver)
             snapshot = await graph.aget_state(config)
             assert snapshot.next == ("final_vote",) and len(snapshot.values["calls"]) == 4
-            state: dict[str, Any] = await graph.ainvoke(None, config, durability=durability)
+            state: dict[str, Any] = await graph.ainvoke(
+                None, config, context=_deps(corpus, k=1, reflexion=True), durability=durability
+            )
             return state
 
     asyncio.run(first_part())

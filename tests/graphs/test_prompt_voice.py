@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
+from nationbias.graphs.debias import DebiasContext, DebiasOptions, build_debias_graph
 from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import prompt_set
 from nationbias.retrievers import Precedent
@@ -57,7 +57,7 @@ class ChosenRetriever:
 def _calls(
     corpus: Corpus, target_id: str, precedents: Sequence[str], *, prompts: str, persona: str
 ) -> list[Any]:
-    deps = DebiasDeps(
+    deps = DebiasContext(
         client=ModelClient.from_spec("fake:hash"),
         records={r.id: r for r in corpus.records},
         pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
@@ -74,7 +74,7 @@ def _calls(
         "visited": [],
         "error": None,
     }
-    state = asyncio.run(build_debias_graph(deps).ainvoke(start, {"recursion_limit": 60}))
+    state = asyncio.run(build_debias_graph().ainvoke(start, {"recursion_limit": 60}, context=deps))
     assert state.get("error") is None
     return list(state["calls"])
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
+from nationbias.graphs.debias import DebiasContext, DebiasOptions, build_debias_graph
 from nationbias.graphs.history import WORDS, history_text, paper_history_text
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import VoteDeps, build_vote_graph
@@ -159,7 +159,7 @@ def test_no_debias_prompt_in_any_language_reveals_an_outcome(
     augmented = augmented_for(corpus)
     options = DebiasOptions(k=1, reflexion=True)
     prompts = prompt_set(name, language=language)
-    deps = DebiasDeps(
+    deps = DebiasContext(
         client=ModelClient.from_spec("fake:hash"),
         records={r.id: r for r in corpus.records},
         pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
@@ -168,7 +168,7 @@ def test_no_debias_prompt_in_any_language_reveals_an_outcome(
         options=options,
         prompts=prompts,
     )
-    graph = build_debias_graph(deps)
+    graph = build_debias_graph()
     shown = paper_history_text if prompts.free_text else history_text
     final_start = _first_line(prompts.get("final_vote").user)
 
@@ -176,7 +176,7 @@ def test_no_debias_prompt_in_any_language_reveals_an_outcome(
         found = []
         for draft in corpus.drafts:
             start: dict[str, Any] = {"target_id": draft.id, "persona": "RUS", "repeat": 0, "calls": []}
-            state = await graph.ainvoke(start, {"recursion_limit": options.recursion_limit})
+            state = await graph.ainvoke(start, {"recursion_limit": options.recursion_limit}, context=deps)
             history, done = state["history"], 0
             for call in state["calls"]:
                 text = _content(call["messages"])

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph, history_text
+from nationbias.graphs.debias import DebiasContext, DebiasOptions, build_debias_graph, history_text
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import VoteDeps, build_vote_graph, vote_messages
 from nationbias.retrievers import get_retriever
@@ -82,7 +82,7 @@ def debias_prompts(corpus: Corpus) -> dict[str, list[tuple[str, str]]]:
     """
     augmented = augmented_for(corpus)
     options = DebiasOptions(k=2, reflexion=True)
-    deps = DebiasDeps(
+    deps = DebiasContext(
         client=ModelClient.from_spec("fake:hash"),
         records={r.id: r for r in corpus.records},
         pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
@@ -90,13 +90,13 @@ def debias_prompts(corpus: Corpus) -> dict[str, list[tuple[str, str]]]:
         retriever=get_retriever("keyword", threshold=options.threshold, augmented=augmented),
         options=options,
     )
-    graph = build_debias_graph(deps)
+    graph = build_debias_graph()
 
     async def all_drafts() -> dict[str, list[tuple[str, str]]]:
         found: dict[str, list[tuple[str, str]]] = {}
         for draft in corpus.drafts:
             start: dict[str, Any] = {"target_id": draft.id, "persona": "RUS", "repeat": 0, "calls": []}
-            state = await graph.ainvoke(start, {"recursion_limit": options.recursion_limit})
+            state = await graph.ainvoke(start, {"recursion_limit": options.recursion_limit}, context=deps)
             history, prompts, done = state["history"], [], 0
             for call in state["calls"]:
                 text = _content(call["messages"])

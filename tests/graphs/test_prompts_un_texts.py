@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.graphs.debias import DebiasDeps, DebiasOptions, build_debias_graph
+from nationbias.graphs.debias import DebiasContext, DebiasOptions, build_debias_graph
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import text_kind_audit
 from nationbias.graphs.study.runner import Task
@@ -143,7 +143,7 @@ def debias_calls(corpus: Corpus) -> dict[str, list[tuple[str, str]]]:
     """Per target of 2023–2024, (node, prompt) for each rehearsal and the final vote under ``auto``."""
     augmented = augmented_for(corpus)
     options = DebiasOptions(k=1, reflexion=False)
-    deps = DebiasDeps(
+    deps = DebiasContext(
         client=ModelClient.from_spec("fake:hash"),
         records={r.id: r for r in corpus.records},
         pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
@@ -152,14 +152,14 @@ def debias_calls(corpus: Corpus) -> dict[str, list[tuple[str, str]]]:
         options=options,
         text_mode="auto",
     )
-    graph = build_debias_graph(deps)
+    graph = build_debias_graph()
     targets = [d for d in corpus.drafts if d.date.year >= 2022]
 
     async def run() -> dict[str, list[tuple[str, str]]]:
         found = {}
         for draft in targets:
             start: dict[str, Any] = {"target_id": draft.id, "persona": "RUS", "repeat": 0, "calls": []}
-            state = await graph.ainvoke(start, {"recursion_limit": options.recursion_limit})
+            state = await graph.ainvoke(start, {"recursion_limit": options.recursion_limit}, context=deps)
             found[draft.id] = [(c["node"], _content(c["messages"])) for c in state["calls"]]
         return found
 
@@ -313,19 +313,18 @@ def test_a_sample_records_the_kind_of_text_its_prompt_showed(corpus: Corpus) -> 
 
     augmented = augmented_for(corpus)
     options = DebiasOptions(k=1, reflexion=False)
-    graph = build_debias_graph(
-        DebiasDeps(
-            client=client,
-            records=records,
-            pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
-            augmented=augmented,
-            retriever=get_retriever("keyword", threshold=options.threshold, augmented=augmented),
-            options=options,
-            text_mode="auto",
-        )
+    deps = DebiasContext(
+        client=client,
+        records=records,
+        pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
+        augmented=augmented,
+        retriever=get_retriever("keyword", threshold=options.threshold, augmented=augmented),
+        options=options,
+        text_mode="auto",
     )
     start: dict[str, Any] = {"target_id": with_un.id, "persona": "RUS", "repeat": 0, "calls": []}
-    state = asyncio.run(graph.ainvoke(start, {"recursion_limit": options.recursion_limit}))
+    graph = build_debias_graph()
+    state = asyncio.run(graph.ainvoke(start, {"recursion_limit": options.recursion_limit}, context=deps))
     row = debias_row(Task(test="debias", item=with_un.id, persona="RUS", repeat=0), state, with_un)
     assert row.extra["context_kind"] == "un_text"
     assert f"({UN_KIND}):\n" in _content(row.messages)

@@ -15,6 +15,7 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import leak_audit, precedent_coverage
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.graphs.study.simulate import run_debias_study
+from nationbias.graphs.study.study_run import StudyRun
 from nationbias.retrievers import get_retriever
 from nationbias.stores.augment import augmented_for
 from nationbias.stores.corpus import Corpus
@@ -26,13 +27,15 @@ def test_debias_run_stores_its_audit_and_the_report_shows_it(corpus: Corpus, tmp
     sample = SampleOptions(limit=6, seed=1, repeats=1, personas="USA")
     asyncio.run(
         run_debias_study(
-            client=ModelClient.from_spec("fake:hash"),
+            StudyRun(
+                client=ModelClient.from_spec("fake:hash"),
+                store=store,
+                run_id="d1",
+                sample=sample,
+                show_progress=False,
+            ),
             corpus=corpus,
-            store=store,
-            run_id="d1",
-            sample=sample,
             options=DebiasOptions(k=1),
-            show_progress=False,
         )
     )
     config = store.get_run("d1")

@@ -21,6 +21,7 @@ from nationbias.graphs.model.registry import GenerationParams, parse_spec
 from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
+from nationbias.graphs.study.study_run import StudyRun
 from nationbias.stores.cache import ResponseCache
 from nationbias.stores.corpus import Corpus
 from nationbias.stores.runstore import RunStore
@@ -81,25 +82,29 @@ def test_faults_are_recorded_counted_never_cached_and_retried_alone(
     store = RunStore()
     vote = asyncio.run(
         run_vote_study(
-            client=_client(server),
+            StudyRun(
+                client=_client(server),
+                store=store,
+                run_id="faulty-vote",
+                sample=VOTE,
+                concurrency=8,
+                show_progress=False,
+            ),
             corpus=corpus,
-            store=store,
-            run_id="faulty-vote",
-            sample=VOTE,
-            concurrency=8,
-            show_progress=False,
         )
     )
     debias = asyncio.run(
         run_debias_study(
-            client=_client(server),
+            StudyRun(
+                client=_client(server),
+                store=store,
+                run_id="faulty-debias",
+                sample=DEBIAS,
+                concurrency=8,
+                show_progress=False,
+            ),
             corpus=corpus,
-            store=store,
-            run_id="faulty-debias",
-            sample=DEBIAS,
             options=DebiasOptions(k=1),
-            concurrency=8,
-            show_progress=False,
         )
     )
     seen = server.stats()["by_outcome"]

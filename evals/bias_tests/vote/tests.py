@@ -20,7 +20,7 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import paper as T
 from nationbias.evals.tables.targets import false_veto_table
-from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
+from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.stores.domain import DEBIAS, VOTE
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ class VoteTest(_VoteLike):
     async def arun(self, ctx: RunContext) -> RunSummary:
         from nationbias.graphs.study.simulate import run_vote_study
 
-        return await run_vote_study(**ctx.study_kwargs(), corpus=ctx.inputs, translator=ctx.translator)
+        return await run_vote_study(ctx.run, corpus=ctx.inputs)
 
 
 @bias_test
@@ -124,23 +124,13 @@ class DebiasTest(_VoteLike):
     name = DEBIAS
     study = None  # `study` and `demo` run it as the ablation's cells (evals/study.py)
     ablation = True
+    options = MappingProxyType(DebiasOptions.defaults())  # each default once: graphs/debias_options.py
 
     def report_claims(self, ctx: Context, run: Run) -> list[pd.DataFrame]:
         """Against each baseline, then its paired delta against the plain vote of its model (Table 3)."""
         return debias_report_claims(ctx, run)
 
-    options = MappingProxyType(
-        {
-            "k": 1,
-            "reflexion": True,
-            "retriever": "keyword",
-            "threshold": KEYWORD_THRESHOLD,
-            "recency_halflife": None,  # the body's default (graphs/debias.py)
-        }
-    )
-
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
-        from nationbias.graphs.debias import DebiasOptions
         from nationbias.graphs.study.personas import DEBIAS_HAS_NO_CONTROL, is_control
         from nationbias.retrievers import check_retriever
 
@@ -154,6 +144,4 @@ class DebiasTest(_VoteLike):
         from nationbias.graphs.study.simulate import run_debias_study
 
         corpus, options = ctx.inputs
-        return await run_debias_study(
-            **ctx.study_kwargs(), corpus=corpus, options=options, translator=ctx.translator
-        )
+        return await run_debias_study(ctx.run, corpus=corpus, options=options)
