@@ -89,7 +89,7 @@ def text_budget_row(run_label: str, counts: dict[str, Any]) -> dict[str, Any]:
 
 def _counted(counts: dict[str, int], names: dict[str, str] = TEXT_KIND_NAMES) -> str:
     """``{"un_text": 40, "press": 26}`` as "UN text 40 · press 26", in :data:`TEXT_KINDS` order."""
-    order = {kind: i for i, kind in enumerate(TEXT_KINDS)}
+    order: dict[str, int] = {kind: i for i, kind in enumerate(TEXT_KINDS)}
     ranked = sorted(counts.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
     return " · ".join(f"{names.get(k, k)} {n}" for k, n in ranked if n) or "none"
 
