@@ -1,7 +1,9 @@
 """The leak guard: text bound for a pre-vote prompt must not reveal how the vote went.
 
 :func:`find_outcome_language` flags tallies, vetoes, "voted in favour", abstentions, "failed to
-adopt", "was adopted", the counterfactual "had it passed" and lists of who voted how.
+adopt", "was adopted", the counterfactual "had it passed" and lists of who voted how; not where the
+word is drafting language that tells no outcome (``nationbias.stores.drafting_uses``: "one person, one
+vote elections", "approved by the Committee").
 :func:`context_for_prompt` picks a complete ``draft_text`` (page furniture stripped), then the
 press ``context``, then a partial ``draft_text``, then a title / agenda / topic fallback. A press
 context is rewritten into the draft's own prospective voice (``nationbias.stores.neutral``: "would have
@@ -20,6 +22,7 @@ from typing import Literal
 
 from nationbias.stores.content_kept import lost_tokens
 from nationbias.stores.draft_text import draft_body, unwrap
+from nationbias.stores.drafting_uses import drafting_spans, first_outside
 from nationbias.stores.neutral import (
     neutralise_sentence,
     split_dateline,
@@ -140,22 +143,32 @@ def _resolution_number_computed(number: str) -> re.Pattern[str]:
 _resolution_number = functools.lru_cache(maxsize=4096)(_resolution_number_computed)
 
 
-def find_outcome_language(text: str, *, record: Record | None = None) -> list[OutcomeHit]:
+def find_outcome_language(
+    text: str, *, record: Record | None = None, language: str = "en"
+) -> list[OutcomeHit]:
     """Every sentence of ``text`` that reveals an outcome, with what gave it away.
 
     With ``record``, a mention of the item's own resolution number counts too: only an adopted
-    item has one.
+    item has one. ``language`` is the text's, when English markers are read in a translation: its
+    drafting uses are none either ("الفقرة 3-2-2", a section number, is no tally).
     """
-    return list(_outcome_hits(text, _own_digits(record)))
+    return list(_outcome_hits(text, _own_digits(record), language))
 
 
-def _outcome_hits_computed(text: str, own_digits: str | None) -> tuple[OutcomeHit, ...]:
+def _outcome_hits_computed(text: str, own_digits: str | None, language: str = "en") -> tuple[OutcomeHit, ...]:
     """:func:`find_outcome_language` by what it reads of the record: roll calls share their texts."""
     own = _resolution_number(own_digits) if own_digits else None
     hits = []
     for sentence in split_sentences(text):
+        spans: list[tuple[int, int]] | None = None  # found only when a marker is: most sentences have none
         for label, pattern in _COMPILED:
-            found = pattern.search(sentence)
+            if not pattern.search(sentence):
+                continue
+            if spans is None:
+                spans = drafting_spans(sentence, "en") + (
+                    drafting_spans(sentence, language) if language != "en" else []
+                )
+            found = first_outside(pattern.finditer(sentence), spans)
             if found:
                 hits.append(OutcomeHit(label, found.group(0), sentence))
                 break

@@ -6,7 +6,9 @@ vetoed by …") or turn a neutral clause into an outcome.
 :data:`OUTCOME_MARKERS` are each language's words for a tally, a veto, votes cast, an abstention, a text
 adopted, rejected or not adopted and the counterfactual ("would have been"); :func:`strip_translated_outcomes`
 removes every translated sentence that carries one of them, or one of the English markers (a translator may
-leave English in), whole, as the English rule does.
+leave English in), whole, as the English rule does. A marker inside drafting language that tells no outcome
+(``nationbias.stores.drafting_uses``: "les mesures adoptées", 通过 as "through") is none; the UN's own
+translations (``nationbias.stores.un_prompt``) pass the same guard.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nationbias.stores.drafting_uses import drafting_spans, first_outside
 from nationbias.stores.leak import OutcomeHit, find_outcome_language, without_sentences
 from nationbias.stores.records import Record
 
@@ -58,7 +61,11 @@ OUTCOME_MARKERS: dict[str, dict[str, tuple[str, ...]]] = {
     "ru": {
         "tally": (rf"\b{_N}\s+голос(?:ами|ов|а)?\b", rf"\b{_N}\s*[-–—]\s*{_N}\s*[-–—]\s*{_N}\b"),
         "veto": (r"\bвето\b", r"\bналожил[аи]?\b"),
-        "voted": (r"\bпроголосова", r"\bголосовани[еяю]\b", r"\bпоставлен[аоы]? на голосование\b"),
+        "voted": (
+            r"\bпроголосова(?:л|ла|ли|ло)\b",
+            r"\bголосовани[еяю]\b",
+            r"\bпоставлен[аоы]? на голосование\b",
+        ),
         "abstained": (r"\bвоздерж(?:ал|ались|алась|ался|ание)",),
         "adopted": (r"\bпринят(?:а|о|ы|ая|ой|ую)?\b", r"\bодобрен[аоы]?\b", r"\bединогласно\b"),
         "failed": (
@@ -72,20 +79,52 @@ OUTCOME_MARKERS: dict[str, dict[str, tuple[str, ...]]] = {
     "zh": {
         "tally": (r"\d+\s*票", r"\d+\s*[-–—]\s*\d+\s*[-–—]\s*\d+"),
         "veto": (r"否决",),
-        "voted": (r"投票", r"表决", r"投了"),
+        # not 投票 alone: "全民投票" is a referendum, "公民能够投票" citizens able to vote
+        "voted": (r"投票(?:赞成|反对|弃权|结果)", r"表决", r"投了"),
         "abstained": (r"弃权",),
-        "adopted": (r"通过", r"一致(?:通过|同意|赞成)", r"(?:获|被|已)批准"),
-        "failed": (r"未能", r"未获", r"(?:被|遭)拒绝", r"(?:表决|草案|决议)[^。]{0,6}失败"),
+        # not 通过 alone ("through", "by means of"), nor "本决议通过之日" (a future date a draft sets)
+        "adopted": (
+            r"(?:获得?|未获|未能|一致|已获|已经|被|予以)通过",
+            r"通过了",
+            r"(?:决议|草案|案文)(?:草案)?(?:已|被|未)?(?:获得?)?通过(?!之日|后|时|的日期)",
+            r"一致(?:同意|赞成)",
+            r"(?:获|被)批准",
+        ),
+        # not 未能 / 未获 alone: "未能放下武器" (failed to lay down arms), "未获授权" (not authorized)
+        "failed": (
+            r"未能(?:获得?)?通过",
+            r"未(?:能|获)(?:获得|得到)?[^。，；]{0,8}(?:票|多数)",
+            r"(?:被|遭)拒绝",
+            r"(?:表决|草案|决议)[^。]{0,6}失败",
+        ),
         "counterfactual": (r"本应", r"本来会", r"本将"),
     },
     "ar": {
         "tally": (r"\d+\s*(?:صوتًا|صوتا|أصوات|صوت)", r"\d+\s*[-–—]\s*\d+\s*[-–—]\s*\d+"),
         "veto": (r"فيتو", r"النقض"),
-        "voted": (r"صوّ?ت(?:ت|وا)?\b", r"التصويت", r"تصويت"),
-        "abstained": (r"امتن?ع", r"الامتناع"),
-        "adopted": (r"اعتُ?مد", r"اعتماد", r"بالإجماع"),
-        "failed": (r"رُ?فض", r"فشل", r"لم يُ?عتمد", r"أخفق"),
-        "counterfactual": (r"لكان", r"لو (?:اعتُ?مد|أُ?قر)"),
+        # a word, not the noun inside "الصوت الواحد" (one person, one vote)
+        "voted": (r"(?<!\w)صوّ?ت(?:ت|وا)?\b", r"التصويت", r"تصويت"),
+        # not "الامتناع عن" alone: to refrain from any act
+        "abstained": (r"امتن?ع\w*\s+(?:\S+\s+){0,3}?عن\s+التصويت", r"ممتنع"),
+        # not "اعتماد" alone (the adoption of a plan, "من تاريخ اعتماد هذا القرار"), nor "اعتمدها" (which it
+        # adopted in resolution …): the text itself adopted
+        "adopted": (
+            r"اعتُمد",
+            r"(?:تم|جرى)\s+اعتماد\s+(?:مشروع\s+)?(?:القرار|النص)",
+            r"(?<!\w)اعتمد(?:ت)?\s+(?:\S+\s+){0,2}?(?:مشروع\s+القرار|القرار|النص)(?!\s+\d)",
+            r"(?:القرار|مشروع القرار|النص)\s+(?:\S+\s+){0,3}?(?:اعتُ?مد|تم اعتماده)",
+            r"بالإجماع",
+        ),
+        # not "رفض" alone: the refusal to obey orders
+        "failed": (
+            r"رُفض",
+            r"رفض(?:ت|وا)?\s+(?:\S+\s+){0,3}?(?:مشروع|المشروع|القرار|النص)",
+            r"(?:تم|جرى)\s+رفض",
+            r"فشل",
+            r"لم يُ?عتمد",
+            r"أخفق",
+        ),
+        "counterfactual": (r"(?<!\w)لكان(?:ت|وا)?(?!\w)", r"لو (?:اعتُ?مد|أُ?قر)"),
     },
 }
 
@@ -107,19 +146,35 @@ def split_translated(text: str) -> list[str]:
     return [s for line in text.splitlines() for s in _split_line(line)]
 
 
+def own_number(record: Record | None) -> re.Pattern[str] | None:
+    """The item's own resolution number as a number in any script ("2713" in "第2713(2023)号决议"): only an
+    adopted item has one, and naming it tells the outcome."""
+    found = re.match(r"\s*(\d{3,})", record.resolution or "") if record is not None else None
+    return re.compile(rf"(?<![\d.,]){found.group(1)}(?!\d)") if found else None
+
+
 def find_translated_outcomes(text: str, *, language: str, record: Record | None = None) -> list[OutcomeHit]:
-    """Every sentence of ``text`` (in ``language``) with an outcome marker of its language or of English."""
+    """Every sentence of ``text`` (in ``language``) with an outcome marker of its language or of English, or
+    the item's own resolution number."""
     patterns = _COMPILED.get(language)
     if patterns is None:
         raise ValueError(f"no outcome markers for language {language!r}: known {sorted(_COMPILED)}")
     hits = []
+    own = own_number(record)
     for sentence in split_translated(text):
-        english = find_outcome_language(sentence, record=record)
+        english = find_outcome_language(sentence, record=record, language=language)
         if english:
             hits.append(english[0])
             continue
+        if own is not None and (named := own.search(sentence)):  # "第2713(2023)号决议", "résolution 2713"
+            hits.append(OutcomeHit("resolution number", named.group(0), sentence))
+            continue
+        spans: list[tuple[int, int]] | None = None
         for kind, pattern in patterns:
-            if found := pattern.search(sentence):
+            if not pattern.search(sentence):
+                continue
+            spans = drafting_spans(sentence, language) if spans is None else spans
+            if found := first_outside(pattern.finditer(sentence), spans):
                 hits.append(OutcomeHit(kind, found.group(0), sentence))
                 break
     return hits

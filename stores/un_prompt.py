@@ -118,8 +118,9 @@ def _un_context_computed(
     """:func:`un_context` by what it reads: the data folder, the item, its own resolution number."""
     del stored  # the cache key: a different data folder reads again
     text = un_texts(language)[item]
-    number = re.match(r"\s*(\d+)", resolution or "")
-    own = re.compile(rf"\bresolution\s+{number.group(1)}\b", re.IGNORECASE) if number else None
+    # its own number in any language and any form ("résolution 2713", "第2713(2023)号决议", "1267/1989/2253")
+    number = re.match(r"\s*(\d{3,})", resolution or "")
+    own = re.compile(rf"(?<![\d.,]){number.group(1)}(?!\d)") if number else None
     kept: list[str] = []
     changes: list[ContextChange] = []
     for paragraph in text.paragraphs:

@@ -175,6 +175,12 @@ def audit(
     changes: Annotated[
         bool, typer.Option("--changes", help="Print every changed sentence beside its original.")
     ] = False,
+    retrievers: Annotated[
+        str,
+        typer.Option(
+            "--retrievers", help="The retrievers whose quality is measured, comma-separated ('' for none)."
+        ),
+    ] = "keyword,bm25,dense",
     data: DataOpt = None,
 ) -> None:
     """The leak audit and precedent coverage of the non-adopted drafts, as a study records them."""
@@ -226,6 +232,7 @@ def audit(
         line = f"  {miss['id']} ({miss['pool']}): {miss['why']}"
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     _print_text_kinds(corpus, pool=pool, retrieve=lambda t, p: retriever.retrieve(t, p, k))
+    _print_retrieval_quality(corpus, retrievers)
     _print_voice_audit(corpus)
 
 
@@ -246,6 +253,24 @@ def _print_proposer_audit(drafts: Sequence[Record]) -> None:
             console.print(line, highlight=False, markup=False, soft_wrap=True)
     for rid, why in found["excluded"].items():
         console.print(f"  {rid} left out: {why}", highlight=False, markup=False, soft_wrap=True)
+
+
+def _print_retrieval_quality(corpus: Corpus, names: str) -> None:
+    """Per retriever, both ways (as runs see the items; ``agenda_item`` and ``topic`` withheld): the failed
+    drafts with no adopted precedent at k=1, and the share whose top adopted precedent is on their own
+    agenda item (``nationbias.retrievers.quality``)."""
+    from nationbias.retrievers import get_retriever
+    from nationbias.retrievers.quality import precedent_quality
+
+    title = "Retrieval quality: each failed draft's top adopted precedent (k=1, the whole corpus as pool)"
+    table = Table("retriever", "reads", "no adopted precedent", "on the target's agenda item", title=title)
+    for name in [n.strip() for n in names.split(",") if n.strip()]:
+        for withheld in (False, True):
+            quality = precedent_quality(get_retriever(name), corpus.records, withheld=withheld)
+            reads = "agenda and topic withheld" if withheld else "as runs see the items"
+            share = f"{quality.share:.2f} ({quality.on_agenda}/{quality.targets})"
+            table.add_row(name, reads, f"{quality.without_adopted} of {quality.targets}", share)
+    print_table(table, console=console)
 
 
 def _print_text_kinds(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from nationbias.evals.style_audit import DOCUMENT_GATE, DOCUMENT_GATED, GATED_SETS, stored_style_audit
+from nationbias.stores.text_budget import TEXT_KIND_NAMES, TEXT_KINDS
 from nationbias.stores.un_texts import UN_CREDIT
 
 if TYPE_CHECKING:
@@ -86,6 +87,46 @@ def text_budget_row(run_label: str, counts: dict[str, Any]) -> dict[str, Any]:
     return {"run": run_label, **ordered, **rest}
 
 
+def _counted(counts: dict[str, int], names: dict[str, str] = TEXT_KIND_NAMES) -> str:
+    """``{"un_text": 40, "press": 26}`` as "UN text 40 · press 26", in :data:`TEXT_KINDS` order."""
+    order: dict[str, int] = {kind: i for i, kind in enumerate(TEXT_KINDS)}
+    ranked = sorted(counts.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
+    return " · ".join(f"{names.get(k, k)} {n}" for k, n in ranked if n) or "none"
+
+
+def shown_text_rows(run_label: str, audit: dict[str, Any]) -> list[dict[str, Any]]:
+    """The kind and language of text a run's prompts show: its targets, and (a debiased run) its
+    precedents, all and the adopted and failed apart."""
+    rows = [
+        {
+            "run": run_label,
+            "shown": "targets",
+            "text kinds": _counted(audit.get("text_kinds") or {}),
+            "text languages": _counted(audit.get("text_languages") or {}, {}),
+        }
+    ]
+    precedents = audit.get("precedents")
+    if precedents:
+        rows.append(
+            {
+                "run": run_label,
+                "shown": "precedents",
+                "text kinds": _counted(precedents["text_kinds"]),
+                "text languages": _counted(precedents["text_languages"], {}),
+            }
+        )
+        for outcome, kinds in precedents["text_kinds_by_outcome"].items():
+            rows.append(
+                {
+                    "run": run_label,
+                    "shown": f"precedents, {outcome}",
+                    "text kinds": _counted(kinds),
+                    "text languages": "",
+                }
+            )
+    return rows
+
+
 def coverage_table(coverage: dict[str, Any]) -> pd.DataFrame:
     per_pool = coverage.get("per_pool") or {}
     return pd.DataFrame(
@@ -120,6 +161,20 @@ def leak_section(ctx: Context) -> None:
             caption="What of each target's text reached the model (stores/text_budget.py): texts left as "
             "agenda / topic only, under 200 characters, ending mid-sentence or starting from a removed "
             "referent; targets enriched from pre-vote sources, still thin; operative paragraphs sent",
+        )
+    shown = [
+        row
+        for r in runs
+        if "text_kinds" in r.config["leak_audit"]
+        for row in shown_text_rows(r.label, r.config["leak_audit"])
+    ]
+    if shown:
+        ctx.page.table(
+            pd.DataFrame(shown),
+            table_id="text-kinds",
+            caption="The kind and language of text each run's prompts show, for its targets and the "
+            "precedents it rehearses (adopted and failed apart: one kind for both keeps the kind of text "
+            "from marking the failed one)",
         )
     for run in runs:
         slug = run.run_id.replace("/", "-")

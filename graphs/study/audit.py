@@ -4,7 +4,8 @@
 and counterfactual markers the guard finds in it (zero expected), how many sentences of its context
 were rewritten or removed, and which contexts fell back to title / agenda, and why.
 :func:`precedent_coverage` counts how many precedents each target got per pool part (0, 1, 2+)
-and says why a target got none: the best earlier score and what it was made of.
+and says why a target got none: the best earlier score and what it was made of; :func:`precedent_texts`
+counts the kind and language of text each precedent is shown in, as the leak audit does for targets.
 Both go into the run's config, so the report and ``nationbias data audit`` show them.
 """
 
@@ -27,6 +28,7 @@ from nationbias.stores.records import Record
 from nationbias.stores.text_budget import budget_counts, prompt_text
 from nationbias.stores.un_prompt import (
     TEXTS_MODES,
+    Shown,
     TextsMode,
     precedent_source,
     target_shown,
@@ -105,6 +107,39 @@ def leak_audit(
         "text_languages": dict(Counter(r["text_language"] for r in rows)),
         "text_budget": budget_counts(targets, budget=context_chars, text_mode=text_mode),
         "rows": rows,
+    }
+
+
+def precedent_texts(
+    targets: Sequence[Record],
+    *,
+    shown_to: Callable[[Record], Sequence[Record]],
+    source: Callable[[Record], Shown],
+    context_chars: int = MAX_CONTEXT_CHARS,
+    language: str = "en",
+    texts: TranslatedTexts | None = None,
+) -> dict[str, Any]:
+    """The kind and language of text of every precedent a run's prompts show: each (target, precedent) once,
+    counted by kind, by language, and by kind for the adopted and the failed ones apart (one kind for
+    both, per target, is what keeps the kind from marking the failed one).
+
+    ``shown_to`` gives the precedents a target's prompts show (over every persona of the run), ``source``
+    the one kind of text they are shown in (``precedent_source``)."""
+    kinds: Counter[str] = Counter()
+    languages: Counter[str] = Counter()
+    by_outcome: dict[str, Counter[str]] = {"adopted": Counter(), "failed": Counter()}
+    for target in targets:
+        shown_in = source(target)
+        for record in {r.id: r for r in shown_to(target)}.values():
+            text = prompt_text(record, budget=context_chars, shown=shown_in, language=language)
+            kinds[text.text_kind] += 1
+            languages[_text_language(text.language, language, texts)] += 1
+            by_outcome[_outcome_name(record)][text.text_kind] += 1
+    return {
+        "shown": sum(kinds.values()),
+        "text_kinds": dict(kinds),
+        "text_languages": dict(languages),
+        "text_kinds_by_outcome": {outcome: dict(c) for outcome, c in by_outcome.items()},
     }
 
 

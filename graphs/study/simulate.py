@@ -11,7 +11,7 @@ from nationbias.graphs.labels.directqa import LabelDecision
 from nationbias.graphs.labels.vote import vote_rules
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
-from nationbias.graphs.study.audit import leak_audit, precedent_coverage
+from nationbias.graphs.study.audit import leak_audit, precedent_coverage, precedent_texts
 from nationbias.graphs.study.personas import DEBIAS_HAS_NO_CONTROL, PersonaError, is_control
 from nationbias.graphs.study.run_config import judge_options, run_config
 from nationbias.graphs.study.runner import RunSummary, Task
@@ -250,6 +250,15 @@ async def run_debias_study(run: StudyRun, *, corpus: Corpus, options: DebiasOpti
         pool=deps.pool,
         retriever=built.strategy,
         threshold=built.given.get("threshold"),
+    )
+    plan = persona_plan(drafts, sample)
+    config["leak_audit"]["precedents"] = precedent_texts(
+        drafts,
+        shown_to=lambda d: [p.record for a in plan.for_item(d) for p in deps.precedents_for(d, a)],
+        source=deps.precedents_shown,
+        context_chars=client.spec.context_chars,
+        language=prompts.language,
+        texts=deps.texts,
     )
     config["precedent_age"] = precedent_ages(deps, tasks)
     # Longest samples first (retrieval is cheap and asked once per draft): a 5-call sample started
