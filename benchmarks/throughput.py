@@ -32,9 +32,9 @@ from nationbias.graphs.study.runner import RAMP_S, frozen_gc, run_async
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts, vote_tasks
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
 from nationbias.graphs.vote import VOTE_MAX_TOKENS, vote_messages
-from nationbias.stores.corpus import Corpus, load_corpus
+from nationbias.stores.corpora.corpus import Corpus, load_corpus
 from nationbias.stores.domain import VOTE_TESTS
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 LATENCY_S = 0.2
 MODEL_SPEC = "openai-compatible:bench"

@@ -25,7 +25,7 @@ from nationbias.graphs.study.sampling import TARGET_ITEMS, SampleOptions, check_
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
 from nationbias.retrievers.keyword import KEYWORD_THRESHOLD
-from nationbias.stores.bundled import using_data
+from nationbias.stores.corpora.bundled import using_data
 from nationbias.stores.domain import (
     ASSOCIATION,
     CONTROL,

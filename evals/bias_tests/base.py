@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from nationbias.graphs.study.runner import RunSummary
     from nationbias.graphs.study.sampling import SampleOptions
     from nationbias.prompts import PromptSet
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
 ENTRY_POINTS = "nationbias.tests"  # installed packages add tests under this entry-point group
 Section = Callable[[Any], None]  # writes one part of the report from its Context (evals/report/context.py)

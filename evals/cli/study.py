@@ -83,7 +83,7 @@ def print_vote_table(run_id: str) -> None:
     """Vote per persona against the real vote, one line per draft."""
     from rich.table import Table
 
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
     frame = RunStore().samples_frame(run_id)
     frame = frame[frame["repeat"] == 0]
@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
         common = given(ablate, locals() | options, drop=("ctx", "run_id"))  # the rest, for the library
         from nationbias.evals.cli.outcome import offer_resume_id
         from nationbias.evals.tables.paper import ablation_table
-        from nationbias.stores.runstore import RunStore
+        from nationbias.stores.state.runstore import RunStore
 
         cells = grid_cells(parse_grid(list(ctx.args)))
         check_prompts(options["prompts"], language=options["language"])
@@ -246,7 +246,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """One self-contained HTML page for the runs given, with CSVs and PNGs beside it."""
         from nationbias.evals.report.reportable import progress_notes, reportable
-        from nationbias.stores.runstore import RunStore
+        from nationbias.stores.state.runstore import RunStore
 
         store = RunStore()
         ids = reportable(run_ids, store)  # each once; an unknown id or one with no samples fails first

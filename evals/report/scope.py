@@ -74,7 +74,7 @@ def _directqa_scope(run: Run) -> str:
 def _association_scope(run: Run) -> str:
     """The keywords asked, out of the pool's (the paper's 48 unless the run named its own)."""
     from nationbias.graphs.association import load_pool
-    from nationbias.stores.paths import DataNotFoundError
+    from nationbias.stores.config.paths import DataNotFoundError
 
     pool = _option(run.config, "pool")
     keywords = run.samples["item"].nunique()

@@ -40,11 +40,11 @@ from nationbias.graphs.study.run_config import judge_options, run_config
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.prompts import PromptSet, prompt_set
-from nationbias.stores.bundled import DataFile
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.bundled import DataFile
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.functions import functions_file
 from nationbias.stores.domain import ASSOCIATION, DIRECTQA
-from nationbias.stores.functions import functions_file
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.state.runstore import RunStore, SampleRow
 
 
 def select_families(families: list[Family], sample: SampleOptions) -> list[Family]:

@@ -3,8 +3,8 @@
 All state (run store, cache, checkpoints, reports, derived data) lives under one folder,
 ``NATIONBIAS_HOME`` (default ``.nationbias/`` in the working directory), so a study is one
 folder to archive or delete. The data is read-only: the packaged copy, or an override folder
-(``NATIONBIAS_DATA``, ``NATIONBIAS_PAPER``); :mod:`nationbias.stores.bundled` opens it. The variables are read
-through :mod:`nationbias.stores.settings`.
+(``NATIONBIAS_DATA``, ``NATIONBIAS_PAPER``); :mod:`nationbias.stores.corpora.bundled` opens it. The variables
+are read through :mod:`nationbias.stores.config.settings`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
+from nationbias.stores.config.settings import settings
 from nationbias.stores.errors import InputError
-from nationbias.stores.settings import settings
 
 __all__ = ["DataNotFoundError", "home", "libraries_inside_home", "using_home", "writable"]
 

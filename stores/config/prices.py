@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from nationbias.stores.config.settings import settings
 from nationbias.stores.errors import InputError
-from nationbias.stores.settings import settings
 
-PACKAGED = Path(__file__).parent / "tables" / "prices.toml"
+PACKAGED = Path(__file__).parents[1] / "tables" / "prices.toml"
 
 
 @dataclass(frozen=True)

@@ -38,15 +38,15 @@ class Settings(EnvSettings):
 
     model_config = SettingsConfigDict(env_prefix="NATIONBIAS_")
 
-    home: str | None = None  # all state; stores/paths.py defaults it
+    home: str | None = None  # all state; stores/config/paths.py defaults it
     data: str | None = None  # a data folder replacing the packaged copy
     paper: str | None = None  # a paper-tables folder replacing the packaged copy
     gguf: str | None = None  # the embedded model's GGUF file, replacing the wheel's
     llama_threads: str | None = None  # validated where used (graphs/model/embedded/local_model.py)
     llama_worker: str | None = None
     grace_s: str | None = None  # validated where used (graphs/study/halt.py)
-    prices: str | None = None  # a price file over the packaged one (stores/prices.py)
-    lease_stale_s: str | None = None  # validated where used (stores/lease.py)
+    prices: str | None = None  # a price file over the packaged one (stores/config/prices.py)
+    lease_stale_s: str | None = None  # validated where used (stores/state/lease.py)
 
 
 S = TypeVar("S", bound=EnvSettings)

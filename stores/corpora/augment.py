@@ -24,14 +24,12 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from nationbias.stores.bundled import DataFile, paper_file
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.countries import name_for, nations_in_text, to_iso3
-from nationbias.stores.domain import EXCLUDED_NATIONS
-from nationbias.stores.errors import InputError
-from nationbias.stores.keywords import build_pool, phrases_in
-from nationbias.stores.leak import context_for_prompt, strip_outcome_sentences, title_description
-from nationbias.stores.offline_fields import (
+from nationbias.stores.config.paths import home
+from nationbias.stores.corpora.bundled import DataFile, paper_file
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.countries import name_for, nations_in_text, to_iso3
+from nationbias.stores.corpora.keywords import build_pool, phrases_in
+from nationbias.stores.corpora.offline_fields import (
     RegionHints,
     action_items,
     summary,
@@ -39,10 +37,12 @@ from nationbias.stores.offline_fields import (
     topic_keyword,
     without_authors,
 )
-from nationbias.stores.paths import home
+from nationbias.stores.corpora.un_fields import key_phrases, un_nation_text, un_operative_text
+from nationbias.stores.corpora.un_texts import un_texts_file
+from nationbias.stores.domain import EXCLUDED_NATIONS
+from nationbias.stores.errors import InputError
+from nationbias.stores.guard.leak import context_for_prompt, strip_outcome_sentences, title_description
 from nationbias.stores.records import Record
-from nationbias.stores.un_fields import key_phrases, un_nation_text, un_operative_text
-from nationbias.stores.un_texts import un_texts_file
 
 
 class Augmented(BaseModel):
@@ -116,8 +116,8 @@ def offline_augment(
 ) -> Augmented:
     """Deterministic stand-ins for the LLM fields, from prompt-safe text only.
 
-    Where the UN's own text of the item exists (``stores/un_fields.py``), every field is drawn from it,
-    operative paragraphs first: the nations it names, the paper's keywords it holds and its YAKE key
+    Where the UN's own text of the item exists (``stores/corpora/un_fields.py``), every field is drawn from
+    it, operative paragraphs first: the nations it names, the paper's keywords it holds and its YAKE key
     phrases; never the agenda item's or title's words. Elsewhere the press description or fall-back text,
     with the title, agenda item and topic, as before.
 

@@ -3,10 +3,10 @@
 A fresh clone has no ``../shared`` beside it, so the package carries a gzip copy of every data file the
 code and tests read (``stores/data/``). A folder named by ``NATIONBIAS_DATA`` (``--data``) or
 ``NATIONBIAS_PAPER`` replaces the packaged copy for its group; ``nationbias data info`` says which copy is
-in use (the variables are read through :mod:`nationbias.stores.settings`). Every reader goes through
+in use (the variables are read through :mod:`nationbias.stores.config.settings`). Every reader goes through
 :class:`DataFile`,
 so the gzip handling lives here and nowhere else.
-Refresh the packaged copy from a shared folder with ``python -m nationbias.stores.bundled ../shared``.
+Refresh the packaged copy from a shared folder with ``python -m nationbias.stores.corpora.bundled ../shared``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import IO, Literal
 
-from nationbias.stores.paths import DataNotFoundError
-from nationbias.stores.settings import settings
+from nationbias.stores.config.paths import DataNotFoundError
+from nationbias.stores.config.settings import settings
 
 Group = Literal["data", "paper"]
 Source = Literal["packaged", "override", "file"]
@@ -194,7 +194,7 @@ def shipped() -> list[DataFile]:
 
 def pack(shared: Path, *, into: Path | None = None) -> list[Path]:
     """Write the packaged copy from a ``shared`` folder (``data/`` and ``paper/`` inside); reproducible."""
-    target = into or Path(__file__).resolve().parent
+    target = into or Path(__file__).resolve().parents[1]
     written = []
     for group, names in SHIPPED.items():
         for name in names:

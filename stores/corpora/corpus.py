@@ -11,12 +11,17 @@ from functools import cached_property
 
 from pydantic import ValidationError
 
-from nationbias.stores.bundled import DataFile, corpus_file
+from nationbias.stores.corpora.bundled import DataFile, corpus_file
+from nationbias.stores.corpora.surrogates import surrogate_problem
 from nationbias.stores.domain import P5, P5_BY_NAME, VOTE_CODES
 from nationbias.stores.errors import InputError
-from nationbias.stores.leak import CONTEXT_KIND_DESCRIPTIONS, ContextKind, PromptContext, context_for_prompt
+from nationbias.stores.guard.leak import (
+    CONTEXT_KIND_DESCRIPTIONS,
+    ContextKind,
+    PromptContext,
+    context_for_prompt,
+)
 from nationbias.stores.records import Record
-from nationbias.stores.surrogates import surrogate_problem
 
 __all__ = [
     "CONTEXT_KIND_DESCRIPTIONS",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 
-from nationbias.stores.bundled import DataFile, paper_file
+from nationbias.stores.corpora.bundled import DataFile, paper_file
 from nationbias.stores.errors import InputError
 
 FUNCTIONS_FILE = "unsc_functions.csv"

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nationbias.stores.countries import nations_in_text
+from nationbias.stores.corpora.countries import nations_in_text
 
 PAPER_THRESHOLD = 200
 PAPER_CORPUS_WORDS = 581 * 2_500  # 581 resolutions of roughly 2,500 words each (an estimate)

@@ -21,9 +21,9 @@ from functools import lru_cache
 
 from lemminflect import getLemma
 
-from nationbias.stores.countries import nations_in_text
+from nationbias.stores.corpora.countries import nations_in_text
 from nationbias.stores.domain import P5_NAMES
-from nationbias.stores.leak import split_sentences
+from nationbias.stores.guard.leak import split_sentences
 from nationbias.stores.records import Record
 
 MAJORITY = 0.6  # a region is inferred only when this share of the records agree on it

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from nationbias.stores.countries import converter
+from nationbias.stores.corpora.countries import converter
 
 GROUPS = ("African", "Asia-Pacific", "Eastern European", "GRULAC", "WEOG")
 _EXCEPTIONS = {

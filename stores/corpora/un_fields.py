@@ -1,8 +1,8 @@
 """What an item's UN text says, read for retrieval: the text operative paragraphs first, its key phrases.
 
 The press descriptions and titles the corpus has for most items are thin (a title, or a sentence that
-matches on "peace security"); the UN's own text (``stores/un_texts.py``) says what a draft would do. The
-operative paragraphs come first: they are the decisions ("Decides to extend the mandate of UNMISS …"),
+matches on "peace security"); the UN's own text (``stores/corpora/un_texts.py``) says what a draft would do.
+The operative paragraphs come first: they are the decisions ("Decides to extend the mandate of UNMISS …"),
 while the preamble recalls and reaffirms what many texts share. Key phrases are drawn by YAKE (``yake``
 on PyPI: statistical, no model or corpus downloaded), never from the agenda item or title.
 
@@ -22,15 +22,15 @@ from pathlib import Path
 
 import yake
 
-from nationbias.stores.countries import name_for, nations_in_text
-from nationbias.stores.keywords import STOPWORDS as POOL_STOPWORDS
-from nationbias.stores.leak import strip_outcome_sentences
+from nationbias.stores.corpora.countries import name_for, nations_in_text
+from nationbias.stores.corpora.keywords import STOPWORDS as POOL_STOPWORDS
+from nationbias.stores.corpora.un_texts import UnText, un_texts
+from nationbias.stores.guard.leak import strip_outcome_sentences
 from nationbias.stores.records import Record
-from nationbias.stores.un_texts import UnText, un_texts
 
 KEY_PHRASES = 12  # YAKE phrases kept per text
 KEY_CHARS = 3_000  # YAKE reads the text's opening (operative paragraphs) up to this many characters
-PHRASE_TABLE = Path(__file__).parent / "tables" / "un_key_phrases.json.gz"
+PHRASE_TABLE = Path(__file__).parents[1] / "tables" / "un_key_phrases.json.gz"
 MAX_PHRASE_WORDS = 3
 _OPENING = re.compile(r"^The Security Council,?$", re.IGNORECASE)
 # Procedure words every text holds: a phrase made only of them says nothing about a text's subject.
@@ -136,7 +136,7 @@ def text_key(text: str) -> str:
 @cache
 def phrase_table() -> Mapping[str, tuple[str, ...]]:
     """The packaged key phrases of the corpus's UN texts by :func:`text_key` (``python -m
-    nationbias.stores.un_fields`` writes it): YAKE takes about 0.3 s a text, minutes for the corpus,
+    nationbias.stores.corpora.un_fields`` writes it): YAKE takes about 0.3 s a text, minutes for the corpus,
     which every process reading the augmented fields would otherwise pay."""
     if not PHRASE_TABLE.is_file():
         return {}
@@ -171,7 +171,7 @@ def write_phrase_table(table: Mapping[str, Sequence[str]], path: Path = PHRASE_T
 
 
 if __name__ == "__main__":
-    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.corpora.corpus import load_corpus
 
     write_phrase_table(build_phrase_table(load_corpus().records))
     print(f"wrote {PHRASE_TABLE}")

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from nationbias.stores.bundled import DataFile, data_file
+from nationbias.stores.corpora.bundled import DataFile, data_file
+from nationbias.stores.corpora.surrogates import surrogate_problem
 from nationbias.stores.errors import InputError
-from nationbias.stores.surrogates import surrogate_problem
 
 UN_LANGUAGES = ("en", "fr", "es", "ru", "zh", "ar")
 UN_CREDIT = (

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from nationbias.stores.countries import name_for, to_iso3
+from nationbias.stores.corpora.countries import name_for, to_iso3
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record, Tally, Vote
 

@@ -4,8 +4,8 @@ One reader for the three shipped files (``unga/``: roll calls, votes, issue code
 long table (``rcid, date, member, vote``: what baselines want) and as :class:`Record` objects with
 ``body="unga"`` (what studies and retrievers want). A state's vote is ``Y``/``N``/``A`` keyed by its ISO3
 code; any other code (absent, not voting) is not a vote and is dropped and counted. State names go through
-:mod:`nationbias.stores.countries`; a name it cannot place is dropped and named in :attr:`Assembly.unmapped`,
-never
+:mod:`nationbias.stores.corpora.countries`; a name it cannot place is dropped and named in
+:attr:`Assembly.unmapped`, never
 guessed. Old rows are upper case: :func:`sentence_case` rewrites them with the casing the file's own
 mixed-case rows use for each word, so acronyms and names (``UK``, ``UNRWA``, ``Israel``) stay right.
 Loading everything takes a few seconds; the result is cached per data folder.
@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 
-from nationbias.stores.bundled import data_file
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.countries import is_iso3, nations_in_text, to_iso3
+from nationbias.stores.corpora.bundled import data_file
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.countries import is_iso3, nations_in_text, to_iso3
 from nationbias.stores.records import Context, Record, Tally
 
 ROLL_CALLS = "unga/unga_voeten_un_roll_calls.csv.gz"

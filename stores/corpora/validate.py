@@ -15,11 +15,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from nationbias.stores.bundled import DataFile
-from nationbias.stores.countries import to_iso3
+from nationbias.stores.corpora.bundled import DataFile
+from nationbias.stores.corpora.countries import to_iso3
+from nationbias.stores.corpora.surrogates import surrogate_problem
 from nationbias.stores.domain import P5_NAMES
 from nationbias.stores.records import Record
-from nationbias.stores.surrogates import surrogate_problem
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What a rewrite must keep of a sentence: its facts, whatever becomes of its voice.
 
-The rewriter (:mod:`nationbias.stores.neutral`) may change a sentence's voice ("would have demanded" →
+The rewriter (:mod:`nationbias.stores.guard.neutral`) may change a sentence's voice ("would have demanded" →
 "would demand") or drop a whole sentence for a stated reason; a sentence it keeps holds, counted with
 repeats, every token of its source sentence that contains a digit ("2023", "7"), every month name and
 every capitalised word that does not start the sentence (names of states, bodies, places). Deleting

@@ -1,7 +1,7 @@
 """A draft's own text freed of the page it was pasted from.
 
 A draft needs no rewriting (it is already in its own prospective voice, unlike a press release:
-:mod:`nationbias.stores.neutral`), only the page furniture around it removed: headers, footers, document
+:mod:`nationbias.stores.guard.neutral`), only the page furniture around it removed: headers, footers, document
 symbols, and hard line breaks inside a paragraph.
 """
 

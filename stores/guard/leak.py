@@ -4,7 +4,7 @@
 adopt", "was adopted", the counterfactual "had it passed" and lists of who voted how.
 :func:`context_for_prompt` picks a complete ``draft_text`` (page furniture stripped), then the
 press ``context``, then a partial ``draft_text``, then a title / agenda / topic fallback. A press
-context is rewritten into the draft's own prospective voice (``nationbias.stores.neutral``: "would have
+context is rewritten into the draft's own prospective voice (``nationbias.stores.guard.neutral``: "would have
 demanded" → "would demand", no "if adopted", no "according to a copy obtained by …"); any sentence
 still flagged is removed whole; every change is kept beside its original. It never looks at
 ``press_excerpt``.
@@ -18,17 +18,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from nationbias.stores.content_kept import lost_tokens
-from nationbias.stores.draft_text import draft_body, unwrap
-from nationbias.stores.neutral import (
+from nationbias.stores.guard.content_kept import lost_tokens
+from nationbias.stores.guard.draft_text import draft_body, unwrap
+from nationbias.stores.guard.neutral import (
     neutralise_sentence,
     split_dateline,
     title_as_description,
     without_asides,
     without_word,
 )
+from nationbias.stores.guard.text_source import TextSource, context_source, draft_text_source
 from nationbias.stores.records import Record
-from nationbias.stores.text_source import TextSource, context_source, draft_text_source
 
 _NUMBER = (
     r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen)"
@@ -179,7 +179,7 @@ def without_sentences(
     text: str, flagged: set[str], *, split_line: Callable[[str], list[str]]
 ) -> tuple[str, int]:
     """``text`` without the sentences in ``flagged`` (as ``split_line`` cuts a line), line breaks kept;
-    and how many went. The English guard and each translated language's (stores/leak_languages.py)."""
+    and how many went. The English guard and each translated language's (stores/guard/leak_languages.py)."""
     lines, removed = [], 0
     for line in text.splitlines():
         kept = split_line(line)
@@ -193,7 +193,7 @@ def without_sentences(
 ContextKind = Literal["context", "draft_text", "fallback"]
 
 # What a prompt calls each kind of text: the same nouns whether the item was adopted or not, and
-# the source it really came from appended (``nationbias.stores.text_source``), never an outcome.
+# the source it really came from appended (``nationbias.stores.guard.text_source``), never an outcome.
 CONTEXT_KIND_DESCRIPTIONS: dict[str, str] = {
     "context": "a description of what the draft would do",
     "draft_text": "the text of the draft",

@@ -1,7 +1,7 @@
 """The leak guard for a record's text translated into another UN language (``--translate-with``).
 
 A translator sees only the English text the guard already cleaned
-(:func:`nationbias.stores.leak.context_for_prompt`), but a model may add what it knows ("the draft was
+(:func:`nationbias.stores.guard.leak.context_for_prompt`), but a model may add what it knows ("the draft was
 vetoed by …") or turn a neutral clause into an outcome.
 :data:`OUTCOME_MARKERS` are each language's words for a tally, a veto, votes cast, an abstention, a text
 adopted, rejected or not adopted and the counterfactual ("would have been"); :func:`strip_translated_outcomes`
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nationbias.stores.leak import OutcomeHit, find_outcome_language, without_sentences
+from nationbias.stores.guard.leak import OutcomeHit, find_outcome_language, without_sentences
 from nationbias.stores.records import Record
 
 _N = r"\d{1,3}"
@@ -94,7 +94,7 @@ _COMPILED = {
     for language, kinds in OUTCOME_MARKERS.items()
 }
 # A sentence ends at . ! ? (then a space) or at the full-width and Arabic stops (no space needed); a line
-# break always ends one. The English splitter (stores/leak.py) knows only Latin capitals.
+# break always ends one. The English splitter (stores/guard/leak.py) knows only Latin capitals.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？؟；])\s*")
 
 

@@ -6,7 +6,7 @@ copy obtained by Reuters", "presented by …"). Both give the outcome away: the 
 separates drafts from adopted items. :func:`neutralise_sentence` turns "would have demanded" into
 "would demand" (verb forms from ``lemminflect``, not a hand-written table), drops the if-adopted
 clause and the reporting frame, and says which rules it applied so every change can be audited.
-A draft's own text needs no rewriting, only freeing from its page: :mod:`nationbias.stores.draft_text`.
+A draft's own text needs no rewriting, only freeing from its page: :mod:`nationbias.stores.guard.draft_text`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
 
-from nationbias.stores.content_kept import lost_tokens
-from nationbias.stores.language import is_english
+from nationbias.stores.guard.content_kept import lost_tokens
+from nationbias.stores.guard.language import is_english
 
 _ADVERB = r"(?:also|further|thereby|then|thus|furthermore|\w+ly)"
 _WORD = r"[A-Za-z][\w’'‑-]*"
@@ -58,7 +58,7 @@ _FRAMES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
             "if-adopted clause",
             False,
         ),
-        (  # the outlet is kept: a rewrite keeps every name of the sentence (stores/content_kept.py)
+        (  # the outlet is kept: a rewrite keeps every name of the sentence (stores/guard/content_kept.py)
             r",?\s*according to (?:a|the) (?:copy|draft|text|version)\b[^,.;]*?\b(?:obtained|seen) by "
             r"(?:the )?(?P<who>[A-Z][\w’'‑-]*(?: [A-Z][\w’'‑-]*)*)",
             r", according to \g<who>",
@@ -276,7 +276,7 @@ _MONTH = (
 )
 # When the press says the Council acted, in words that are no fact of the draft ("today"). A date or a
 # weekday is kept: "on 7 October" may be the date of an attack the draft condemns, and a rewrite keeps
-# every date, month and name of the sentence it keeps (stores/content_kept.py).
+# every date, month and name of the sentence it keeps (stores/guard/content_kept.py).
 _WHEN = (
     r"(?:today|yesterday|tonight|earlier today|last (?:week|month)|this (?:morning|afternoon|evening|week))"
 )
@@ -415,7 +415,7 @@ def neutralise_sentence(
     text = sentence
 
     def keeps(new: str) -> bool:
-        """A step is taken only if it keeps every fact of the text (stores/content_kept.py): one that
+        """A step is taken only if it keeps every fact of the text (stores/guard/content_kept.py): one that
         would drop a name, a date or a number is skipped, and what it would have fixed stays (the leak
         guard then removes the sentence whole if that was an outcome)."""
         return new != text and not lost_tokens(text, new)

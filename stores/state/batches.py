@@ -16,9 +16,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from nationbias.stores.faults import guarded_write
-from nationbias.stores.paths import home
-from nationbias.stores.sqlite import connect
+from nationbias.stores.config.paths import home
+from nationbias.stores.state.faults import guarded_write
+from nationbias.stores.state.sqlite import connect
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS batch_runs (

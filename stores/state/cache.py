@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nationbias.stores.faults import guarded_write
-from nationbias.stores.paths import home
-from nationbias.stores.sqlite import connect, is_damage
+from nationbias.stores.config.paths import home
+from nationbias.stores.state.faults import guarded_write
+from nationbias.stores.state.sqlite import connect, is_damage
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -122,7 +122,7 @@ class ResponseCache:
 
     def _insert(self, key: str, provider: str, model: str, blob: str) -> None:
         try:
-            with self._lock, guarded_write(self.path):  # a full disk stops the run (stores/faults.py)
+            with self._lock, guarded_write(self.path):  # a full disk stops the run (stores/state/faults.py)
                 self._conn.execute(
                     "INSERT OR REPLACE INTO responses (key, provider, model, response, created) "
                     "VALUES (?,?,?,?,?)",

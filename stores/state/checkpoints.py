@@ -26,8 +26,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from nationbias.stores.faults import guarded_write
-from nationbias.stores.sqlite import GroupCommit, readable
+from nationbias.stores.state.faults import guarded_write
+from nationbias.stores.state.sqlite import GroupCommit, readable
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -77,7 +77,7 @@ class InlineSqliteSaver(SqliteSaver):
 
     @property
     def commits(self) -> GroupCommit:
-        """Its group commit: the runner stops at the first failed one (stores/sqlite.py)."""
+        """Its group commit: the runner stops at the first failed one (stores/state/sqlite.py)."""
         return self._commits
 
     def threads_under(self, prefix: str) -> set[str]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from nationbias.stores.paths import home, writable
+from nationbias.stores.config.paths import home, writable
 
 
 def source_digest(paths: Iterable[str | os.PathLike[str]]) -> str:

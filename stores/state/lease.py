@@ -31,8 +31,8 @@ from pathlib import Path
 from types import TracebackType
 
 from nationbias.stores.errors import InputError
-from nationbias.stores.faults import RunFault, guarded_write
-from nationbias.stores.sqlite import connect, readable
+from nationbias.stores.state.faults import RunFault, guarded_write
+from nationbias.stores.state.sqlite import connect, readable
 
 HEARTBEAT_S = 5.0
 STALE_S = 60.0  # no heartbeat for this long: the holder is gone (12 missed heartbeats)
@@ -65,7 +65,7 @@ class LeaseLostError(RunFault):
 def lease_timing() -> tuple[float, float]:
     """``(heartbeat_s, stale_s)``: ``NATIONBIAS_LEASE_STALE_S`` shortens the stale limit (a test, a
     cluster whose processes are never paused); the heartbeat beats 12 times within it."""
-    from nationbias.stores.settings import settings
+    from nationbias.stores.config.settings import settings
 
     raw = settings().lease_stale_s
     if not raw:

@@ -20,13 +20,13 @@ from typing import Any, Literal, TextIO
 
 import pandas as pd
 
+from nationbias.stores.config.paths import home
 from nationbias.stores.domain import config_language
 from nationbias.stores.errors import InputError
-from nationbias.stores.faults import guarded_write
-from nationbias.stores.lease import SCHEMA as LEASE_SCHEMA
-from nationbias.stores.lease import Holder, RunLease, lease_timing, stale_reason, this_host
-from nationbias.stores.paths import home
-from nationbias.stores.sqlite import GroupCommit, connect, readable
+from nationbias.stores.state.faults import guarded_write
+from nationbias.stores.state.lease import SCHEMA as LEASE_SCHEMA
+from nationbias.stores.state.lease import Holder, RunLease, lease_timing, stale_reason, this_host
+from nationbias.stores.state.sqlite import GroupCommit, connect, readable
 
 Status = Literal["ok", "invalid", "error"]
 
@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 """
     + LEASE_SCHEMA
-)  # one process per run (stores/lease.py)
+)  # one process per run (stores/state/lease.py)
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -143,7 +143,7 @@ PLANNED = "samples_planned"  # the run config's count of the samples its last st
 @dataclass(frozen=True)
 class RunProgress:
     """A run as a report must describe it: ``done`` rows of ``planned`` (None: not recorded), and
-    ``running`` while a live process holds its lease (stores/lease.py)."""
+    ``running`` while a live process holds its lease (stores/state/lease.py)."""
 
     done: int
     planned: int | None
@@ -238,7 +238,7 @@ class RunStore:
 
     @property
     def commits(self) -> GroupCommit:
-        return self._group  # the runner stops at its first failed commit (stores/sqlite.py)
+        return self._group  # the runner stops at its first failed commit (stores/state/sqlite.py)
 
     def flush(self) -> None:
         """Commit sample rows still waiting for their event-loop turn (the runner calls it at the end)."""
@@ -327,7 +327,7 @@ class RunStore:
         return pd.DataFrame(records, columns=columns)
 
     def lease(self, run_id: str, *, notify: Callable[[str], None]) -> RunLease:
-        """The run's lease, for a ``with`` block: a second live process refuses (stores/lease.py);
+        """The run's lease, for a ``with`` block: a second live process refuses (stores/state/lease.py);
         ``notify`` hears of a stale lease taken over."""
         heartbeat_s, stale_s = lease_timing()
         lease = RunLease(
@@ -338,7 +338,7 @@ class RunStore:
 
     def fence(self, run_id: str) -> None:
         """Raise ``LeaseLostError`` when another process took over the lease this store holds on
-        ``run_id`` (stores/lease.py); a run this store holds no lease on is not fenced."""
+        ``run_id`` (stores/state/lease.py); a run this store holds no lease on is not fenced."""
         lease = self._leases.get(run_id)
         if lease is not None:
             lease.fence()

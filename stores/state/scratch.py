@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-from nationbias.stores.paths import home, using_home
-from nationbias.stores.runstore import SCHEMA as RUNS_SCHEMA
-from nationbias.stores.sqlite import connect
+from nationbias.stores.config.paths import home, using_home
+from nationbias.stores.state.runstore import SCHEMA as RUNS_SCHEMA
+from nationbias.stores.state.sqlite import connect
 
 SHARED = ("derived", "chroma")  # pure caches of the data: read and extended in place
 SHARED_FILES = ("embedded-probe.json",)  # what the embedded model's probe found on this machine

@@ -16,14 +16,14 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from nationbias.stores.faults import (
+from nationbias.stores.config.paths import writable
+from nationbias.stores.state.faults import (
     StoreReadOnlyError,
     StoreWriteError,
     describe_write_fault,
     guarded_write,
     is_write_fault,
 )
-from nationbias.stores.paths import writable
 
 
 class StoreCorruptError(RuntimeError):
@@ -70,7 +70,7 @@ def connect(path: Path, schema: str) -> sqlite3.Connection:
 
     On a read-only file system (or a folder this user may not write) an existing store is opened
     read-only, so the commands that only read work; a write then raises ``StoreReadOnlyError``
-    (stores/faults.py) naming the file. A store that cannot be created there raises it at once.
+    (stores/state/faults.py) naming the file. A store that cannot be created there raises it at once.
     """
     if path.exists() and not writable(path):
         return _connect_read_only(path)

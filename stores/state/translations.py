@@ -2,7 +2,7 @@
 
 One row per (English text's hash, language, translator spec, translation template hash): the English
 original beside the translator's raw answer and the text a prompt shows (the raw answer with its outcome
-sentences removed, stores/leak_languages.py), with the template's ref. A resumed or repeated run reads
+sentences removed, stores/guard/leak_languages.py), with the template's ref. A resumed or repeated run reads
 them here instead of asking again. Only a usable translation is stored: an error or an empty answer never.
 """
 
@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from nationbias.stores.faults import guarded_write
-from nationbias.stores.paths import home
-from nationbias.stores.sqlite import connect
+from nationbias.stores.config.paths import home
+from nationbias.stores.state.faults import guarded_write
+from nationbias.stores.state.sqlite import connect
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS translations (

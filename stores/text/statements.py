@@ -3,8 +3,8 @@
 Two sources: the record's ``statements`` (explanations of vote gathered from missions and
 meeting records) and the delegation summaries inside ``press_excerpt`` ("The representative of
 the United States said…"). Both are post-vote material: reflection may use them, a pre-vote
-prompt never (see :mod:`nationbias.stores.leak`). A statement reaches a reflection only if it is in English,
-by
+prompt never (see :mod:`nationbias.stores.guard.leak`). A statement reaches a reflection only if it is in
+English, by
 the persona's own delegation, more than page furniture, and silent on the target and anything voted
 after it (:func:`statement_problem`); :func:`filtered_statements` counts what was left out and why.
 """
@@ -20,9 +20,9 @@ from typing import Literal
 
 import pandas as pd
 
-from nationbias.stores.countries import nations_in_text, to_iso3
-from nationbias.stores.language import is_english
-from nationbias.stores.leak import split_sentences
+from nationbias.stores.corpora.countries import nations_in_text, to_iso3
+from nationbias.stores.guard.language import is_english
+from nationbias.stores.guard.leak import split_sentences
 from nationbias.stores.records import Record
 
 StatementSource = Literal["statements", "press_excerpt"]

@@ -1,7 +1,7 @@
 """An item's text in the UN's own words, as a prompt shows it, and which kind of text a run shows.
 
-The UN's text of a draft or resolution (:mod:`nationbias.stores.un_texts`) is already in a draft's voice:
-it is never rewritten, only cut by the operative-first budget (``nationbias.stores.text_budget``).
+The UN's text of a draft or resolution (:mod:`nationbias.stores.corpora.un_texts`) is already in a draft's
+voice: it is never rewritten, only cut by the operative-first budget (``nationbias.stores.text.budget``).
 Like every text it passes the leak guard: a paragraph that states an outcome is left out whole and
 the removal kept beside it ("within 30 days of the adoption of this resolution", a future event a draft
 states, is no outcome and stays).
@@ -19,13 +19,13 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
+from nationbias.stores.corpora.un_texts import UN_LANGUAGES, UnText, un_texts, un_texts_file
 from nationbias.stores.domain import DEFAULT_TEXTS, TEXTS_MODES, TextsMode
 from nationbias.stores.errors import InputError
-from nationbias.stores.leak import ContextChange, PromptContext, find_outcome_language
-from nationbias.stores.leak_languages import find_translated_outcomes
+from nationbias.stores.guard.leak import ContextChange, PromptContext, find_outcome_language
+from nationbias.stores.guard.leak_languages import find_translated_outcomes
+from nationbias.stores.guard.text_source import TextSource
 from nationbias.stores.records import Record
-from nationbias.stores.text_source import TextSource
-from nationbias.stores.un_texts import UN_LANGUAGES, UnText, un_texts, un_texts_file
 
 Shown = Literal["un", "press"]  # the source one prompt shows an item in
 __all__ = [

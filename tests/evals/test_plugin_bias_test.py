@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tests" / "support" / "plugins"  # toy_bias.py and its entry point (a dist-info)

@@ -15,7 +15,7 @@ from nationbias.evals.report.headline import NOT_IN_PAPER, Headline
 from nationbias.evals.report.html_table import Cell
 from nationbias.graphs.study.runner import RunSummary, Task, run_tasks
 from nationbias.stores.domain import P5, P5_NAMES
-from nationbias.stores.runstore import SampleRow, Status
+from nationbias.stores.state.runstore import SampleRow, Status
 
 
 def _answers(ctx: Any) -> None:  # the report section: one table per toy run
