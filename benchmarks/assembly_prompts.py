@@ -73,7 +73,7 @@ def _json(value: Any) -> Any:
 
 def prompts_of(run_id: str) -> list[dict[str, Any]]:
     """Every prompt of a run: node, text, item, persona, and the sample's extra."""
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
     out = []
     for _, row in RunStore().samples_frame(run_id).iterrows():

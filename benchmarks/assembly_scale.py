@@ -29,7 +29,7 @@ CONCURRENCY = 256
 SAMPLES = 20_000
 YEARS = "2005-2019"
 TARGETS = {"efficiency": 0.85, "rss_mb": 2048.0, "cached_s": 60.0, "report_s": 60.0}
-FULL_SAMPLES = 870_107  # every recorded yes/no/abstain vote, 1946-2020 (stores/unga.py)
+FULL_SAMPLES = 870_107  # every recorded yes/no/abstain vote, 1946-2020 (stores/corpora/unga.py)
 
 
 def study_size(samples: int) -> tuple[int, int]:
@@ -88,7 +88,7 @@ def _report(home: Path, out: str) -> float:
 
 
 def _stored(run_id: str) -> tuple[int, int]:
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
     frame = RunStore().samples_frame(run_id)
     return len(frame), int(frame["sample_id"].duplicated().sum())

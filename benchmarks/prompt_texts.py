@@ -1,4 +1,4 @@
-"""What of the 66 targets' texts reaches the model, before and after ``nationbias.stores.text_budget``.
+"""What of the 66 targets' texts reaches the model, before and after ``nationbias.stores.text.budget``.
 
 ``uv run python -m benchmarks.prompt_texts`` prints the markdown table kept in RESULTS.md. "Before"
 is the text as db56d5d sent it: the leak-guarded text cut at the budget's last space, " …" added.
@@ -6,18 +6,13 @@ is the text as db56d5d sent it: the leak-guarded text cut at the budget's last s
 
 from __future__ import annotations
 
-from nationbias.stores.corpus import load_corpus
-from nationbias.stores.leak import MIN_CONTEXT_CHARS, PromptContext, context_for_prompt, fallback_text
+from nationbias.stores.corpora.corpus import load_corpus
+from nationbias.stores.guard.leak import MIN_CONTEXT_CHARS, PromptContext, context_for_prompt, fallback_text
 from nationbias.stores.records import Record
-from nationbias.stores.text_budget import (
-    BUDGETS,
-    THIN_CHARS,
-    audit_summary,
-    count_dangling,
-    ends_cleanly,
-    is_operative,
-    text_audit,
-)
+from nationbias.stores.text.audit import audit_summary, text_audit
+from nationbias.stores.text.cut import BUDGETS, ends_cleanly, is_operative
+from nationbias.stores.text.enrich import THIN_CHARS
+from nationbias.stores.text.mend import count_dangling
 
 
 def old_clip(text: str, limit: int) -> str:

@@ -24,9 +24,9 @@ from nationbias.graphs.study.runner import RunSummary, frozen_gc, run_async
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
 from nationbias.graphs.study.study_run import StudyRun
-from nationbias.stores.cache import ResponseCache
-from nationbias.stores.corpus import Corpus, load_corpus
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.corpora.corpus import Corpus, load_corpus
+from nationbias.stores.state.cache import ResponseCache
+from nationbias.stores.state.runstore import RunStore
 
 MODEL_SPEC = "openai-compatible:bench"
 TARGET_WALL_S = 60.0

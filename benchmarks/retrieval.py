@@ -31,8 +31,8 @@ SURROGATE_NOISE = 0.02  # per dimension: a perturbed copy's vector keeps cosine 
 def _pool(name: str, quick: bool) -> tuple[list[Any], dict[str, Any]]:
     """The records of a pool and their keyword-strategy fields."""
     if name == "unsc":
-        from nationbias.stores.augment import augmented_for
-        from nationbias.stores.corpus import load_corpus
+        from nationbias.stores.corpora.augment import augmented_for
+        from nationbias.stores.corpora.corpus import load_corpus
 
         corpus = load_corpus()
         return list(corpus.records), augmented_for(corpus)

@@ -35,7 +35,7 @@ def _retriever(name: str) -> Any:
 
 def run(quick: bool = False) -> Section:
     from nationbias.retrievers.quality import precedent_quality
-    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.corpora.corpus import load_corpus
 
     section = Section("retrieval_quality", "Retrieval quality: failed drafts' adopted precedents (k=1)")
     records = load_corpus().records

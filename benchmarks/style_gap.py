@@ -26,9 +26,9 @@ from nationbias.evals.style_audit import (
 from nationbias.graphs.study.simulate import precedent_pool
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers.registry import get_retriever
-from nationbias.stores.corpus import Corpus, load_corpus
+from nationbias.stores.corpora.corpus import Corpus, load_corpus
 from nationbias.stores.records import Record
-from nationbias.stores.text_budget import sentences
+from nationbias.stores.text.cut import sentences
 
 Variant = tuple[str, list[Record], list[Record], Callable[[Record], str]]
 

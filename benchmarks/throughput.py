@@ -33,9 +33,9 @@ from nationbias.graphs.study.sampling import SampleOptions, select_drafts, vote_
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
 from nationbias.graphs.study.study_run import StudyRun
 from nationbias.graphs.vote import VOTE_MAX_TOKENS, vote_messages
-from nationbias.stores.corpus import Corpus, load_corpus
+from nationbias.stores.corpora.corpus import Corpus, load_corpus
 from nationbias.stores.domain import VOTE_TESTS
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 LATENCY_S = 0.2
 MODEL_SPEC = "openai-compatible:bench"
@@ -54,7 +54,7 @@ the client CPU-bound on its one event loop, or its calls leaving in bursts; each
 the OpenAI wire protocol over aiohttp (`graphs/model/http.py`, C parser), as lm-eval-harness does;
 (8) aiohttp's `trust_env` looked the proxy up in a worker thread on every request: it is read once;
 (9) aiosqlite's thread hand-off per checkpoint statement: checkpoints are written inline, and run-store
-rows and checkpoints finished in the same loop turn share one commit (`stores/sqlite.GroupCommit`);
+rows and checkpoints finished in the same loop turn share one commit (`stores/state/sqlite.GroupCommit`);
 with the response cache on, a debias sample checkpoints once, at its end (the cache already holds
 every finished call);
 (10) the CLI runs on uvloop, and a run freezes the long-lived heap (`gc.freeze`);
@@ -104,7 +104,7 @@ now sets that threshold to 20 000: 1–2 collections per study;
 (19) SQLite's automatic WAL checkpoint ran inside the group commit on the loop once the WAL passed 1000
 pages: a 4 MB copy and two fsyncs, ~23 ms on this VM's disk during which no sample moves, about 16
 times per study (48 MB of checkpoints and 15 MB of rows). A worker thread on its own connection now
-runs a PASSIVE checkpoint at most every 0.5 s (`stores/sqlite.GroupCommit`), so the WAL restarts
+runs a PASSIVE checkpoint at most every 0.5 s (`stores/state/sqlite.GroupCommit`), so the WAL restarts
 before the automatic one fires; the automatic checkpoint stays as the bound.
 
 The floor row is the same vote requests from a bare aiohttp loop with the same ramp: what any Python

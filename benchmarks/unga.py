@@ -1,8 +1,8 @@
 """UNGA roll calls as retrieval pools: the 6,203 real items, and a 100k pool of perturbed copies.
 
-The roll calls come from :mod:`nationbias.stores.unga` (the one reader), as Records with ``body="unga"``: the
-description is the context, ``short`` the title, no region; ``adopted`` alternates by ``rcid`` so
-both pool parts are filled. The keyword strategy's augmented fields are built
+The roll calls come from :mod:`nationbias.stores.corpora.unga` (the one reader), as Records with
+``body="unga"``: the description is the context, ``short`` the title, no region; ``adopted`` alternates by
+``rcid`` so both pool parts are filled. The keyword strategy's augmented fields are built
 directly (nations from the country library, keywords from the paper's pool), as the offline
 augmenter would, without its corpus-wide n-gram mining (too slow at 100k, and not under test).
 """
@@ -12,15 +12,15 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from nationbias.stores.augment import Augmented, keyword_pool, target_nations
-from nationbias.stores.keywords import phrases_in
+from nationbias.stores.corpora.augment import Augmented, keyword_pool, target_nations
+from nationbias.stores.corpora.keywords import phrases_in
+from nationbias.stores.corpora.unga import load_assembly
 from nationbias.stores.records import Context, Record
-from nationbias.stores.unga import load_assembly
 
 
 def load_unga(limit: int | None = None) -> list[Record]:
-    """The roll calls as Records (:mod:`nationbias.stores.unga`, date order), ``adopted`` alternating by
-    ``rcid``."""
+    """The roll calls as Records (:mod:`nationbias.stores.corpora.unga`, date order), ``adopted`` alternating
+    by ``rcid``."""
     records = load_assembly().records()[:limit]
     return [
         record.model_copy(update={"adopted": int(record.id.removeprefix("UNGA-")) % 2 == 0})

@@ -23,7 +23,7 @@ from nationbias.evals.bias_tests.base import check_supported
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_model, check_prompts, check_translate, make_client, new_run_id
 from nationbias.graphs.study.options import RunOptions
-from nationbias.stores.bundled import using_data
+from nationbias.stores.corpora.bundled import using_data
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,14 +69,14 @@ async def arun(
     (graphs/study/options.py: ``limit``, ``repeats``, ``body``, ``concurrency``, ``batch``, ``timeout`` …,
     each with its one default); ``given`` keywords are run options over them (``limit=1``) or the
     test's own (``k`` for debias, ``pool`` for association). Every input is checked before a store is
-    opened; one process at a time runs a run id (stores/lease.py)."""
+    opened; one process at a time runs a run id (stores/state/lease.py)."""
     from nationbias.graphs.model.budget import check_budget, check_timeout
     from nationbias.graphs.progress import check_every
     from nationbias.graphs.study.run_config import note_learned_reasoning
     from nationbias.graphs.study.sampling import SampleOptions
     from nationbias.graphs.study.study_run import StudyRun
     from nationbias.prompts.registry import for_body
-    from nationbias.stores.runstore import RunStore, check_run_id
+    from nationbias.stores.state.runstore import RunStore, check_run_id
 
     run, own = RunOptions.split(given, base=options)
     with using_data(run.data):  # the data folder for this run only (the environment is not touched)

@@ -1,12 +1,12 @@
 """What batch mode saved: the tokens of a run's batched answers at the price table's list price, halved.
 
-The prices are the same table `--dry-run` and `--max-cost` read (stores/prices.py: the packaged table,
+The prices are the same table `--dry-run` and `--max-cost` read (stores/config/prices.py: the packaged table,
 the user's file over it); a model not in it is "unknown price", never a guess.
 """
 
 from __future__ import annotations
 
-from nationbias.stores.prices import price_book
+from nationbias.stores.config.prices import price_book
 
 BATCH_DISCOUNT = 0.5  # OpenAI's and Together's batch APIs: half the online price
 

@@ -58,7 +58,7 @@ async def run_test(
         summary: RunSummary = await bias.arun(ctx)
         return summary
     from nationbias.graphs.study.batch_rounds import BatchRun, run_rounds
-    from nationbias.stores.batches import BatchStore
+    from nationbias.stores.state.batches import BatchStore
 
     if ctx.client.cache is None:  # checked before; a library caller may pass a client of its own
         raise InputError("--batch needs the response cache: drop --no-cache")

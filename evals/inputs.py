@@ -40,7 +40,7 @@ def make_client(
     from nationbias.graphs.model.client import ModelClient
     from nationbias.graphs.model.cost.dry_run import dry_cache
     from nationbias.graphs.model.registry import GenerationParams
-    from nationbias.stores.cache import ResponseCache
+    from nationbias.stores.state.cache import ResponseCache
 
     check_timeout(timeout)
     check_model(model, base_url=base_url)  # before the cache file is created

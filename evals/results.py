@@ -17,7 +17,7 @@ from nationbias.evals.tables.metadata import metadata_frame
 from nationbias.evals.tables.significance import significance_table
 
 if TYPE_CHECKING:
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
 
 SHARED_TABLES = ("significance", "metadata")  # every run's, beside its test's own
@@ -57,7 +57,7 @@ def tables_for(run_id: str, config: dict[str, Any], samples: pd.DataFrame) -> di
 def results(run_id: str, *, store: RunStore | None = None) -> dict[str, pd.DataFrame]:
     """The named tables for ``run_id`` (see ``RESULT_TABLES`` for the names per test)."""
     if store is None:
-        from nationbias.stores.runstore import RunStore
+        from nationbias.stores.state.runstore import RunStore
 
         store = RunStore()
     config = store.get_run(run_id)

@@ -31,7 +31,7 @@ from nationbias.graphs.study.personas import is_control
 from nationbias.graphs.study.sampling import TARGET_ITEMS, SampleOptions, check_body, check_targets
 from nationbias.prompts import PromptSet
 from nationbias.prompts.registry import check_language, for_body
-from nationbias.stores.bundled import using_data
+from nationbias.stores.corpora.bundled import using_data
 from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, slug
 
 

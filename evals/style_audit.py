@@ -46,14 +46,14 @@ import numpy as np
 from nationbias.graphs.history import NO_HISTORY
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS, clip, vote_messages
 from nationbias.prompts import PromptSet, prompt_set
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.config.paths import home
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import TEXTS_MODES
-from nationbias.stores.leak import fallback_text
-from nationbias.stores.neutral import base_form
-from nationbias.stores.paths import home
+from nationbias.stores.guard.leak import fallback_text
+from nationbias.stores.guard.neutral import base_form
 from nationbias.stores.records import Record
-from nationbias.stores.text_budget import BUDGETS, fit_draft
-from nationbias.stores.un_prompt import Shown, TextsMode, un_context, un_operative, with_un_text
+from nationbias.stores.text.cut import BUDGETS, fit_draft
+from nationbias.stores.text.un_prompt import Shown, TextsMode, un_context, un_operative, with_un_text
 
 CONTROL_AUC = 0.75  # at least this on the texts before the rewrite
 GATED_SETS = ("structured", "paper-symbols")

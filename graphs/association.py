@@ -26,11 +26,11 @@ from nationbias.graphs.labels.rules_then_judge import rules_then_judge_graph
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
-from nationbias.stores.augment import keyword_pool
-from nationbias.stores.bundled import DataFile, paper_file
+from nationbias.stores.corpora.augment import keyword_pool
+from nationbias.stores.corpora.bundled import DataFile, paper_file
 from nationbias.stores.domain import ASSOCIATION, P5, P5_NAMES
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import SampleRow
+from nationbias.stores.state.runstore import SampleRow
 
 ASSOCIATION_PROMPTS = ("association", "judge_polarity")
 

@@ -2,7 +2,7 @@
 
 Each target draft gets seven arms: one per P5 member as proposer ("Submitted by: China"), and two
 controls: no proposer line, and "a group of Member States". The draft's text is the vote's leak-guarded
-text (:func:`nationbias.stores.text_budget.prompt_text`) with every phrase that names its real sponsor
+text (:func:`nationbias.stores.text.budget.prompt_text`) with every phrase that names its real sponsor
 *as proposer* taken out ("Tabled by the United States, the draft would" → "The draft would", the
 enrichment's "Sponsors: …" line), the same in every arm, so a draft's prompts differ only in the
 proposer line. A nation named in any other role (a party, a target of sanctions, the author of another
@@ -24,14 +24,15 @@ from nationbias.graphs.study.runner import RunSummary, Task
 from nationbias.graphs.study.study_run import StudyRun, run_study_tasks
 from nationbias.graphs.vote import ask_vote, vote_messages, vote_sample, vote_template
 from nationbias.prompts import PromptSet, prompt_set
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.countries import to_iso3
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.countries import to_iso3
 from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, P5, P5_NAMES
-from nationbias.stores.leak import find_outcome_language
+from nationbias.stores.guard.leak import find_outcome_language
 from nationbias.stores.records import Record
-from nationbias.stores.runstore import SampleRow
-from nationbias.stores.text_budget import SERVER_CHARS, prompt_text
-from nationbias.stores.un_prompt import Shown, TextsMode, target_shown
+from nationbias.stores.state.runstore import SampleRow
+from nationbias.stores.text.budget import prompt_text
+from nationbias.stores.text.cut import SERVER_CHARS
+from nationbias.stores.text.un_prompt import Shown, TextsMode, target_shown
 
 ATTRIBUTION = "attribution"
 NO_PROPOSER = "none"  # the control with no proposer line

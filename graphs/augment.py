@@ -2,10 +2,10 @@
 
 A two-node graph per record (ask → parse) over :class:`nationbias.graphs.model.client.ModelClient`, so
 answers are
-cached and a rerun resumes: ``nationbias.stores.augment.write_augmented`` skips records already written and
-the response cache answers the ones asked before. The model sees only prompt-safe text
-(:func:`nationbias.stores.leak.context_for_prompt`), and its output passes the leak guard again. The prompt
-is a
+cached and a rerun resumes: ``nationbias.stores.corpora.augment.write_augmented`` skips records already
+written and the response cache answers the ones asked before. The model sees only prompt-safe text
+(:func:`nationbias.stores.guard.leak.context_for_prompt`), and its output passes the leak guard again. The
+prompt is a
 template file (``augment``), so its words are versioned and its hash is recorded with the output.
 """
 
@@ -22,8 +22,8 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.study.runner import run_async
 from nationbias.prompts import Prompt, get_prompt
-from nationbias.stores.augment import Augmented, AugmentFailure, make_safe
-from nationbias.stores.leak import context_for_prompt
+from nationbias.stores.corpora.augment import Augmented, AugmentFailure, make_safe
+from nationbias.stores.guard.leak import context_for_prompt
 from nationbias.stores.records import Record
 
 AUGMENT_PROMPT = "augment"

@@ -31,10 +31,10 @@ from nationbias.graphs.translate import TranslatedTexts
 from nationbias.graphs.vote import ask_vote, clip, member_vote, persona_name, prompt_label, quoted_name
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers import Precedent, Retriever
-from nationbias.stores.augment import Augmented
+from nationbias.stores.corpora.augment import Augmented
 from nationbias.stores.records import Record
-from nationbias.stores.statements import MemberStatement, statements_for
-from nationbias.stores.un_prompt import Shown, TextsMode, precedent_source, target_shown, with_un_text
+from nationbias.stores.text.statements import MemberStatement, statements_for
+from nationbias.stores.text.un_prompt import Shown, TextsMode, precedent_source, target_shown, with_un_text
 
 REFLECTION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -86,7 +86,7 @@ class DebiasContext:
     options: DebiasOptions
     prompts: PromptSet = field(default_factory=prompt_set)
     texts: TranslatedTexts | None = None  # --translate-with: the record texts and summaries translated
-    text_mode: TextsMode = "press"  # --texts (stores/un_prompt.py): which kind of text the prompts show
+    text_mode: TextsMode = "press"  # --texts (stores/text/un_prompt.py): which kind of text the prompts show
     _found: dict[str, list[Precedent]] = field(default_factory=dict, repr=False)
     _un_pool: list[Record] | None = field(default=None, repr=False)
     _shown: dict[str, Shown] = field(default_factory=dict, repr=False)
@@ -111,7 +111,7 @@ class DebiasContext:
 
     def precedents_shown(self, target: Record) -> Shown:
         """The one kind of text every precedent of ``target``'s prompts is shown in
-        (:func:`~nationbias.stores.un_prompt.precedent_source`), settled once per target."""
+        (:func:`~nationbias.stores.text.un_prompt.precedent_source`), settled once per target."""
         if target.id not in self._shown:
             self._shown[target.id] = precedent_source(target, self.text_mode, self.un_pool())
         return self._shown[target.id]

@@ -32,11 +32,11 @@ from nationbias.graphs.labels.rules_then_judge import rules_then_judge_graph
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import PromptSet, prompt_set
-from nationbias.stores.bundled import DataFile
+from nationbias.stores.corpora.bundled import DataFile
+from nationbias.stores.corpora.functions import unsc_functions
 from nationbias.stores.domain import DEFAULT_LANGUAGE, DIRECTQA, P5, P5_NAMES
 from nationbias.stores.errors import InputError
-from nationbias.stores.functions import unsc_functions
-from nationbias.stores.runstore import SampleRow
+from nationbias.stores.state.runstore import SampleRow
 
 GENERAL = "general"
 DIRECTQA_PROMPTS = ("directqa_general", "directqa_function", "judge_directqa")

@@ -2,12 +2,12 @@
 
 The drafts exist in English only. By default a run in another language quotes them in English; with a
 translator named, the text a model reads (the leak-guarded text of
-:func:`nationbias.stores.text_budget.prompt_text`, so the translator never sees an outcome sentence
+:func:`nationbias.stores.text.budget.prompt_text`, so the translator never sees an outcome sentence
 either, and a precedent's summary and action items) is translated once per (text, language, translator,
 template) before the run starts, by the named model at
 temperature 0 with the versioned ``translate`` template, and kept in ``translations.sqlite``
-(stores/translations.py). Each translation then goes through the language's leak guard
-(stores/leak_languages.py): a sentence with an outcome marker is removed whole and counted.
+(stores/state/translations.py). Each translation then goes through the language's leak guard
+(stores/guard/leak_languages.py): a sentence with an outcome marker is removed whole and counted.
 
 A text whose translation failed (an error, an empty answer, nothing left after the guard) stops the run
 before it starts, naming how many and why; nothing failed is stored, so the next attempt asks only for those.
@@ -29,11 +29,11 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts.registry import Prompt, translation_prompt
 from nationbias.stores.domain import LANGUAGES
 from nationbias.stores.errors import InputError
-from nationbias.stores.leak_languages import strip_translated_outcomes
+from nationbias.stores.guard.leak_languages import strip_translated_outcomes
 from nationbias.stores.records import Record
-from nationbias.stores.text_budget import prompt_text
-from nationbias.stores.translations import Translation, TranslationStore
-from nationbias.stores.un_prompt import Shown, TextsMode
+from nationbias.stores.state.translations import Translation, TranslationStore
+from nationbias.stores.text.budget import prompt_text
+from nationbias.stores.text.un_prompt import Shown, TextsMode
 
 TRANSLATION_MAX_TOKENS = 4096  # the most a translation may take (a 3,000-character text in Arabic)
 

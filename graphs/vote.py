@@ -15,13 +15,14 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.translate import TranslatedTexts
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.prompts.registry import un_text_kind, un_text_wording
-from nationbias.stores.corpus import context_for_prompt, p5_vote
-from nationbias.stores.countries import name_for
+from nationbias.stores.corpora.corpus import context_for_prompt, p5_vote
+from nationbias.stores.corpora.countries import name_for
 from nationbias.stores.domain import CONTROL, DEFAULT_LANGUAGE, P5, P5_NAMES, VOTE, VOTE_CODES
 from nationbias.stores.records import Record
-from nationbias.stores.runstore import SampleRow, Status
-from nationbias.stores.text_budget import SERVER_CHARS, fit_text, prompt_text
-from nationbias.stores.un_prompt import Shown, TextsMode, target_shown
+from nationbias.stores.state.runstore import SampleRow, Status
+from nationbias.stores.text.budget import prompt_text
+from nationbias.stores.text.cut import SERVER_CHARS, fit_text
+from nationbias.stores.text.un_prompt import Shown, TextsMode, target_shown
 
 MAX_CONTEXT_CHARS = SERVER_CHARS
 CONTROL_TEMPLATE = "control_vote"  # --personas none: the vote prompt with no nation named
@@ -106,7 +107,7 @@ def quoted_name(record: Record, prompts: PromptSet) -> str:
 
 def clip(text: str, limit: int = MAX_CONTEXT_CHARS) -> str:
     """``text`` cut to ``limit`` characters between sentences, never inside one (a statement; a
-    record's own text goes through :func:`nationbias.stores.text_budget.prompt_text`, operative paragraphs
+    record's own text goes through :func:`nationbias.stores.text.budget.prompt_text`, operative paragraphs
     first)."""
     return fit_text(text, limit)
 
@@ -130,12 +131,12 @@ def vote_messages(
 ) -> list[dict[str, str]]:
     """Appendix F's vote prompt (or a rehearsal/final variant), with the leak-safe context and its kind,
     within ``context_chars`` (operative paragraphs first, cut between sentences:
-    ``nationbias.stores.text_budget``).
+    ``nationbias.stores.text.budget``).
 
     Each set's template takes what it names: the structured set the label and the context's kind,
     the paper's set the quoted symbol, the ``paper-symbols`` set the draft symbol. With ``texts``
     (``--translate-with``: graphs/translate.py) the context is its translation, prepared before the run.
-    ``shown="un"`` shows the UN's own text where it exists (``--texts``: stores/un_prompt.py), in the
+    ``shown="un"`` shows the UN's own text where it exists (``--texts``: stores/text/un_prompt.py), in the
     prompts' language where the UN translated it (never machine-translated then).
     """
     prompts = prompts or prompt_set()

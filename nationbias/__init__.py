@@ -10,8 +10,8 @@ ones work there too.
 
 The card's folders are its subpackages: ``nationbias.graphs``, ``.retrievers``, ``.prompts``, ``.stores`` and
 ``.evals`` (in the repository they stay at the top, and ``nationbias/<folder>`` links to each). The API
-below is imported on first use, so ``python -m nationbias.stores.bundled`` or the embedded model's worker
-process loads only what it needs.
+below is imported on first use, so ``python -m nationbias.stores.corpora.bundled`` or the embedded model's
+worker process loads only what it needs.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from nationbias.graphs.model.registry import get_chat_model
     from nationbias.graphs.study.options import RunOptions
     from nationbias.retrievers import RETRIEVERS, get_retriever
-    from nationbias.stores.bundled import using_data
+    from nationbias.stores.corpora.bundled import using_data
 
 __all__ = [
     "RESULT_TABLES",
@@ -78,7 +78,7 @@ _HOMES = {
     "RunOptions": "nationbias.graphs.study.options",
     "RETRIEVERS": "nationbias.retrievers",
     "get_retriever": "nationbias.retrievers",
-    "using_data": "nationbias.stores.bundled",
+    "using_data": "nationbias.stores.corpora.bundled",
 }
 
 

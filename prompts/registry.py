@@ -64,7 +64,7 @@ TRANSLATED_CLAUSES: dict[str, tuple[tuple[str, str], ...]] = {
     "ar": (("مقتبسًا بالإنجليزية، لغته الأصلية", "مترجمًا من الإنجليزية بواسطة نموذج"),),
 }
 
-# --texts (stores/un_prompt.py): a text in the UN's own words. Its kind, as a prompt names it in each
+# --texts (stores/text/un_prompt.py): a text in the UN's own words. Its kind, as a prompt names it in each
 # language, and, where the UN translated it into the prompt's language, the clause that says the text is
 # the UN's own version in that language instead of "quoted in English" (each pair as above; the English
 # back-translation of each is "in the UN's official <language> version").

@@ -18,8 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 from nationbias.retrievers.base import PoolName, Retriever
 from nationbias.retrievers.recency import RecencyRetriever
 from nationbias.retrievers.registry import get_retriever, retriever_factory
-from nationbias.stores.augment import Augmented
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import Augmented
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.records import Record
 
 

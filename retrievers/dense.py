@@ -37,7 +37,7 @@ from nationbias.retrievers.base import (
 )
 from nationbias.retrievers.embeddings import OnnxMiniLM
 from nationbias.retrievers.text import dense_subject_text, dense_text, pool_fingerprint
-from nationbias.stores.paths import home
+from nationbias.stores.config.paths import home
 from nationbias.stores.records import Record
 
 COLLECTION_PREFIX = "unsc-minilm2"

@@ -19,7 +19,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 from tokenizers import Tokenizer
 
-from nationbias.stores.paths import DataNotFoundError, libraries_inside_home
+from nationbias.stores.config.paths import DataNotFoundError, libraries_inside_home
 
 if TYPE_CHECKING:
     import onnxruntime as ort

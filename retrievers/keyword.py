@@ -34,8 +34,8 @@ from nationbias.retrievers.base import (
     select_top,
     split_pool,
 )
-from nationbias.stores.augment import Augmented, augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import Augmented, augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import EXCLUDED_NATIONS
 from nationbias.stores.records import Record
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nationbias.retrievers.base import Retriever
-from nationbias.stores.entry_points import installed
+from nationbias.stores.config.entry_points import installed
 from nationbias.stores.errors import InputError
 
 Factory = Callable[..., Retriever]

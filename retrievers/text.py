@@ -7,13 +7,14 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 
-from nationbias.stores.corpus import context_for_prompt
-from nationbias.stores.leak import fallback_text
+from nationbias.stores.corpora.corpus import context_for_prompt
+from nationbias.stores.corpora.un_fields import un_operative_text, un_subject
+from nationbias.stores.guard.leak import fallback_text
 from nationbias.stores.records import Record
-from nationbias.stores.un_fields import un_operative_text, un_subject
 
 # A compact English stop list: enough to stop BM25 matching on function words; no NLTK download needed.
-# "draft" too: the prompt voice (stores/neutral.py) names every text "the draft", so it tells no subject.
+# "draft" too: the prompt voice (stores/guard/neutral.py) names every text "the draft", so it tells no
+# subject.
 _STOPWORD_TEXT = """
     a about above after again against all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further had has have

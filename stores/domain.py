@@ -62,7 +62,7 @@ def slug(text: str, *, keep: str = "._-", limit: int = 100) -> str:
 # What every output of the embedded demo model says: its answers prove the plumbing, never a finding.
 EMBEDDED_NOTICE = "embedded demo model (SmolLM2-135M) — proves the pipeline, not a finding"
 
-# --texts: which text of an item the vote prompts show (stores/un_prompt.py)
+# --texts: which text of an item the vote prompts show (stores/text/un_prompt.py)
 TextsMode = Literal["auto", "un", "press"]
 TEXTS_MODES: tuple[TextsMode, ...] = ("auto", "un", "press")
 DEFAULT_TEXTS: TextsMode = "auto"

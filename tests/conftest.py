@@ -15,14 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from nationbias.stores.settings import Settings
+from nationbias.stores.config.settings import Settings
 from tests.support.costs import COST_MARKERS, CostGuard, cost_marks, name_the_groups, shared_group
 
 pytest_plugins = ["tests.support.fixtures"]
 
 # The suite does not depend on the user's environment: a NATIONBIAS_DATA or NATIONBIAS_HOME set in the
 # shell (as docs/data.md suggests for another copy of the data) is not the tests' to read. Every
-# variable nationbias reads (stores/settings.py) is cleared for the session; a test sets its own.
+# variable nationbias reads (stores/config/settings.py) is cleared for the session; a test sets its own.
 for _variable in [name for name in os.environ if name.upper() in {
     f"{Settings.model_config.get('env_prefix')}{field}".upper() for field in Settings.model_fields
 }]:  # fmt: skip
@@ -110,7 +110,7 @@ def data_overrides_restored() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def corpus():  # type: ignore[no-untyped-def]
-    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.corpora.corpus import load_corpus
 
     return load_corpus()
 

@@ -30,10 +30,10 @@ import pandas as pd
 
 from nationbias.evals.baselines.assembly_features import CODES, Matrix, features, matrix, texts_of
 from nationbias.evals.stats.metrics import weighted_f1_from_confusions
+from nationbias.stores.corpora.unga import Assembly, assembly_sha256, load_assembly
 from nationbias.stores.domain import VOTE_CODES, VOTES
 from nationbias.stores.errors import InputError
-from nationbias.stores.frames import cached_frame, source_digest
-from nationbias.stores.unga import Assembly, assembly_sha256, load_assembly
+from nationbias.stores.state.frames import cached_frame, source_digest
 
 if TYPE_CHECKING:
     import lightgbm as lgb
@@ -46,7 +46,7 @@ ALL = ("majority", "same_title", "bloc", "model")
 METHODS = ("always_yes", *ALL)
 COLUMNS = ["baseline", "item_id", "date", "member", "truth", "predicted"]
 WINDOW = 5  # years of training data before the predicted year
-# what a stored table of predictions depends on besides its inputs (stores/frames.py)
+# what a stored table of predictions depends on besides its inputs (stores/state/frames.py)
 _SOURCE = source_digest(Path(__file__).with_name(name) for name in ("assembly.py", "assembly_features.py"))
 MAX_ROWS = 60_000  # a fixed-seed subset of the window's votes fits a year's model in seconds
 CALIBRATION = 3  # earlier years whose out-of-time predictions choose the class weights (reweight=True)

@@ -18,9 +18,9 @@ import pandas as pd
 
 from nationbias.evals.baselines.assembly import Fits, assembly_predictions, prepared_features
 from nationbias.evals.baselines.assembly_features import CODES, Matrix, links, texts_of
+from nationbias.stores.corpora.unga import Assembly, load_assembly
 from nationbias.stores.domain import VOTE_CODES
 from nationbias.stores.errors import InputError
-from nationbias.stores.unga import Assembly, load_assembly
 
 LABELS = [VOTE_CODES[c] for c in CODES]  # favour, against, abstention: the model's class order
 

@@ -17,8 +17,8 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from nationbias.stores.regions import GROUPS, regional_group
-from nationbias.stores.unga import ISSUES, Assembly
+from nationbias.stores.corpora.regions import GROUPS, regional_group
+from nationbias.stores.corpora.unga import ISSUES, Assembly
 
 CODES = ("Y", "N", "A")  # matrix values 1, 2, 3; 0 is no recorded vote
 NEIGHBOURS = 10

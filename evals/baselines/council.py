@@ -23,8 +23,8 @@ from nationbias.evals.baselines.rules import (
     sponsor_vote,
 )
 from nationbias.retrievers import Retriever, get_retriever
-from nationbias.stores.augment import augmented_stamp
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import augmented_stamp
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import P5, P5_NAMES
 from nationbias.stores.errors import InputError
 

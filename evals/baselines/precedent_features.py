@@ -16,10 +16,10 @@ import numpy as np
 
 from nationbias.evals.baselines.rules import sponsor_names, sponsor_vote
 from nationbias.retrievers import Precedent
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.countries import nations_in_text, to_iso3
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.countries import nations_in_text, to_iso3
 from nationbias.stores.domain import P5_NAMES, VOTE_CODES, VOTES
-from nationbias.stores.leak import context_for_prompt
+from nationbias.stores.guard.leak import context_for_prompt
 from nationbias.stores.records import Record
 
 REGIONS = ("Middle East", "Europe", "Africa", "Asia", "Americas")

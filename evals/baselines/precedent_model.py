@@ -23,8 +23,8 @@ from threadpoolctl import threadpool_limits
 
 from nationbias.evals.baselines.precedent_features import FEATURES, FeatureBuilder, member_name, member_vote
 from nationbias.retrievers import Precedent, Retriever, get_retriever
-from nationbias.stores.augment import Augmented, augmented_for, augmented_stamp
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import Augmented, augmented_for, augmented_stamp
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import P5, P5_BY_NAME, VOTES
 from nationbias.stores.records import Record
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from nationbias.retrievers import Precedent
-from nationbias.stores.corpus import Corpus, p5_vote
+from nationbias.stores.corpora.corpus import Corpus, p5_vote
 from nationbias.stores.domain import P5, P5_BY_NAME, P5_NAMES, VOTE_CODES, VOTES
 from nationbias.stores.records import Record
 

@@ -23,7 +23,7 @@ from nationbias.evals.bias_tests.base import (
     UnknownTestError,
     bias_test,
 )
-from nationbias.stores.entry_points import installed, load_entry
+from nationbias.stores.config.entry_points import installed, load_entry
 
 __all__ = [
     "BiasTest",

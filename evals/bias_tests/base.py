@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from nationbias.graphs.study.sampling import SampleOptions
     from nationbias.graphs.study.study_run import StudyRun
     from nationbias.prompts import PromptSet
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
 ENTRY_POINTS = "nationbias.tests"  # installed packages add tests under this entry-point group
 Section = Callable[[Any], None]  # writes one part of the report from its Context (evals/report/context.py)

@@ -20,7 +20,7 @@ from nationbias.evals.bias_tests.base import RunContext
 
 if TYPE_CHECKING:
     from nationbias.graphs.study.runner import RunSummary, Task
-    from nationbias.stores.runstore import SampleRow
+    from nationbias.stores.state.runstore import SampleRow
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ async def run_declared(test: TaskTest, ctx: RunContext) -> RunSummary:
     time, through the run's client (so batch, dry run and the cost cap apply)."""
     from nationbias.graphs.study.run_config import run_config
     from nationbias.graphs.study.runner import run_tasks
-    from nationbias.stores.corpus import Corpus
+    from nationbias.stores.corpora.corpus import Corpus
 
     tasks = test.tasks(ctx)
     options = ctx.inputs if isinstance(ctx.inputs, dict) else dict(test.options)
@@ -129,7 +129,7 @@ async def run_declared(test: TaskTest, ctx: RunContext) -> RunSummary:
 async def answer_task(test: TaskTest, ctx: RunContext, one: Task) -> SampleRow:
     """One task: its messages, one call, the answer read (never from a cut-off or failed answer)."""
     from nationbias.graphs.labels.parsing import truncated_reason
-    from nationbias.stores.runstore import SampleRow
+    from nationbias.stores.state.runstore import SampleRow
 
     messages = test.messages(one, ctx)
     result = await ctx.client.call(messages, repeat=one.repeat, max_tokens=test.max_tokens)

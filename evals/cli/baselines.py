@@ -24,7 +24,7 @@ from nationbias.graphs.study.sampling import parse_years
 
 if TYPE_CHECKING:
     from nationbias.retrievers import Retriever
-    from nationbias.stores.corpus import Corpus
+    from nationbias.stores.corpora.corpus import Corpus
 
 Years = tuple[int, int] | None
 PREDICTION_COLUMNS = ("baseline", "item_id", "date", "member", "truth", "predicted")
@@ -45,7 +45,7 @@ _UNSC: dict[str, _Council] = {}  # by corpus sha256: every prediction computed o
 def _council() -> _Council:
     from nationbias.evals.baselines.council import METHODS, baseline_predictions
     from nationbias.retrievers import get_retriever
-    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.corpora.corpus import load_corpus
 
     corpus = load_corpus()
     if corpus.sha256 not in _UNSC:

@@ -23,8 +23,8 @@ batch_app = typer.Typer(help="Run a batch round elsewhere: export its requests, 
 def _store(run_id: str, *, plain: str = "") -> Any:
     """The batch store of ``run_id``; for a run made without ``--batch``, an error saying what it is
     (its counts from the run store) and ``plain``: what to do instead."""
-    from nationbias.stores.batches import BatchStore
-    from nationbias.stores.runstore import RunNotFoundError, RunStore, check_run_id
+    from nationbias.stores.state.batches import BatchStore
+    from nationbias.stores.state.runstore import RunNotFoundError, RunStore, check_run_id
 
     check_run_id(run_id)
     store = BatchStore()
@@ -73,7 +73,7 @@ def batch_import(
 ) -> None:
     """Ingest a results file into the response cache: the whole file is checked before anything is written."""
     from nationbias.graphs.model.batch.ingest import ingest, parse_output
-    from nationbias.stores.cache import ResponseCache
+    from nationbias.stores.state.cache import ResponseCache
 
     store = _store(run_id)
     try:

@@ -18,7 +18,7 @@ from nationbias.evals.inputs import check_model, check_prompts, make_client, new
 from nationbias.graphs.study.halt import signals_raise
 from nationbias.graphs.study.options import RunOptions
 from nationbias.graphs.terminal_text import plain
-from nationbias.stores.bundled import using_data
+from nationbias.stores.corpora.bundled import using_data
 from nationbias.stores.domain import EMBEDDED_NOTICE
 from nationbias.stores.errors import InputError
 
@@ -88,7 +88,7 @@ RUN_OPTIONS = {
     "body": BodyOpt,
     "years": YearsOpt,
     "targets": TargetsOpt,
-    "texts": TextsOpt,  # which text of an item the vote prompts show (stores/un_prompt.py)
+    "texts": TextsOpt,  # which text of an item the vote prompts show (stores/text/un_prompt.py)
     "concurrency": ConcurrencyOpt,
     "run_id": RunIdOpt,
     "retry_errors": RetryErrorsOpt,
@@ -156,7 +156,7 @@ def shared_options(*layout: str, **defaults: Any) -> Callable[[F], F]:
 
 def _known_errors() -> tuple[type[BaseException], ...]:
     """The project's own errors a user can fix: every other exception is a bug and keeps its traceback."""
-    from nationbias.stores.sqlite import StoreCorruptError
+    from nationbias.stores.state.sqlite import StoreCorruptError
 
     return (InputError, StoreCorruptError)
 

@@ -2,7 +2,7 @@
 
 :func:`cost_scope` wraps a command (evals/cli/common.py ``cli_errors``): it takes these options out
 of the command's own, checks them before anything runs, and installs the meter (graphs/model/cost/meter.py).
-A dry run runs the command's real graphs under a scratch state folder (stores/scratch.py) with
+A dry run runs the command's real graphs under a scratch state folder (stores/state/scratch.py) with
 placeholder answers (graphs/model/cost/dry_run.py) and prints what the run would send and cost.
 """
 
@@ -88,7 +88,7 @@ def cost_scope(kwargs: dict[str, Any], outcome: Any) -> Iterator[None]:
         return
     options = {name: kwargs.pop(name, None) for name in COST}
     from nationbias.graphs.model.cost.meter import Meter, metering
-    from nationbias.stores.prices import price_book
+    from nationbias.stores.config.prices import price_book
 
     cap = check_cap(options["max_cost"])
     if (options["dry_run"] or cap is not None) and (kwargs.get("batch") or kwargs.get("batch_offline")):
@@ -106,9 +106,9 @@ def cost_scope(kwargs: dict[str, Any], outcome: Any) -> Iterator[None]:
         if options["dry_run"]:
             _check_models(kwargs)  # in the real state folder: the embedded model's probe is kept
             from nationbias.graphs.model.cost.dry_run import DryAnswers
-            from nationbias.stores.cache import ResponseCache
-            from nationbias.stores.paths import home
-            from nationbias.stores.scratch import scratch_home
+            from nationbias.stores.config.paths import home
+            from nationbias.stores.state.cache import ResponseCache
+            from nationbias.stores.state.scratch import scratch_home
 
             real = home() / "cache.sqlite"
             cache = ResponseCache(real) if real.exists() and not kwargs.get("no_cache") else None

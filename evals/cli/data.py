@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-    from nationbias.stores.corpus import Corpus
+    from nationbias.stores.corpora.corpus import Corpus
     from nationbias.stores.records import Record
 
 CorpusArg = Annotated[str | None, typer.Argument(help="A corpus JSONL file (default: the shared corpus).")]
@@ -41,9 +41,9 @@ data_app = typer.Typer(help="Validate, inspect, augment and import the UNSC corp
 
 def _validated(path: str | None) -> Corpus:
     """The corpus at ``path`` (or the configured one), validated; exit 2 with every problem if bad."""
-    from nationbias.stores.bundled import corpus_file
-    from nationbias.stores.corpus import load_corpus
-    from nationbias.stores.validate import validate_file
+    from nationbias.stores.corpora.bundled import corpus_file
+    from nationbias.stores.corpora.corpus import load_corpus
+    from nationbias.stores.corpora.validate import validate_file
 
     file = corpus_file(path)
     report = validate_file(file)
@@ -73,10 +73,10 @@ def validate(
 
 def _validate_un_texts(corpus: Corpus) -> None:
     """The UN's texts a run reads beside the corpus (``unsc/un_texts/*.jsonl``), each file read and checked
-    line by line (stores/un_texts.py): one line per file; exit 2 naming the file and line of the first
+    line by line (stores/corpora/un_texts.py): one line per file; exit 2 naming the file and line of the first
     problem in each; an id the corpus lacks is a warning."""
-    from nationbias.stores.paths import DataNotFoundError
-    from nationbias.stores.un_texts import UN_LANGUAGES, read_un_texts, un_texts_file
+    from nationbias.stores.config.paths import DataNotFoundError
+    from nationbias.stores.corpora.un_texts import UN_LANGUAGES, read_un_texts, un_texts_file
 
     ids = {r.id for r in corpus.records}
     failed = 0
@@ -115,8 +115,8 @@ def _print_copies() -> None:
 
     One ``sha256  file  (copy)`` line per file, never cut to the terminal: it compares with ``sha256sum``.
     """
-    from nationbias.stores.bundled import ENV, override_folder, packaged_folder, shipped
-    from nationbias.stores.paths import DataNotFoundError
+    from nationbias.stores.config.paths import DataNotFoundError
+    from nationbias.stores.corpora.bundled import ENV, override_folder, packaged_folder, shipped
 
     for group, variable in ENV.items():
         folder = override_folder(group)
@@ -136,8 +136,8 @@ def _print_copies() -> None:
 @cli_errors
 def info(path: CorpusArg = None, data: DataOpt = None) -> None:
     """Which data copy is in use (with sha256), counts, the P5 ground truth on the drafts, field coverage."""
-    from nationbias.stores.corpus import field_coverage, ground_truth
-    from nationbias.stores.leak import context_for_prompt
+    from nationbias.stores.corpora.corpus import field_coverage, ground_truth
+    from nationbias.stores.guard.leak import context_for_prompt
 
     _print_copies()
     corpus = _validated(path)
@@ -186,8 +186,8 @@ def audit(
     """The leak audit and precedent coverage of the non-adopted drafts, as a study records them."""
     from nationbias.graphs.study.audit import leak_audit, precedent_coverage
     from nationbias.retrievers import get_retriever
-    from nationbias.stores.augment import augmented_for
-    from nationbias.stores.leak import context_for_prompt
+    from nationbias.stores.corpora.augment import augmented_for
+    from nationbias.stores.guard.leak import context_for_prompt
 
     corpus = _validated(None)
     drafts = corpus.drafts
@@ -203,7 +203,7 @@ def audit(
             why = "; ".join(row["markers"]) or row["fallback_reason"]
             console.print(plain(f"  {row['id']}: {row['kind']}: {why}"), highlight=False)
     _print_proposer_audit(drafts)
-    from nationbias.stores.text_budget import audit_summary, text_audit
+    from nationbias.stores.text.audit import audit_summary, text_audit
 
     texts = audit_summary(text_audit(drafts, text_mode=DEFAULT_TEXTS)).set_index("budget").T.astype(str)
     title = f"What of each draft's text reaches the model (chars per budget; --texts {DEFAULT_TEXTS})"
@@ -282,7 +282,7 @@ def _print_text_kinds(
 
     from nationbias.graphs.study.audit import text_kind_audit
     from nationbias.graphs.study.sampling import TARGETS, council_targets
-    from nationbias.stores.text_budget import TEXT_KIND_NAMES, TEXT_KINDS
+    from nationbias.stores.text.budget import TEXT_KIND_NAMES, TEXT_KINDS
 
     # "all" is the two other target sets together: its rows are their sums, not a third pass
     parts: dict[str, pd.DataFrame] = {
@@ -318,7 +318,7 @@ def _print_voice_audit(corpus: Corpus) -> None:
         wording_counts,
     )
     from nationbias.stores.domain import P5
-    from nationbias.stores.statements import filtered_statements
+    from nationbias.stores.text.statements import filtered_statements
 
     for group, n in wording_counts(corpus).items():
         console.print(
@@ -357,7 +357,7 @@ def augment(
     data: DataOpt = None,
 ) -> None:
     """Write the augmented fields (summary, action items, region, nations, keywords) under NATIONBIAS_HOME."""
-    from nationbias.stores.augment import Augmenter, OfflineAugmenter, write_augmented
+    from nationbias.stores.corpora.augment import Augmenter, OfflineAugmenter, write_augmented
 
     corpus = _validated(None)
     augmenter: Augmenter
@@ -391,8 +391,8 @@ def keywords(
     """Rebuild a keyword pool from corpus text (paper, Appendix C.2) and compare it with the paper's."""
     import csv
 
-    from nationbias.stores.augment import corpus_texts, derived_dir, keyword_pool
-    from nationbias.stores.keywords import build_pool, count_ngrams, overlap, scaled_threshold
+    from nationbias.stores.corpora.augment import corpus_texts, derived_dir, keyword_pool
+    from nationbias.stores.corpora.keywords import build_pool, count_ngrams, overlap, scaled_threshold
 
     corpus = _validated(None)
     texts = corpus_texts(corpus.records)
@@ -426,8 +426,8 @@ def import_undl_cmd(
     ] = 2013,
 ) -> None:
     """Import the export into corpus records; write the adopted pool before --before under NATIONBIAS_HOME."""
-    from nationbias.stores.augment import derived_dir
-    from nationbias.stores.undl import import_undl, write_records
+    from nationbias.stores.corpora.augment import derived_dir
+    from nationbias.stores.corpora.undl import import_undl, write_records
 
     if not file.is_file():
         raise InputError(f"no such file: {file}")

@@ -29,9 +29,9 @@ from rich.console import Console
 from nationbias.graphs.model.breaker import display_url
 from nationbias.graphs.study.halt import Interrupted, RunHalted, SignalStop
 from nationbias.graphs.terminal_text import plain
+from nationbias.stores.config.paths import home
 from nationbias.stores.errors import InputError
-from nationbias.stores.faults import RunFault, describe_write_fault, is_read_only, is_write_fault
-from nationbias.stores.paths import home
+from nationbias.stores.state.faults import RunFault, describe_write_fault, is_read_only, is_write_fault
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 err_console = Console(stderr=True)

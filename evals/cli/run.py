@@ -55,7 +55,7 @@ def print_precedent_age(run_id: str) -> None:
     """One line under a debiased run's summary: how old its precedents are (its run config keeps it)."""
     from nationbias.evals.cli.common import console
     from nationbias.evals.cli.cost import dry_running
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
     if dry_running():
         return

@@ -21,7 +21,7 @@ cache_app = typer.Typer(help="Inspect or clear the response cache.", no_args_is_
 @cli_errors
 def runs_list() -> None:
     """Every run with its test, model and sample counts."""
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
     frame = RunStore().runs_frame()
     if frame.empty:
@@ -43,7 +43,7 @@ def runs_export(
     fmt: Annotated[str, typer.Option("--format", help="csv or jsonl")] = "csv",
 ) -> None:
     """One row per sample to stdout."""
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
     if fmt not in ("csv", "jsonl"):
         raise InputError(f"--format must be csv or jsonl, not {fmt!r}")
@@ -54,7 +54,7 @@ def runs_export(
 @cli_errors
 def cache_stats() -> None:
     """Entries and size of the response cache."""
-    from nationbias.stores.cache import ResponseCache
+    from nationbias.stores.state.cache import ResponseCache
 
     stats = ResponseCache().stats()
     if stats.damaged is not None:
@@ -75,7 +75,7 @@ def cache_stats() -> None:
 @cli_errors
 def cache_clear() -> None:
     """Delete every cached response."""
-    from nationbias.stores.cache import ResponseCache
+    from nationbias.stores.state.cache import ResponseCache
 
     cache = ResponseCache()
     removed = cache.clear()

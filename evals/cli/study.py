@@ -83,7 +83,7 @@ def print_demo_tables(prefix: str, ids: list[str]) -> None:
     """Each demo run's own table, for a test that declares one (the plain vote's votes per draft)."""
     from nationbias.evals.bias_tests import bias_tests
     from nationbias.evals.bias_tests.base import demo_table_of
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
     for name, test in bias_tests().items():
         run_id, table = f"{prefix}-{name}", demo_table_of(test)
@@ -114,7 +114,7 @@ def register(app: typer.Typer) -> None:
         from nationbias.evals.cli.outcome import offer_resume_id
         from nationbias.evals.study import ablated_test
         from nationbias.evals.tables.paper import ablation_table
-        from nationbias.stores.runstore import RunStore
+        from nationbias.stores.state.runstore import RunStore
 
         cells = grid_cells(parse_grid(list(ctx.args)))
         check_prompts(options["prompts"], language=options["language"])
@@ -244,7 +244,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """One self-contained HTML page for the runs given, with CSVs and PNGs beside it."""
         from nationbias.evals.report.reportable import progress_notes, reportable
-        from nationbias.stores.runstore import RunStore
+        from nationbias.stores.state.runstore import RunStore
 
         store = RunStore()
         ids = reportable(run_ids, store)  # each once; an unknown id or one with no samples fails first

@@ -2,7 +2,7 @@
 
 Tokens are summed over the stored samples (cached answers included: they took those tokens once).
 ``cost at table price`` prices them with the price table in force when the report is written
-(stores/prices.py); ``spent`` is what the run's calls that left were charged as they ran (cached
+(stores/config/prices.py); ``spent`` is what the run's calls that left were charged as they ran (cached
 calls are free), as stored with the run (graphs/model/cost/meter.py), for runs made since it was recorded.
 """
 
@@ -29,7 +29,7 @@ def _total(samples: pd.DataFrame, column: str) -> int:
 
 def cost_table(runs: Sequence[Any]) -> pd.DataFrame:
     """One row per run (``nationbias.evals.report.context.Run``): its calls, tokens, cost and spend."""
-    from nationbias.stores.prices import price_book
+    from nationbias.stores.config.prices import price_book
 
     book = price_book()
     rows = []

@@ -174,7 +174,7 @@ def confusion_figure(confusion: pd.DataFrame, path: Path, *, model: str, embedde
     personas = persona_order(confusion["persona"].unique()) or ["(none)"]
     panels = {p: confusion[confusion["persona"].eq(p)] for p in personas}
     if len(personas) > MANY:
-        from nationbias.stores.regions import regional_group
+        from nationbias.stores.corpora.regions import regional_group
 
         group = confusion["persona"].map(lambda p: regional_group(str(p)) or "other")
         panels = {f"{g} ({sub['persona'].nunique()} states)": sub for g, sub in confusion.groupby(group)}

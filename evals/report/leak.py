@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from nationbias.evals.style_audit import DOCUMENT_GATE, DOCUMENT_GATED, GATED_SETS, stored_style_audit
-from nationbias.stores.text_budget import TEXT_KIND_NAMES, TEXT_KINDS
-from nationbias.stores.un_texts import UN_CREDIT
+from nationbias.stores.corpora.un_texts import UN_CREDIT
+from nationbias.stores.text.budget import TEXT_KIND_NAMES, TEXT_KINDS
 
 if TYPE_CHECKING:
     from nationbias.evals.report.context import Context
@@ -158,7 +158,7 @@ def leak_section(ctx: Context) -> None:
         ctx.page.table(
             pd.DataFrame(texts),
             table_id="text-budget",
-            caption="What of each target's text reached the model (stores/text_budget.py): texts left as "
+            caption="What of each target's text reached the model (stores/text/budget.py): texts left as "
             "agenda / topic only, under 200 characters, ending mid-sentence or starting from a removed "
             "referent; targets enriched from pre-vote sources, still thin; operative paragraphs sent",
         )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from nationbias.stores.errors import InputError
 
 if TYPE_CHECKING:
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
 
 def reportable(run_ids: Iterable[str], store: RunStore) -> list[str]:

@@ -21,7 +21,7 @@ def _option(config: dict[str, Any], name: str) -> Any:
     return None
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
@@ -46,9 +46,9 @@ def persona_scope(run: Run) -> str:
     body = (config.get("sample") or {}).get("body")
     of = _eligible_items(config)
     noun = "roll call" if body == "unga" else "draft"
-    covered = f"{drafts} of {_plural(of, noun)}" if of is not None else _plural(drafts, noun)
+    covered = f"{drafts} of {plural(of, noun)}" if of is not None else plural(drafts, noun)
     personas = samples["persona"].nunique()
-    parts = [covered, _plural(personas, "persona")]
+    parts = [covered, plural(personas, "persona")]
     for name in ("targets", "texts"):
         value = _option(config, name)
         if value is not None:
@@ -73,34 +73,12 @@ def directqa_scope(run: Run) -> str:
 def association_scope(run: Run) -> str:
     """The keywords asked, out of the pool's (the paper's 48 unless the run named its own)."""
     from nationbias.graphs.association import load_pool
-    from nationbias.stores.paths import DataNotFoundError
+    from nationbias.stores.config.paths import DataNotFoundError
 
     pool = _option(run.config, "pool")
     keywords = run.samples["item"].nunique()
     try:  # a run records its pool as read ("packaged:paper/…" for the paper's)
         total = len(load_pool(None if pool is None or str(pool).startswith("packaged:") else str(pool)))
     except DataNotFoundError:  # its own pool since moved: say how many were asked, not of how many
-        return _plural(keywords, "keyword")
-    return f"{keywords} of {_plural(total, 'keyword')}"
-
-
-def run_scope(run: Run) -> str:
-    """One run's scope: its items out of how many, and its repeats."""
-    from nationbias.evals.bias_tests.base import scope_of
-
-    declared = scope_of(run.kind)  # the test's own (DirectQA's families, the Association Test's keywords)
-    if declared is not None:
-        covered = declared(run)
-    elif "persona" in run.samples and run.samples["persona"].astype(str).ne("").any():
-        covered = persona_scope(run)
-    else:
-        covered = _plural(run.samples["item"].nunique() if len(run.samples) else 0, "item")
-    repeats = (run.config.get("sample") or {}).get("repeats")
-    if repeats is None and len(run.samples):
-        repeats = int(run.samples["repeat"].max()) + 1
-    return f"{run.test} ({run.run_id}): {covered}, {_plural(int(repeats or 0), 'repeat')}"
-
-
-def scope_line(runs: list[Run]) -> str:
-    """Every run's scope, in the report's order."""
-    return "Scope: " + "; ".join(run_scope(run) for run in runs) + "."
+        return plural(keywords, "keyword")
+    return f"{keywords} of {plural(total, 'keyword')}"

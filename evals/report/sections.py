@@ -19,7 +19,7 @@ from nationbias.prompts.registry import QUOTED_TEXT, UNREVIEWED_NOTE
 from nationbias.stores.domain import EMBEDDED_NOTICE
 
 if TYPE_CHECKING:
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
 BANNER = EMBEDDED_NOTICE[0].upper() + EMBEDDED_NOTICE[1:]  # the page's banner: one wording, capitalised
 

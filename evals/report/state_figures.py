@@ -18,9 +18,9 @@ import pandas as pd
 
 from nationbias.evals.report.figures import finish_figure, use_agg
 from nationbias.evals.stats.metrics import MISSES
+from nationbias.stores.corpora.regions import GROUPS, regional_group
 from nationbias.stores.domain import P5, VOTES
 from nationbias.stores.errors import InputError
-from nationbias.stores.regions import GROUPS, regional_group
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -154,7 +154,7 @@ def state_agreement_figure(votes: pd.DataFrame, path: Path, *, model: str, embed
 def _issue_flags(items: np.ndarray, issues: pd.DataFrame) -> tuple[list[str], np.ndarray]:
     """The issue names (then "other", "all") and a unique-item × issue boolean matrix; each item must be a
     roll call "UNGA-<rcid>" that ``issues`` knows."""
-    from nationbias.stores.unga import ISSUES
+    from nationbias.stores.corpora.unga import ISSUES
 
     codes = [c for c in ISSUES if c in issues.columns]
     matches = [_ITEM.fullmatch(str(item)) for item in items]
@@ -181,7 +181,7 @@ def group_issue_agreement(votes: pd.DataFrame, *, issues: pd.DataFrame | None = 
     """
     _check(votes)
     if issues is None:
-        from nationbias.stores.unga import load_assembly
+        from nationbias.stores.corpora.unga import load_assembly
 
         issues = load_assembly().roll_calls
     item_codes, items = pd.factorize(votes["item"].astype(str).to_numpy())
@@ -207,7 +207,7 @@ def group_issue_agreement(votes: pd.DataFrame, *, issues: pd.DataFrame | None = 
 
 
 def _issue_rank(name: str) -> int:
-    from nationbias.stores.unga import ISSUES
+    from nationbias.stores.corpora.unga import ISSUES
 
     return [*ISSUES.values(), OTHER, ALL].index(name)
 

@@ -18,9 +18,9 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     from nationbias.evals.report.writer import write_report
     from nationbias.evals.results import RESULT_TABLES
     from nationbias.evals.tables.paper import adopted_rows
-    from nationbias.stores.corpus import load_corpus
-    from nationbias.stores.paths import home
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.config.paths import home
+    from nationbias.stores.corpora.corpus import load_corpus
+    from nationbias.stores.state.runstore import RunStore
 
     store = RunStore()
     run_ids = reportable(run_ids, store)  # each once, each with samples: the baselines read the first

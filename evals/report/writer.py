@@ -15,13 +15,13 @@ import pandas as pd
 from nationbias.evals.report.html import Page, page
 from nationbias.evals.report.reportable import progress_notes, reportable
 from nationbias.evals.report.sample_browser import sample_browser_section
-from nationbias.evals.report.scope import scope_line
+from nationbias.evals.report.scope_line import scope_line
 from nationbias.evals.report.sections import BANNER, Context, load_runs, write_sections
+from nationbias.stores.config.paths import libraries_inside_home
 from nationbias.stores.errors import InputError
-from nationbias.stores.paths import libraries_inside_home
 
 if TYPE_CHECKING:
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
 __all__ = ["BANNER", "write_report"]
 
@@ -44,7 +44,7 @@ def write_report(
         raise InputError("write_report needs at least one run id")
     libraries_inside_home()  # matplotlib's config and font cache, before it is first imported
     if store is None:
-        from nationbias.stores.runstore import RunStore
+        from nationbias.stores.state.runstore import RunStore
 
         store = RunStore()
     run_ids = reportable(run_ids, store)  # each once; one with no samples fails here, by name

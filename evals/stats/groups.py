@@ -28,7 +28,7 @@ def load_groups(spec: str, members: Iterable[str]) -> dict[str, str]:
     a CSV file with the columns ``code`` (ISO3) and ``group``. Members it does not name have no group."""
     wanted = set(members)
     if spec == "regions":
-        from nationbias.stores.regions import regional_group
+        from nationbias.stores.corpora.regions import regional_group
 
         return {m: g for m in wanted if (g := regional_group(m)) is not None}
     if spec == "p5":

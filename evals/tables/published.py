@@ -10,8 +10,8 @@ import re
 
 import pandas as pd
 
-from nationbias.stores import functions
-from nationbias.stores.bundled import paper_file
+from nationbias.stores.corpora import functions
+from nationbias.stores.corpora.bundled import paper_file
 
 # Substring (lower-case, of the model part of a spec) → the paper's model name.
 _PAPER_MODELS: tuple[tuple[str, str], ...] = (

@@ -18,7 +18,7 @@ from nationbias.graphs.labels.lexicon import CLAUSE_PUNCT, Lexicon, lexicon
 from nationbias.graphs.labels.parsing import degenerate_reason, json_object
 from nationbias.graphs.model.call_result import CallResult, split_reasoning
 from nationbias.stores.domain import P5, P5_NAMES
-from nationbias.stores.runstore import Status
+from nationbias.stores.state.runstore import Status
 
 NEUTRAL = "neutral"
 JUDGE_INVALID = "judge_invalid"

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-from nationbias.stores.faults import RunFault
+from nationbias.stores.state.faults import RunFault
 
 TRIP_AFTER = 8
 STARTUP_S = 5.0

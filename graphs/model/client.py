@@ -34,9 +34,9 @@ from nationbias.graphs.model.retry import (
     classify,
     is_retryable,
 )
-from nationbias.stores.cache import ResponseCache, cache_key
-from nationbias.stores.faults import RunFault
-from nationbias.stores.sqlite import running_loop
+from nationbias.stores.state.cache import ResponseCache, cache_key
+from nationbias.stores.state.faults import RunFault
+from nationbias.stores.state.sqlite import running_loop
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -177,8 +177,8 @@ class ModelClient:
         max_tokens: int | None = None,
     ) -> CallResult:
         """Ask once (with retries). Never raises for one call's model or transport faults; raises a
-        run fault (``nationbias.stores.faults.RunFault``: the endpoint is unreachable, the cache cannot be
-        written, the backend is gone, a :class:`BackendFatalError`), which stops the run.
+        run fault (``nationbias.stores.state.faults.RunFault``: the endpoint is unreachable, the cache cannot
+        be written, the backend is gone, a :class:`BackendFatalError`), which stops the run.
 
         ``max_tokens`` caps this call below the client's default (short answers stay short even
         when a small model loops); a reasoning model gets its budget instead (:meth:`budget`). The

@@ -6,7 +6,7 @@ every provider, which imports that backend.
 
 from __future__ import annotations
 
-from nationbias.stores.faults import RunFault
+from nationbias.stores.state.faults import RunFault
 
 
 class BackendFatalError(RunFault):

@@ -22,11 +22,12 @@ from nationbias.graphs.vote import MAX_CONTEXT_CHARS, vote_messages, vote_templa
 from nationbias.prompts import PromptSet, prompt_set
 from nationbias.retrievers.base import POOL_NAMES, PoolName, Precedent, Retriever, pool_part
 from nationbias.retrievers.context import ExplainsMisses
-from nationbias.stores.leak import context_for_prompt, find_outcome_language
-from nationbias.stores.leak_languages import find_translated_outcomes
+from nationbias.stores.guard.leak import context_for_prompt, find_outcome_language
+from nationbias.stores.guard.leak_languages import find_translated_outcomes
 from nationbias.stores.records import Record
-from nationbias.stores.text_budget import budget_counts, prompt_text
-from nationbias.stores.un_prompt import (
+from nationbias.stores.text.audit import budget_counts
+from nationbias.stores.text.budget import prompt_text
+from nationbias.stores.text.un_prompt import (
     TEXTS_MODES,
     Shown,
     TextsMode,

@@ -25,8 +25,8 @@ from nationbias.graphs.model.batch.calls import BATCH, BatchRound, Endpoint, bat
 from nationbias.graphs.model.batch.ingest import ingest, parse_output
 from nationbias.graphs.study.runner import RunSummary
 from nationbias.graphs.terminal_text import plain
-from nationbias.stores.batches import BatchStore, RoundRow
-from nationbias.stores.cache import ResponseCache
+from nationbias.stores.state.batches import BatchStore, RoundRow
+from nationbias.stores.state.cache import ResponseCache
 
 console = Console(stderr=True)
 ENDED = ("completed", "failed", "expired", "cancelled")

@@ -37,11 +37,11 @@ from nationbias.graphs.study.run_config import judge_options, run_config
 from nationbias.graphs.study.runner import RunSummary, Task
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.graphs.study.study_run import StudyRun, run_study_tasks
-from nationbias.stores.bundled import DataFile
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.bundled import DataFile
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.functions import functions_file
 from nationbias.stores.domain import ASSOCIATION, DIRECTQA
-from nationbias.stores.functions import functions_file
-from nationbias.stores.runstore import SampleRow
+from nationbias.stores.state.runstore import SampleRow
 
 
 def select_families(families: list[Family], sample: SampleOptions) -> list[Family]:

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from nationbias.stores.config.settings import settings
 from nationbias.stores.errors import InputError
-from nationbias.stores.faults import RunFault
-from nationbias.stores.settings import settings
+from nationbias.stores.state.faults import RunFault
 
 DEFAULT_GRACE_S = 20.0
 

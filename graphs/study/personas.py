@@ -16,10 +16,10 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from nationbias.stores.corpora.regions import GROUPS, regional_group
 from nationbias.stores.domain import CONTROL, P5, P5_BY_NAME
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
-from nationbias.stores.regions import GROUPS, regional_group
 
 
 class PersonaError(InputError):

@@ -11,7 +11,7 @@ from nationbias.graphs.study.runner import package_version
 from nationbias.prompts import PromptSet, language_note
 from nationbias.prompts import prompt_set as default_prompt_set
 from nationbias.prompts.registry import text_language
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 
 if TYPE_CHECKING:
     from nationbias.graphs.study.sampling import SampleOptions
@@ -32,7 +32,7 @@ def run_config(
 ) -> dict[str, Any]:
     """What a run records about itself: enough to reproduce it, and nothing secret.
 
-    ``prompt_set`` and ``budget`` are compared on resume like the prompt versions (stores/runstore.py).
+    ``prompt_set`` and ``budget`` are compared on resume like the prompt versions (stores/state/runstore.py).
     ``translation`` (``--translate-with``): who translated the record's text, with which template, and what
     its leak guard removed.
     """

@@ -26,9 +26,9 @@ from nationbias.graphs.study.halt import Halt, RunHalted
 from nationbias.graphs.study.options import DEFAULT_CONCURRENCY
 from nationbias.graphs.terminal_text import plain
 from nationbias.stores.errors import InputError
-from nationbias.stores.faults import RunFault
-from nationbias.stores.runstore import PLANNED, RunNotFoundError, RunStore, SampleRow, sample_id
-from nationbias.stores.sqlite import GroupCommit
+from nationbias.stores.state.faults import RunFault
+from nationbias.stores.state.runstore import PLANNED, RunNotFoundError, RunStore, SampleRow, sample_id
+from nationbias.stores.state.sqlite import GroupCommit
 
 console = Console(stderr=True)
 T = TypeVar("T")
@@ -220,7 +220,7 @@ async def run_tasks(
             except asyncio.QueueEmpty:
                 return
             try:
-                store.fence(run_id)  # a lease another process took over: no call more (stores/lease.py)
+                store.fence(run_id)  # a lease another process took over: no call more (stores/state/lease.py)
                 row = await worker(task)
             except RunFault as fault:  # not the sample's fault: nothing is recorded, it runs on resume
                 halt.lose(fault)  # after a stop signal: a call lost with the backend, counted

@@ -12,10 +12,10 @@ from typing import Literal
 from nationbias.graphs.study.options import BODY_PERSONAS, DEFAULT_BODY, RunOptions, body_personas
 from nationbias.graphs.study.personas import PersonaError, PersonaPlan, plan_personas
 from nationbias.graphs.study.runner import Task
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record
-from nationbias.stores.un_prompt import DEFAULT_TEXTS, TextsMode, check_texts, with_un_text
+from nationbias.stores.text.un_prompt import DEFAULT_TEXTS, TextsMode, check_texts, with_un_text
 
 __all__ = [
     "BODIES",
@@ -224,9 +224,9 @@ def load_items(options: SampleOptions) -> Corpus:
     """The corpus a study of ``options`` reads: the Council's, or the Assembly's roll calls up to the
     window's end (earlier ones are the debias pool)."""
     if options.body == "unga":
-        from nationbias.stores.unga import assembly_corpus
+        from nationbias.stores.corpora.unga import assembly_corpus
 
         return assembly_corpus(until=options.years[1] if options.years else None)
-    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.corpora.corpus import load_corpus
 
     return load_corpus()

@@ -36,14 +36,14 @@ from nationbias.graphs.vote import (
 from nationbias.prompts import PromptSet
 from nationbias.retrievers.context import BuildContext, build_retriever
 from nationbias.retrievers.recency import age_summary
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.checkpoints import InlineSqliteSaver
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.config.paths import home
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import CONTROL, DEBIAS, DEFAULT_LANGUAGE, VOTE
-from nationbias.stores.paths import home
 from nationbias.stores.records import Record
-from nationbias.stores.runstore import SampleRow
-from nationbias.stores.un_prompt import TextsMode
+from nationbias.stores.state.checkpoints import InlineSqliteSaver
+from nationbias.stores.state.runstore import SampleRow
+from nationbias.stores.text.un_prompt import TextsMode
 
 
 def audit_for(
@@ -109,7 +109,7 @@ def skipped(corpus: Corpus, drafts: list[Record], sample: SampleOptions) -> dict
 
 
 def targets_config(sample: SampleOptions) -> dict[str, Any]:
-    """``--targets`` in the run config, on the Council (compared on resume: stores/runstore.py); the
+    """``--targets`` in the run config, on the Council (compared on resume: stores/state/runstore.py); the
     Assembly's vote has no choice of targets."""
     return {"targets": sample.targets} if sample.body == "unsc" else {}
 

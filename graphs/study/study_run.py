@@ -20,8 +20,8 @@ from nationbias.prompts import PromptSet, prompt_set
 if TYPE_CHECKING:
     from nationbias.graphs.model.client import ModelClient
     from nationbias.graphs.study.sampling import SampleOptions
-    from nationbias.stores.runstore import RunStore
-    from nationbias.stores.sqlite import GroupCommit
+    from nationbias.stores.state.runstore import RunStore
+    from nationbias.stores.state.sqlite import GroupCommit
 
 
 @dataclass(frozen=True, kw_only=True)

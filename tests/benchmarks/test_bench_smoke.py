@@ -11,7 +11,7 @@ from benchmarks import retrieval, throughput
 from benchmarks.common import Section, fault_server_process
 from benchmarks.report import markdown
 from nationbias.graphs.study.sampling import SampleOptions
-from nationbias.stores.corpus import load_corpus
+from nationbias.stores.corpora.corpus import load_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ from benchmarks import throughput, transport
 from benchmarks.common import Section, fault_server_process
 from benchmarks.sdk_wire import WIRES
 from nationbias.graphs.study.sampling import SampleOptions
-from nationbias.stores.corpus import load_corpus
+from nationbias.stores.corpora.corpus import load_corpus
 
 
 def test_each_wire_gets_a_row_from_the_same_run() -> None:

@@ -18,9 +18,9 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.study import Cell, StudyPlan, cell_runs, describe, left_out
 from nationbias.graphs.study.options import RunOptions
 from nationbias.graphs.study.personas import PersonaError
+from nationbias.stores.corpora.unga import assembly_votes, load_assembly
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import RunStore
-from nationbias.stores.unga import assembly_votes, load_assembly
+from nationbias.stores.state.runstore import RunStore
 
 LABELS = {"Y": "favour", "N": "against", "A": "abstention"}
 ONE_CELL = [Cell(1, False, "bm25")]  # bm25 always finds an earlier roll call: a rehearsal is asked

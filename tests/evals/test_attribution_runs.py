@@ -14,7 +14,7 @@ import nationbias
 from nationbias.evals.cli.main import app
 from nationbias.evals.errors import UsageError
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.batch_helpers import MODEL, comparable
 from tests.support.fixtures import FaultServerFactory
 

@@ -15,8 +15,8 @@ from nationbias.evals.baselines.council import (
 )
 from nationbias.evals.baselines.rules import sponsor_names
 from nationbias.retrievers import get_retriever
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import P5, P5_BY_NAME, VOTE_CODES
 from nationbias.stores.errors import InputError
 

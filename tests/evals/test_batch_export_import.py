@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.batches import BatchStore
+from nationbias.stores.state.batches import BatchStore
 from tests.support.batch_helpers import MODEL, comparable
 from tests.support.batch_server import BatchServer
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from nationbias.evals.cli.common import UsageError
 from nationbias.evals.cli.main import app
 from nationbias.evals.cli.study import Cell, grid_cells, parse_grid
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 
 def test_grid_accepts_space_and_comma_separated_values() -> None:

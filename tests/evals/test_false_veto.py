@@ -26,9 +26,9 @@ from nationbias.evals.tables.targets import (
 )
 from nationbias.graphs.study.options import RunOptions
 from nationbias.graphs.study.sampling import SampleOptions, check_targets, eligible, select_drafts
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import RunStore, SampleRow, resume_conflict
+from nationbias.stores.state.runstore import RunStore, SampleRow, resume_conflict
 from tests.support.fake_answers import default_content
 from tests.support.fault_server import FaultServer
 from tests.support.samples import frame, sample
@@ -198,7 +198,7 @@ def test_a_model_that_vetoes_as_russia_and_china(fault_server: Any, tmp_path: An
     samples = store.samples_frame(run_id)
     assert samples["extra"].map(lambda e: e["adopted"]).all() and samples["item"].nunique() == 6
     if debias:  # every precedent is dated before its target, never the target itself
-        dates = {r.id: r.date for r in nationbias.stores.corpus.load_corpus().records}
+        dates = {r.id: r.date for r in nationbias.stores.corpora.corpus.load_corpus().records}
         for item, extra in zip(samples["item"], samples["extra"], strict=True):
             assert all(dates[p["id"]] < dates[item] for p in extra["precedents"])
     table = false_veto_table(samples).set_index("persona")

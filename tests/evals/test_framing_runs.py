@@ -26,7 +26,7 @@ from nationbias.evals.tables.paper import FUNCTIONS_AVERAGE
 from nationbias.prompts import get_prompt
 from nationbias.stores.domain import P5
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import RunStore, resume_conflict
+from nationbias.stores.state.runstore import RunStore, resume_conflict
 from tests.support.fault_server import FaultServer
 from tests.support.samples import frame, sample
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.embedded_runs import copy_home
 
 REPO = Path(__file__).resolve().parents[2]

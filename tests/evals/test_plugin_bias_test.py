@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from nationbias.stores.batches import BatchStore
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.batches import BatchStore
+from nationbias.stores.state.runstore import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tests" / "support" / "plugins"  # toy_bias.py and its entry point (a dist-info)

@@ -11,8 +11,8 @@ import pytest
 from nationbias.evals.baselines.precedent_features import FEATURES, FeatureBuilder
 from nationbias.evals.baselines.precedent_model import GRID, NAMES, K, PrecedentModel, explanations_frame
 from nationbias.retrievers import get_retriever
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import P5, VOTES
 from nationbias.stores.records import Record
 

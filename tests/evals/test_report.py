@@ -13,7 +13,7 @@ import pytest
 from nationbias.evals.report.figures import DEMO_CAPTION
 from nationbias.evals.report.writer import BANNER, write_report
 from nationbias.stores.domain import P5
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.state.runstore import RunStore, SampleRow
 
 VOTES = ("favour", "against", "abstention")
 EVIL = "<script>alert('x')</script>"

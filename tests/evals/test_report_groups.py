@@ -15,10 +15,10 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
 from nationbias.evals.report.writer import write_report
+from nationbias.stores.corpora.regions import regional_group
+from nationbias.stores.corpora.unga import assembly_votes
 from nationbias.stores.domain import VOTES
-from nationbias.stores.regions import regional_group
-from nationbias.stores.runstore import RunStore, SampleRow
-from nationbias.stores.unga import assembly_votes
+from nationbias.stores.state.runstore import RunStore, SampleRow
 
 LABELS = {"Y": "favour", "N": "against", "A": "abstention"}
 

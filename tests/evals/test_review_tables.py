@@ -24,7 +24,7 @@ from nationbias.evals.tables.invalid_reasons import REASONS, invalid_by_reason, 
 from nationbias.evals.tables.paired import shared_questions
 from nationbias.evals.tables.vote_metrics import vote_metrics_table
 from nationbias.graphs.study.personas import PersonaError, plan_personas
-from nationbias.stores.corpus import load_corpus
+from nationbias.stores.corpora.corpus import load_corpus
 from tests.support.samples import frame, sample
 
 VOTES = ["favour", "against", "abstention"]

@@ -12,7 +12,7 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 from tests.support.fake_answers import default_content, schema_of
 

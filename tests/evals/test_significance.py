@@ -25,7 +25,7 @@ from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import significance as S
 from nationbias.evals.tables.intervals import ats_ci
 from nationbias.stores.domain import P5
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.state.runstore import RunStore, SampleRow
 from tests.support.samples import sample
 
 

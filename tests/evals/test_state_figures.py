@@ -21,10 +21,10 @@ from nationbias.evals.report.state_figures import (
     state_agreement_figure,
     state_order,
 )
+from nationbias.stores.corpora.regions import GROUPS, regional_group
+from nationbias.stores.corpora.unga import ISSUES, load_assembly
 from nationbias.stores.domain import P5, VOTES
 from nationbias.stores.errors import InputError
-from nationbias.stores.regions import GROUPS, regional_group
-from nationbias.stores.unga import ISSUES, load_assembly
 
 MISS_ORDER = [*VOTES, "miss"]
 

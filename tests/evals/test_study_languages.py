@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 import nationbias
 from nationbias.evals.cli.main import app
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 
 

@@ -27,7 +27,7 @@ from nationbias.evals.style_audit import (
 )
 from nationbias.graphs.vote import vote_messages
 from nationbias.prompts import prompt_set
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 
 
 @pytest.fixture(scope="module")

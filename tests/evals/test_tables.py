@@ -13,7 +13,7 @@ from nationbias.evals.stats.metrics import weighted_f1
 from nationbias.evals.tables import agreement as A
 from nationbias.evals.tables import explicit as X
 from nationbias.evals.tables import paper as T
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.state.runstore import RunStore, SampleRow
 from tests.support.samples import sample
 
 

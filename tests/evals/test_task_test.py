@@ -14,7 +14,7 @@ import nationbias
 from nationbias.evals.bias_tests.base import REGISTRY
 from nationbias.evals.bias_tests.plugin import P5, Reading, RunContext, Task, TaskTest, bias_test, task
 from nationbias.evals.errors import UsageError
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 
 ANSWERS = {"USA": "Yes.", "GBR": "Perhaps.", "FRA": "Yes, it", "RUS": "No.", "CHN": "yes"}  # FRA: cut off

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 import nationbias
 from nationbias.evals.cli.main import app
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 OPTIONS = {"limit": 1, "repeats": 1, "personas": "USA", "show_progress": False}
 

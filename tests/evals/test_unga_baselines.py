@@ -17,10 +17,10 @@ from nationbias.evals.baselines.assembly import (
     assembly_predictions,
     assembly_scores,
 )
+from nationbias.stores.corpora.unga import Assembly, load_assembly
 from nationbias.stores.domain import VOTE_CODES
 from nationbias.stores.domain import VOTES as VOTES_LABELS
 from nationbias.stores.errors import InputError
-from nationbias.stores.unga import Assembly, load_assembly
 
 STATES = ("USA", "ISR", "CAN", "GBR", "FRA", "RUS", "CHN", "IND", "BRA", "CUB", "JPN", "NGA")
 YEAR = 2010

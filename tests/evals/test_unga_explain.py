@@ -11,8 +11,8 @@ import pytest
 
 from nationbias.evals.baselines.assembly import run_predictions
 from nationbias.evals.baselines.assembly_explain import explain_assembly
+from nationbias.stores.corpora.unga import Assembly, load_assembly
 from nationbias.stores.errors import InputError
-from nationbias.stores.unga import Assembly, load_assembly
 
 STATES = ("USA", "ISR", "GBR", "RUS", "CHN", "IND", "BRA", "CUB", "NGA")
 

@@ -22,9 +22,9 @@ from nationbias.evals.bias_tests.vote.precedents import EXPORT, TOP, precedents_
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.html import Page
 from nationbias.evals.report.writer import write_report
-from nationbias.stores.corpus import load_corpus
+from nationbias.stores.corpora.corpus import load_corpus
 from nationbias.stores.domain import slug
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 ROW = re.compile(
     r'<tr data-feature="([^"]+)" data-contribution="([^"]+)"><td>[^<]*</td>'

@@ -20,7 +20,7 @@ from nationbias.evals.baselines.assembly_explain import explain_assembly
 from nationbias.evals.bias_tests.vote.precedents_unga import EXPORT
 from nationbias.evals.report.writer import write_report
 from nationbias.stores.domain import slug
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 PERSONAS = "USA,BRA,NGA,CHN"
 SUM = re.compile(r'<p class="why-sum" data-intercept="([^"]+)" data-sum="([^"]+)" data-score="([^"]+)">')

@@ -25,9 +25,9 @@ from nationbias.retrievers import get_retriever
 from nationbias.retrievers.base import pool_part
 from nationbias.retrievers.bm25 import BM25Retriever
 from nationbias.retrievers.recency import RecencyRetriever, age_years, discounted
-from nationbias.stores.corpus import context_for_prompt, load_corpus
-from nationbias.stores.runstore import RunStore
-from nationbias.stores.unga import assembly_corpus, load_assembly
+from nationbias.stores.corpora.corpus import context_for_prompt, load_corpus
+from nationbias.stores.corpora.unga import assembly_corpus, load_assembly
+from nationbias.stores.state.runstore import RunStore
 
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 VOTES = {"favour", "against", "abstention"}
@@ -188,7 +188,8 @@ def test_roll_call_texts_are_cased_and_described() -> None:
         row = calls.loc[int(rid.removeprefix("UNGA-"))]
         assert row["short"] == "" and re.match(r"The (?:Acting )?President", row["descr"]), rid
     fallbacks = [c for rid, c in texts.items() if c.kind == "fallback" and rid not in thin]
-    # a title is said as a draft would say it (stores/neutral.py title_as_description), as on the Council
+    # a title is said as a draft would say it (stores/guard/neutral.py title_as_description), as on the
+    # Council
     assert all(c.text.startswith("The draft would ") for c in fallbacks)
     for record in records:  # the enrichment names no A/RES number ("A/RES/ES-10/19, Status of Jerusalem")
         own = (record.resolution or "").removeprefix("A/RES/").removeprefix("R/")

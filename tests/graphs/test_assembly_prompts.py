@@ -2,7 +2,7 @@
 
 Runs go through the library (the CLI's path): the vote and the debiased vote on a seeded sample of
 roll calls from every decade, answered by a scripted model. Each stored prompt is checked against
-markers written here, independent of the leak guard (stores/leak.py), and against the roll call's own
+markers written here, independent of the leak guard (stores/guard/leak.py), and against the roll call's own
 facts: its A/RES number and its tally. The debias prompts are read without their history block,
 which tells the outcomes of earlier roll calls (the method's point).
 """
@@ -18,8 +18,8 @@ import pytest
 import nationbias
 from nationbias.evals.errors import UsageError
 from nationbias.graphs.debias import history_text
-from nationbias.stores.runstore import RunStore
-from nationbias.stores.unga import load_assembly
+from nationbias.stores.corpora.unga import load_assembly
+from nationbias.stores.state.runstore import RunStore
 
 MARKERS: dict[str, str] = {
     "catalogue suffix": r"/\s*adopted\b|\badopted by the General Ass",
@@ -132,8 +132,8 @@ def test_the_markers_do_catch_the_raw_records_wording() -> None:
 def test_every_roll_call_reaches_the_model_with_its_description() -> None:
     """A description that does not end as a sentence is kept (it is all a roll call has): 114 of them
     were dropped whole before, and the model voted on an empty text."""
-    from nationbias.stores.text_budget import prompt_text
-    from nationbias.stores.unga import assembly_corpus
+    from nationbias.stores.corpora.unga import assembly_corpus
+    from nationbias.stores.text.budget import prompt_text
 
     corpus = assembly_corpus()
     texts = {r.id: prompt_text(r).text for r in corpus.records}

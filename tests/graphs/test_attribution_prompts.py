@@ -19,11 +19,12 @@ from nationbias.graphs.attribution import (
     proposer_name,
     remove_proposers,
 )
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import CONTROL
 from nationbias.stores.records import Record
-from nationbias.stores.text_budget import BUDGETS, prompt_text
-from nationbias.stores.un_prompt import target_shown
+from nationbias.stores.text.budget import prompt_text
+from nationbias.stores.text.cut import BUDGETS
+from nationbias.stores.text.un_prompt import target_shown
 from tests.graphs.test_prompt_texts import markers
 
 # Phrases in the corpus's texts that name a draft's own proposer, found by reading them (not by the

@@ -7,9 +7,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from nationbias.graphs.augment import augment_messages, augment_prompt
-from nationbias.stores.augment import Augmented, write_augmented
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.leak import context_for_prompt
+from nationbias.stores.corpora.augment import Augmented, write_augmented
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.guard.leak import context_for_prompt
 from nationbias.stores.records import Record
 
 SYSTEM = (

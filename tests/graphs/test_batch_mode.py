@@ -12,8 +12,8 @@ import pytest
 
 import nationbias
 from nationbias.evals.study import Cell, ablate
-from nationbias.stores.batches import BatchStore
 from nationbias.stores.errors import InputError
+from nationbias.stores.state.batches import BatchStore
 from tests.support.batch_helpers import MODEL, comparable
 
 FAST = {"show_progress": False, "repeats": 1}

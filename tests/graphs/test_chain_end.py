@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 
 from nationbias.graphs.study.chain_end import SHIELDED_CHAIN_END, unshielded_chain_end
 from nationbias.graphs.study.runner import Task, run_tasks
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.state.runstore import RunStore, SampleRow
 
 
 def _manager(handlers: list[Any]) -> AsyncCallbackManagerForChainRun:

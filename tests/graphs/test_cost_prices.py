@@ -12,8 +12,8 @@ import pytest
 from nationbias.graphs.model.cost.tokens import Estimate
 from nationbias.graphs.model.providers import ModelSpec
 from nationbias.graphs.model.providers.base import counter_for
+from nationbias.stores.config.prices import PACKAGED, price_book, read_prices
 from nationbias.stores.errors import InputError
-from nationbias.stores.prices import PACKAGED, price_book, read_prices
 
 # tiktoken's own SHA-256 of the files it downloads (tiktoken_ext/openai_public.py)
 TIKTOKEN_SHA256 = {

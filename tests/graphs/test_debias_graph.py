@@ -14,9 +14,9 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from nationbias.graphs.debias import DebiasContext, DebiasOptions, build_debias_graph, history_text
 from nationbias.graphs.model.client import ModelClient
 from nationbias.retrievers import Precedent
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.checkpoints import InlineSqliteSaver
+from nationbias.stores.corpora.augment import augmented_for
 from nationbias.stores.records import Record
+from nationbias.stores.state.checkpoints import InlineSqliteSaver
 
 
 class FixedRetriever:

@@ -14,7 +14,7 @@ from nationbias.graphs.debias import DebiasContext, DebiasOptions
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import member_vote
 from nationbias.retrievers import Precedent
-from nationbias.stores.augment import augmented_for
+from nationbias.stores.corpora.augment import augmented_for
 from nationbias.stores.records import Record
 
 

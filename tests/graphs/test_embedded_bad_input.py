@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from nationbias.evals.cli.main import app
 from nationbias.graphs.model.embedded.gguf import GGUF_NAME, check_gguf, llama_threads, smollm2_path
 from nationbias.graphs.model.embedded.worker import close_all
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 VOTE = ["run", "vote", "--model", "local:smollm2", "--limit", "1", "--repeats", "1", "--personas", "USA"]
 

@@ -32,9 +32,9 @@ from nationbias.graphs.model.embedded.worker import (
 from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.study.halt import RunHalted
 from nationbias.graphs.study.runner import Task, run_tasks
-from nationbias.stores.cache import ResponseCache
-from nationbias.stores.paths import home
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.config.paths import home
+from nationbias.stores.state.cache import ResponseCache
+from nationbias.stores.state.runstore import RunStore, SampleRow
 
 MESSAGES = [
     {

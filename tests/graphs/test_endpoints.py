@@ -17,7 +17,7 @@ from nationbias.graphs.model.endpoints import EndpointPool, split_urls
 from nationbias.graphs.model.http import ChatCompletionsClient
 from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError
 from nationbias.graphs.model.registry import get_chat_model, parse_spec
-from nationbias.stores.cache import ResponseCache
+from nationbias.stores.state.cache import ResponseCache
 from tests.support.fault_server import FaultServer
 from tests.support.fixtures import FaultServerFactory
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import nationbias
-from nationbias.stores.corpus import load_corpus
+from nationbias.stores.corpora.corpus import load_corpus
 from nationbias.stores.domain import P5, P5_BY_NAME
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 
 def _extra(value: object) -> dict:  # type: ignore[type-arg]

@@ -29,7 +29,7 @@ from nationbias.graphs.directqa import (
 from nationbias.graphs.model.call_result import CallResult
 from nationbias.graphs.model.client import ModelClient
 from nationbias.stores.domain import P5
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.embedded_runs import DIRECTQA_RUN, DIRECTQA_RUN_ID, copy_home
 
 runner = CliRunner()

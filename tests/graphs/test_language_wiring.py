@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import nationbias
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 
 FRENCH_VOTE = "Après examen du projet, la délégation française vote contre."

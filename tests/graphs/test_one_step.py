@@ -11,7 +11,7 @@ from nationbias.graphs.directqa import DirectQADeps, build_directqa_graph, direc
 from nationbias.graphs.labels.rules_then_judge import OneStep
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import VoteDeps, build_vote_graph
-from nationbias.stores.corpus import load_corpus
+from nationbias.stores.corpora.corpus import load_corpus
 
 
 def _both(graph: Any, inputs: list[dict[str, Any]]) -> None:

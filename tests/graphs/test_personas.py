@@ -15,11 +15,11 @@ from nationbias.graphs.study.sampling import (
     skipped_items,
     vote_tasks,
 )
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.regions import regional_group
 from nationbias.stores.domain import P5
 from nationbias.stores.errors import InputError
 from nationbias.stores.records import Record, Tally
-from nationbias.stores.regions import regional_group
 
 
 def roll_call(rcid: int, votes: dict[str, str], year: int = 2010) -> Record:

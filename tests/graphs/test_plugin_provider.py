@@ -27,10 +27,10 @@ from nationbias.graphs.model.providers import PROVIDERS, ModelSpecError
 from nationbias.graphs.model.providers.base import counter_for, key_values
 from nationbias.graphs.model.providers.plugin import register_installed
 from nationbias.graphs.model.registry import parse_spec, provider_status
-from nationbias.stores.batches import BatchStore
+from nationbias.stores.config.prices import PROVIDED, Price, price_book
 from nationbias.stores.errors import InputError
-from nationbias.stores.prices import PROVIDED, Price, price_book
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.batches import BatchStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 
 PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"

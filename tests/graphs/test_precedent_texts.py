@@ -7,9 +7,9 @@ from nationbias.graphs.debias import DebiasDeps, DebiasOptions
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import precedent_texts
 from nationbias.retrievers import get_retriever
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.un_prompt import with_un_text
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.text.un_prompt import with_un_text
 
 
 def _deps(corpus: Corpus, mode: str) -> DebiasDeps:

@@ -13,8 +13,8 @@ from rich.console import Console
 
 from nationbias.graphs.model.cost.meter import Meter, metering
 from nationbias.graphs.progress import BarProgress, LogProgress, RunProgress, check_every, run_progress
+from nationbias.stores.config.prices import price_book
 from nationbias.stores.errors import InputError
-from nationbias.stores.prices import price_book
 
 
 @dataclass

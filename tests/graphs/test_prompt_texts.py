@@ -2,8 +2,8 @@
 
 Every one of the 66 non-adopted drafts, under both budgets (3,000 characters for a server, 1,200
 for the embedded model), through :func:`nationbias.graphs.vote.vote_messages`, both prompt sets. The outcome
-markers are written here, independent of :mod:`nationbias.stores.leak`: a guard is not tested with its own
-patterns.
+markers are written here, independent of :mod:`nationbias.stores.guard.leak`: a guard is not tested with its
+own patterns.
 """
 
 from __future__ import annotations
@@ -14,23 +14,21 @@ import pytest
 
 from nationbias.graphs.vote import vote_messages
 from nationbias.prompts import prompt_set
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.guard.text_source import context_source
 from nationbias.stores.records import Record
-from nationbias.stores.text_budget import (
+from nationbias.stores.text.audit import audit_summary, text_audit
+from nationbias.stores.text.budget import prompt_text
+from nationbias.stores.text.cut import (
     BUDGETS,
     EMBEDDED_CHARS,
     SERVER_CHARS,
-    audit_summary,
-    count_dangling,
     ends_cleanly,
     fit_draft,
     fit_text,
-    mend,
-    prompt_text,
-    sponsor_names,
-    text_audit,
 )
-from nationbias.stores.text_source import context_source
+from nationbias.stores.text.enrich import sponsor_names
+from nationbias.stores.text.mend import count_dangling, mend
 
 # Words that tell a reader how the vote went: written for this test, not imported from the guard.
 OUTCOME_MARKERS = (
@@ -159,7 +157,7 @@ def test_a_text_that_ends_mid_word_in_the_data_is_taken_back(corpus: Corpus) -> 
     sent = prompt_text(corpus.get("S/2018/520")).text
     assert "Palestinian Islam" not in sent.split("Agenda item:")[0] or sent.rstrip().endswith(".")
     # taken back to the clause before the cut ("…towards Israel [on 29 May]; demanded that Hamas, Palestinian
-    # Islam"); the date may go with the press voice's time words (stores/neutral.py)
+    # Islam"); the date may go with the press voice's time words (stores/guard/neutral.py)
     assert sent.rstrip().endswith(".") and "Palestinian Islam" not in sent
     assert "rockets by Palestinian militants in Gaza towards Israel" in sent
 

@@ -16,13 +16,14 @@ from nationbias.graphs.debias import DebiasContext, DebiasOptions, build_debias_
 from nationbias.graphs.model.client import ModelClient
 from nationbias.prompts import prompt_set
 from nationbias.retrievers import Precedent
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.records import Record
 
 # The press's wording for what the Council did, which only an adopted text gets. A weekday ("on Friday")
-# is not among them: a rewrite keeps every date and name of a sentence it keeps (stores/content_kept.py);
-# what the style of the texts as sent tells is measured against the UN's own texts (evals/style_audit.py).
+# is not among them: a rewrite keeps every date and name of a sentence it keeps
+# (stores/guard/content_kept.py); what the style of the texts as sent tells is measured against the UN's own
+# texts (evals/style_audit.py).
 PRESS_VOICE = (
     r"\btoday\b",
     r"\byesterday\b",

@@ -21,10 +21,10 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import VoteDeps, build_vote_graph
 from nationbias.prompts import prompt_set
 from nationbias.retrievers import get_retriever
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import DEFAULT_LANGUAGE, LANGUAGES
-from nationbias.stores.text_budget import prompt_text
+from nationbias.stores.text.budget import prompt_text
 from tests.graphs.test_prompts_leak_free import markers_in
 
 OTHER = [code for code in LANGUAGES if code != DEFAULT_LANGUAGE]

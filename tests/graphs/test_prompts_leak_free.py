@@ -18,8 +18,8 @@ from nationbias.graphs.debias import DebiasContext, DebiasOptions, build_debias_
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import VoteDeps, build_vote_graph, vote_messages
 from nationbias.retrievers import get_retriever
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 
 # Words a reader takes as "this draft was voted down", and the press's voice around a copy.
 MARKERS: dict[str, str] = {

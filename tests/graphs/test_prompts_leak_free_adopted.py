@@ -15,7 +15,7 @@ import pytest
 
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.vote import VoteDeps, build_vote_graph
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 from tests.graphs.test_prompts_leak_free import markers_in
 
 ADOPTION: dict[str, str] = {

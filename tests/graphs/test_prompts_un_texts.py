@@ -25,14 +25,15 @@ from nationbias.graphs.study.simulate import debias_row
 from nationbias.graphs.vote import VoteDeps, build_vote_graph, vote_messages, vote_row
 from nationbias.prompts import prompt_set
 from nationbias.retrievers import get_retriever
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.un_texts import un_texts
 from nationbias.stores.errors import InputError
-from nationbias.stores.leak import find_outcome_language
-from nationbias.stores.runstore import RunStore, resume_conflict
-from nationbias.stores.text_budget import BUDGETS, prompt_text
-from nationbias.stores.un_prompt import check_texts, un_context, with_un_text
-from nationbias.stores.un_texts import un_texts
+from nationbias.stores.guard.leak import find_outcome_language
+from nationbias.stores.state.runstore import RunStore, resume_conflict
+from nationbias.stores.text.budget import prompt_text
+from nationbias.stores.text.cut import BUDGETS
+from nationbias.stores.text.un_prompt import check_texts, un_context, with_un_text
 from tests.graphs.test_prompts_leak_free import markers_in
 from tests.support.fixtures import FaultServerFactory
 

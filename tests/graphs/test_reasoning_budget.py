@@ -25,8 +25,8 @@ from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.registry import GenerationParams, parse_spec
 from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.vote import VOTE_MAX_TOKENS
-from nationbias.stores.cache import ResponseCache
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.cache import ResponseCache
+from nationbias.stores.state.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reasoning_model import ReasoningImitator
 

@@ -17,7 +17,7 @@ from nationbias.graphs.model.batch.calls import BATCH, ENDPOINT_PATH, BatchRound
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.registry import GenerationParams
 from nationbias.graphs.study.batch_rounds import input_lines
-from nationbias.stores.cache import ResponseCache
+from nationbias.stores.state.cache import ResponseCache
 from tests.support.fixtures import FaultServerFactory
 
 MESSAGES = [{"role": "system", "content": "You are Chile."}, {"role": "user", "content": "Vote on S/1."}]

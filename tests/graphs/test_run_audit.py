@@ -17,9 +17,9 @@ from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.graphs.study.simulate import run_debias_study
 from nationbias.graphs.study.study_run import StudyRun
 from nationbias.retrievers import get_retriever
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.state.runstore import RunStore
 
 
 def test_debias_run_stores_its_audit_and_the_report_shows_it(corpus: Corpus, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from nationbias.graphs.study import runner
 from nationbias.graphs.study.runner import GC_YOUNG_THRESHOLD, Task, frozen_gc, run_tasks
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.state.runstore import RunStore, SampleRow
 
 
 def _row(task: Task) -> SampleRow:

@@ -13,7 +13,7 @@ import nationbias.graphs.study.simulate as simulate
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.translate import TranslationError
 from nationbias.prompts import prompt_set
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 
 
 def _prep(corpus: Corpus, closed: list[bool], monkeypatch: pytest.MonkeyPatch) -> Any:

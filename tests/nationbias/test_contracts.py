@@ -176,3 +176,114 @@ def test_lower_folders_do_not_import_higher_ones(graph: grimp.ImportGraph) -> No
         if any(inside(i, f) for f in forbidden)
     )
     assert wrong == []
+
+
+# The order inside each folder, top first: a module may import its own layer's group and any layer below,
+# never one above, nor another group of its own layer (a layer's groups are independent). Each group is
+# the modules and packages it names, with everything beneath them; a module of the folder in no group
+# fails the test, so a new one is placed where its concept lives.
+InnerLayers = tuple[tuple[tuple[str, ...], ...], ...]
+INNER_LAYERS: dict[str, InnerLayers] = {
+    # the corpora read their text through the leak guard; a prompt's text is built from the corpora; run
+    # state sits beside them and reads only what the user set; the three shared modules import nothing here
+    "nationbias.stores": (
+        (("text",), ("state",)),
+        (("corpora",),),
+        (("guard",),),
+        (("config",),),
+        (("domain",), ("records",), ("errors",)),
+    ),
+    # a run over many records (augment) uses the study runner; the runner runs the tests' graphs; debias
+    # drives the vote graph; the graphs read answers (labels) and call the model
+    "nationbias.graphs": (
+        (("augment",), ("attribution",)),
+        (("study",),),
+        (("debias",),),
+        (("vote",), ("association",), ("directqa",), ("history",)),
+        (("translate",), ("labels",), ("progress",), ("terminal_text",)),
+        (("model",), ("debias_options",)),
+    ),
+    # the report's page (writer, sections, the first screen, significance) and the result tables read the
+    # registry of tests; a test's sections are built from the report's parts, tables and statistics below it
+    "nationbias.evals": (
+        (("cli",),),
+        (("study",),),
+        (("api",),),
+        (
+            ("batch_mode",),
+            (
+                "report.study",
+                "report.writer",
+                "report.sections",
+                "report.first_screen",
+                "report.languages",
+                "report.refusals",
+                "report.scope_line",
+            ),
+        ),
+        (("report.significance",),),
+        (("results",),),
+        (("bias_tests",),),
+        (("report",),),
+        (("baselines",), ("style_audit",), ("batch_cost",)),
+        (("tables",),),
+        (("stats",),),
+        (("inputs",),),
+        (("errors",),),
+    ),
+}
+
+
+def place(module: str, container: str, layers: InnerLayers) -> tuple[int, int] | None:
+    """(layer, group) of ``module`` by its longest named prefix; None for the folder's own ``__init__``."""
+    if module == container:
+        return None
+    name = module[len(container) + 1 :]
+    best: tuple[int, int, int] | None = None
+    for li, layer in enumerate(layers):
+        for gi, group in enumerate(layer):
+            for prefix in group:
+                named = name == prefix or name.startswith(prefix + ".")
+                if named and (best is None or len(prefix) > best[2]):
+                    best = (li, gi, len(prefix))
+    if best is None:
+        raise AssertionError(f"{module} is in no layer of {container}: add it to INNER_LAYERS")
+    return best[0], best[1]
+
+
+def inner_violations(edges: dict[str, set[str]], container: str, layers: InnerLayers) -> list[str]:
+    """Imports inside ``container`` that run up a layer or across the groups of one layer."""
+    inside = {m for m in edges if m == container or m.startswith(container + ".")}
+    wrong = []
+    for m in sorted(inside):
+        at = place(m, container, layers)
+        for i in sorted(edges[m] & inside):
+            to = place(i, container, layers)
+            if at is None or to is None:
+                continue
+            if to[0] < at[0] or (to[0] == at[0] and to[1] != at[1]):
+                wrong.append(f"{m} -> {i}")
+    return wrong
+
+
+def test_inner_violations_are_found() -> None:
+    """The check itself: up a layer and across a layer's groups are wrong, down and within a group not."""
+    layers: InnerLayers = ((("a",), ("b",)), (("c",),))
+    edges = {
+        "p": set(),
+        "p.a": {"p.c", "p.a.x"},
+        "p.a.x": {"p.b"},
+        "p.b": set(),
+        "p.c": {"p.a"},
+    }
+    assert inner_violations(edges, "p", layers) == ["p.a.x -> p.b", "p.c -> p.a"]
+    with pytest.raises(AssertionError, match=r"p\.d is in no layer"):
+        inner_violations({**edges, "p.d": set()}, "p", layers)
+
+
+@pytest.mark.parametrize("container", sorted(INNER_LAYERS))
+def test_inside_each_folder_layers_run_one_way(graph: grimp.ImportGraph, container: str) -> None:
+    modules = {m for m in graph.modules if m == container or m.startswith(container + ".")}
+    assert len(modules) > 20
+    edges = {m: graph.find_modules_directly_imported_by(m) for m in modules}
+    assert inner_violations(edges, container, INNER_LAYERS[container]) == []

@@ -39,7 +39,7 @@ def test_an_edit_in_the_checkout_is_what_the_import_loads(tmp_path: Path) -> Non
     probe = REPO / "stores" / f"{name}.py"
     probe.write_text(f'"""Written by {Path(__file__).name}; removed by it."""\n\nTOKEN = "{token}"\n')
     code = (
-        f"import nationbias.stores.{name} as probe, nationbias.stores.settings as settings\n"
+        f"import nationbias.stores.{name} as probe, nationbias.stores.config.settings as settings\n"
         "print(probe.TOKEN); print(probe.__file__); print(settings.__file__)\n"
     )
     try:
@@ -57,7 +57,7 @@ def test_an_edit_in_the_checkout_is_what_the_import_loads(tmp_path: Path) -> Non
     printed_token, probe_file, settings_file = result.stdout.split()
     assert printed_token == token
     assert Path(probe_file).resolve() == probe.resolve()
-    assert Path(settings_file).resolve() == (REPO / "stores" / "settings.py").resolve()
+    assert Path(settings_file).resolve() == (REPO / "stores" / "config" / "settings.py").resolve()
 
 
 def test_no_site_packages_holds_a_second_tree() -> None:

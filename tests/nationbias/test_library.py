@@ -10,7 +10,7 @@ import pytest
 
 import nationbias
 from nationbias.evals.errors import UsageError
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 
 def test_run_study_results_and_report_inside_a_running_loop(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ from nationbias.evals.api import report
 from nationbias.evals.cli.main import app
 from nationbias.evals.tables.metadata import metadata_frame
 from nationbias.prompts.registry import QUOTED_TEXT, UNREVIEWED_NOTE
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 HAN = re.compile(r"[\u4E00-\u9FFF]")
 SMALL = ["--limit", "1", "--repeats", "1"]

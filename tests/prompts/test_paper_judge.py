@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.state.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 
 UNDECIDED = "Russia weighs both sides of this draft with care."

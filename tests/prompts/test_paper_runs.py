@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
 from nationbias.evals.tables.metadata import metadata_frame
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.embedded_runs import copy_home
 
 PAPER_VOTE_START = "You are a representative of “United States” in United Nations Security Council (UNSC)."

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 
 _PERSONA = re.compile(r"You are a representative of “([^”]+)”")

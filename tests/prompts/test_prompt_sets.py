@@ -14,8 +14,8 @@ from nationbias.graphs.directqa import directqa_families, question_messages, set
 from nationbias.graphs.history import paper_history_text
 from nationbias.graphs.vote import vote_messages
 from nationbias.prompts import PROMPT_SETS, PromptError, PromptSet, get_prompt, prompt_set
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.state.runstore import RunStore
 
 PAPER = prompt_set("paper")
 

@@ -23,11 +23,11 @@ from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
 from nationbias.graphs.vote import MAX_CONTEXT_CHARS
 from nationbias.prompts.registry import TRANSLATED_CLAUSES, PromptError, prompt_set, translation_prompt
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.leak_languages import strip_translated_outcomes
-from nationbias.stores.runstore import RunNotFoundError, RunStore
-from nationbias.stores.text_budget import prompt_text
-from nationbias.stores.translations import Translation, TranslationStore
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.guard.leak_languages import strip_translated_outcomes
+from nationbias.stores.state.runstore import RunNotFoundError, RunStore
+from nationbias.stores.state.translations import Translation, TranslationStore
+from nationbias.stores.text.budget import prompt_text
 from tests.graphs.test_prompts_languages import words_in
 from tests.graphs.test_prompts_leak_free import markers_in
 from tests.support.fixtures import FaultServerFactory

@@ -22,7 +22,7 @@ Setup = Callable[[Path, Path], list[str]]  # (home, tmp) -> extra CLI args
 
 def _corpus(tmp: Path, edit: Callable[[list[dict[str, object]]], list[str]]) -> Path:
     """A data folder whose unsc/corpus.jsonl is the real corpus with ``edit`` applied."""
-    from nationbias.stores.bundled import corpus_file
+    from nationbias.stores.corpora.bundled import corpus_file
 
     lines = corpus_file().content().decode("utf-8").splitlines()
     root = tmp / "data"
@@ -144,7 +144,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(
 def test_bad_input_registers_no_run_in_an_existing_store(
     isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
     monkeypatch.setenv("NATIONBIAS_BASE_URL", DEAD_URL)
     store = RunStore()

@@ -1,4 +1,4 @@
-"""Damage inside a store (stores/sqlite.py): 8 KB overwritten in the middle of ``runs.sqlite`` makes
+"""Damage inside a store (stores/state/sqlite.py): 8 KB overwritten in the middle of ``runs.sqlite`` makes
 `runs list`, `report` and a resume end in one line naming the file and the cause (exit 2), and the
 file is left as it was; in ``cache.sqlite`` the rows that cannot be read are misses, asked again and
 counted, and `cache stats` and `cache clear` work; a garbage or truncated ``checkpoints.sqlite``

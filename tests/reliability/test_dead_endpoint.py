@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.reliability import MODEL
 
 STOP_WITHIN_S = 10.0  # the bound (from the first call, not the set-up); the breaker trips in ~0.5 s

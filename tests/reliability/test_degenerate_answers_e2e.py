@@ -14,7 +14,7 @@ from nationbias.evals.cli.main import app
 from nationbias.evals.results import results
 from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.study.sampling import SampleOptions, select_drafts
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, cache_entries, rows
 

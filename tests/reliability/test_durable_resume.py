@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
 from nationbias.evals.results import RESULT_TABLES, results
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.reliability import (
     MODEL,
     cli_env,
@@ -180,7 +180,7 @@ def test_sigkilled_debias_without_cache_resumes_each_sample_at_its_last_node(
         assert mine_row == their_row
     # Per kill, at most the calls on the wire (one per sample in flight, CONCURRENCY in all; a request
     # already in the socket's buffer still reaches the server after the kill) plus the nodes of the
-    # event-loop turn whose group commit the kill caught (stores/sqlite.py: at most one node per sample
+    # event-loop turn whose group commit the kill caught (stores/state/sqlite.py: at most one node per sample
     # in flight). Without the per-node checkpoints every sample in flight would ask all its earlier
     # calls again (up to seven for debias with k=1).
     extra_asks = sum(final.values()) - 2 * sum(reference.values())

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 REPO = Path(__file__).resolve().parents[2]
 NATIONBIAS = Path(sys.executable).with_name("nationbias")  # the console script `uv run nationbias` runs

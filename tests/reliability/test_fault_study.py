@@ -22,9 +22,9 @@ from nationbias.graphs.model.retry import RetryPolicy
 from nationbias.graphs.study.sampling import SampleOptions
 from nationbias.graphs.study.simulate import run_debias_study, run_vote_study
 from nationbias.graphs.study.study_run import StudyRun
-from nationbias.stores.cache import ResponseCache
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.state.cache import ResponseCache
+from nationbias.stores.state.runstore import RunStore
 from tests.support.fake_answers import prompt_key
 from tests.support.fault_server import FaultConfig, FaultServer
 from tests.support.fixtures import FaultServerFactory

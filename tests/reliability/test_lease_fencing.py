@@ -1,4 +1,4 @@
-"""A lease is fenced (stores/lease.py): a run paused with SIGSTOP past the stale limit, its lease taken
+"""A lease is fenced (stores/state/lease.py): a run paused with SIGSTOP past the stale limit, its lease taken
 over by the same command started again, finds out when it is continued, before its next call, and
 stops with exit 2 naming the run and the process that holds it. The server is asked at most once
 more than there are samples (the one call in flight at the pause, at concurrency 1), and that answer

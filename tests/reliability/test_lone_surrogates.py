@@ -1,5 +1,5 @@
-"""Lone surrogates (stores/surrogates.py): an answer holding the JSON escape ``\\ud83d`` alone is stored
-(the run store keeps it as its escape, the cache keeps the server's JSON), never "internal
+"""Lone surrogates (stores/corpora/surrogates.py): an answer holding the JSON escape ``\\ud83d`` alone is
+stored (the run store keeps it as its escape, the cache keeps the server's JSON), never "internal
 UnicodeEncodeError"; the same escape in a corpus or UN-text line fails `data validate` and a run
 naming the file and the line, before anything is asked."""
 
@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.bundled import corpus_file
-from nationbias.stores.un_texts import un_texts_file
+from nationbias.stores.corpora.bundled import corpus_file
+from nationbias.stores.corpora.un_texts import un_texts_file
 from tests.support.fake_answers import default_content
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, rows

@@ -1,4 +1,4 @@
-"""Nothing is written outside NATIONBIAS_HOME (stores/paths.py, ``libraries_inside_home``): `report`
+"""Nothing is written outside NATIONBIAS_HOME (stores/config/paths.py, ``libraries_inside_home``): `report`
 (matplotlib's config and font cache) and a `--retriever dense` run (onnxruntime's device id and
 database) leave an empty HOME empty; the libraries' files are under the home."""
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, rows
 

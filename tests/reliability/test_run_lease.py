@@ -1,4 +1,4 @@
-"""One process per run (stores/lease.py): the same run id started twice by real processes spends
+"""One process per run (stores/state/lease.py): the same run id started twice by real processes spends
 each call once and the second refuses at once (exit 2, naming the run and the holder); a lease left
 by a killed process, or one whose heartbeat stopped, is taken over with a line saying so; the
 library (``nationbias.run``) honours the same lease."""
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import nationbias
-from nationbias.stores.lease import SCHEMA, RunBusyError, RunLease
-from nationbias.stores.runstore import RunStore
-from nationbias.stores.sqlite import connect
+from nationbias.stores.state.lease import SCHEMA, RunBusyError, RunLease
+from nationbias.stores.state.runstore import RunStore
+from nationbias.stores.state.sqlite import connect
 from tests.support.fault_server import FaultConfig
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import (

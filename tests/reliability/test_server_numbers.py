@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from nationbias.evals.cli.main import app
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.retry import RetryPolicy
-from nationbias.stores.batches import BatchStore
-from nationbias.stores.cache import ResponseCache
+from nationbias.stores.state.batches import BatchStore
+from nationbias.stores.state.cache import ResponseCache
 from tests.support.fault_server import FaultConfig
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, rows

@@ -17,7 +17,7 @@ from nationbias.graphs.model.errors import BackendFatalError
 from nationbias.graphs.study import runner
 from nationbias.graphs.study.halt import Interrupted, RunHalted
 from nationbias.graphs.study.runner import Task, run_tasks
-from nationbias.stores.runstore import RunStore, SampleRow
+from nationbias.stores.state.runstore import RunStore, SampleRow
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import cli_env, fault_server_process
 from tests.support.signals import (

@@ -14,8 +14,8 @@ from nationbias.retrievers import RETRIEVERS, get_retriever, register_retriever
 from nationbias.retrievers.context import BuildContext, build_retriever, declared
 from nationbias.retrievers.keyword import KeywordRetriever
 from nationbias.retrievers.recency import RecencyRetriever
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 
 PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from nationbias.retrievers.keyword import KeywordRetriever, keyword_match, keyword_score
-from nationbias.stores.augment import Augmented
+from nationbias.stores.corpora.augment import Augmented
 from nationbias.stores.records import Record
 
 MakeRecord = Callable[..., Record]  # the make_record fixture (conftest.py)

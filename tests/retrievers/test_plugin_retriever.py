@@ -16,9 +16,9 @@ from nationbias.evals.cli.study import grid_cells
 from nationbias.evals.errors import UsageError
 from nationbias.graphs.study.simulate import precedent_pool
 from nationbias.retrievers import RETRIEVERS, Retriever, check_retriever, get_retriever, register_retriever
-from nationbias.stores.corpus import load_corpus
+from nationbias.stores.corpora.corpus import load_corpus
 from nationbias.stores.errors import InputError
-from nationbias.stores.runstore import RunStore
+from nationbias.stores.state.runstore import RunStore
 
 PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"
 

@@ -12,7 +12,7 @@ from nationbias.retrievers.bm25 import BM25Retriever
 from nationbias.retrievers.dense import DenseRetriever
 from nationbias.retrievers.keyword import KeywordRetriever
 from nationbias.retrievers.quality import precedent_quality, withhold_agenda
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.corpus import Corpus
 
 
 def test_withholding_the_agenda_leaves_the_rest(corpus: Corpus) -> None:

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.augment import (
+from nationbias.stores.corpora.augment import (
     Augmented,
     OfflineAugmenter,
     augmented_for,
@@ -19,11 +19,11 @@ from nationbias.stores.augment import (
     read_augmented,
     write_augmented,
 )
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.keywords import build_pool, overlap
-from nationbias.stores.leak import find_outcome_language
-from nationbias.stores.offline_fields import topic_keyword
-from nationbias.stores.un_fields import key_phrases, un_operative_text
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.keywords import build_pool, overlap
+from nationbias.stores.corpora.offline_fields import topic_keyword
+from nationbias.stores.corpora.un_fields import key_phrases, un_operative_text
+from nationbias.stores.guard.leak import find_outcome_language
 
 
 def test_paper_pool_has_48_keywords_in_7_categories() -> None:
@@ -56,7 +56,7 @@ def test_offline_keywords_come_from_the_pools(corpus: Corpus) -> None:
     assert sum(1 for a in fields.values() if set(a.keywords) & paper) > 200
     pools = paper | set(augmenter.corpus_keywords)
     topics = {r.id: topic_keyword(r) for r in corpus.records}  # plus the item's own topic, once
-    # plus, where the UN's own text exists, its key phrases (stores/un_fields.py)
+    # plus, where the UN's own text exists, its key phrases (stores/corpora/un_fields.py)
     phrases = {r.id: set(key_phrases(t)) for r in corpus.records if (t := un_operative_text(r))}
     assert all(set(a.keywords) - {topics[a.id]} - phrases.get(a.id, set()) <= pools for a in fields.values())
     assert sum(1 for rid in phrases if set(fields[rid].keywords) & phrases[rid]) > 600
@@ -91,7 +91,7 @@ def test_augmented_for_ignores_a_file_made_for_another_corpus(corpus: Corpus) ->
 def test_llm_augmenter_with_a_scripted_model_writes_safe_fields(corpus: Corpus, isolated_home: Path) -> None:
     from nationbias.graphs.augment import LLMAugmenter
     from nationbias.graphs.model.client import ModelClient
-    from nationbias.stores.cache import ResponseCache
+    from nationbias.stores.state.cache import ResponseCache
 
     client = ModelClient.from_spec("fake:hash", cache=ResponseCache())
     records = corpus.drafts[:6]

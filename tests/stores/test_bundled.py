@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from nationbias.evals.cli.main import app
 from nationbias.evals.tables.published import published_vote_counts
 from nationbias.graphs.association import load_pool
-from nationbias.stores.bundled import SHIPPED, DataFile, data_file, paper_file, shipped
-from nationbias.stores.corpus import load_corpus
-from nationbias.stores.paths import DataNotFoundError
+from nationbias.stores.config.paths import DataNotFoundError
+from nationbias.stores.corpora.bundled import SHIPPED, DataFile, data_file, paper_file, shipped
+from nationbias.stores.corpora.corpus import load_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -36,7 +36,7 @@ def test_the_packaged_copy_is_byte_identical_to_shared() -> None:
         for group, name in ALL
         if DataFile(name, group).read_bytes() != (SHARED / group / name).read_bytes()
     ]
-    assert different == [], f"refresh with: uv run python -m nationbias.stores.bundled {SHARED}"
+    assert different == [], f"refresh with: uv run python -m nationbias.stores.corpora.bundled {SHARED}"
 
 
 def test_every_packaged_file_is_listed_and_every_listed_file_is_packaged() -> None:
@@ -67,7 +67,7 @@ def test_the_wheel_holds_every_shipped_file(tmp_path: Path) -> None:
         for p in (REPO / "stores/data").rglob("*.gz")
     }
     assert len(stored) == len(ALL) and stored <= names
-    assert "nationbias/stores/bundled.py" in names
+    assert "nationbias/stores/corpora/bundled.py" in names
     browser = {
         f"nationbias/evals/report/browser/{p.name}" for p in (REPO / "evals/report/browser").iterdir()
     }  # the sample browser
@@ -151,7 +151,7 @@ def test_data_info_names_an_override_and_hashes_what_is_there(tmp_path: Path) ->
 def test_using_data_scopes_a_data_folder_without_touching_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from nationbias.stores.bundled import using_data
+    from nationbias.stores.corpora.bundled import using_data
 
     monkeypatch.delenv("NATIONBIAS_DATA", raising=False)
     (tmp_path / "unsc").mkdir()

@@ -14,8 +14,8 @@ import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.graph import END, START, StateGraph
 
-from nationbias.stores import sqlite as sqlite_store
-from nationbias.stores.checkpoints import InlineSqliteSaver
+from nationbias.stores.state import sqlite as sqlite_store
+from nationbias.stores.state.checkpoints import InlineSqliteSaver
 
 
 class State(TypedDict, total=False):

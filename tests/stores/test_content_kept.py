@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from nationbias.stores.augment import augmented_for
-from nationbias.stores.content_kept import fact_tokens, lost_tokens
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.draft_text import draft_body
-from nationbias.stores.leak import neutral_text
-from nationbias.stores.text_budget import prompt_text
-from nationbias.stores.text_source import context_source
+from nationbias.stores.corpora.augment import augmented_for
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.guard.content_kept import fact_tokens, lost_tokens
+from nationbias.stores.guard.draft_text import draft_body
+from nationbias.stores.guard.leak import neutral_text
+from nationbias.stores.guard.text_source import context_source
+from nationbias.stores.text.budget import prompt_text
 
 
 def test_the_facts_of_a_sentence_are_its_numbers_months_and_names() -> None:

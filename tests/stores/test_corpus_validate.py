@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.bundled import corpus_file
-from nationbias.stores.corpus import CorpusError, load_corpus
-from nationbias.stores.un_texts import UN_LANGUAGES, un_texts_file
-from nationbias.stores.validate import validate_file
+from nationbias.stores.corpora.bundled import corpus_file
+from nationbias.stores.corpora.corpus import CorpusError, load_corpus
+from nationbias.stores.corpora.un_texts import UN_LANGUAGES, un_texts_file
+from nationbias.stores.corpora.validate import validate_file
 
 P5_VOTES = {
     "China": "Y",

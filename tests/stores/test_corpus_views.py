@@ -5,7 +5,7 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.corpus import Corpus, field_coverage, ground_truth, p5_vote
+from nationbias.stores.corpora.corpus import Corpus, field_coverage, ground_truth, p5_vote
 
 PAPER_GT = {
     "USA": {"Y": 33, "N": 27, "A": 6},

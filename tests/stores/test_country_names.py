@@ -6,9 +6,9 @@ import csv
 
 import pytest
 
-from nationbias.stores.bundled import data_file
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.countries import name_for, nations_in_text, to_iso3
+from nationbias.stores.corpora.bundled import data_file
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.countries import name_for, nations_in_text, to_iso3
 
 
 def test_every_council_member_in_the_corpus_resolves(corpus: Corpus) -> None:

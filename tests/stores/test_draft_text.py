@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nationbias.stores.draft_text import draft_body, unwrap
+from nationbias.stores.guard.draft_text import draft_body, unwrap
 
 
 def test_draft_body_drops_the_page_around_the_draft() -> None:

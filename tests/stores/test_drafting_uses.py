@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.leak import find_outcome_language
-from nationbias.stores.leak_languages import find_translated_outcomes
-from nationbias.stores.un_prompt import un_context
-from nationbias.stores.un_texts import UN_LANGUAGES, un_texts
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.un_texts import UN_LANGUAGES, un_texts
+from nationbias.stores.guard.leak import find_outcome_language
+from nationbias.stores.guard.leak_languages import find_translated_outcomes
+from nationbias.stores.text.un_prompt import un_context
 
 DRAFTING: dict[str, list[str]] = {
     "en": [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from nationbias.stores.frames import cached_frame, frame_path, source_digest
+from nationbias.stores.state.frames import cached_frame, frame_path, source_digest
 
 
 def test_a_table_is_computed_once_and_read_back_equal(tmp_path, monkeypatch) -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from nationbias.evals.tables.published import unsc_functions as functions_frame
 from nationbias.graphs.directqa import GENERAL, directqa_families
-from nationbias.stores.bundled import DataFile
-from nationbias.stores.functions import unsc_functions
+from nationbias.stores.corpora.bundled import DataFile
+from nationbias.stores.corpora.functions import unsc_functions
 
 
 def test_directqa_and_the_tables_read_the_same_functions_in_the_same_order() -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from nationbias.stores.corpus import Corpus, context_for_prompt
-from nationbias.stores.leak import (
+from nationbias.stores.corpora.corpus import Corpus, context_for_prompt
+from nationbias.stores.guard.leak import (
     find_outcome_language,
     split_sentences,
     strip_outcome_sentences,
     title_description,
 )
-from nationbias.stores.neutral import title_as_description
+from nationbias.stores.guard.neutral import title_as_description
 from nationbias.stores.records import Record
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from nationbias.stores.leak import (
+from nationbias.stores.guard.leak import (
     ContextChange,
     ContextKind,
     PromptContext,
@@ -18,9 +18,9 @@ from nationbias.stores.leak import (
     strip_outcome_sentences,
     title_description,
 )
-from nationbias.stores.neutral import title_as_description
+from nationbias.stores.guard.neutral import title_as_description
+from nationbias.stores.guard.text_source import TextSource, context_source, draft_text_source
 from nationbias.stores.records import Record, Tally
-from nationbias.stores.text_source import TextSource, context_source, draft_text_source
 
 
 def _record(**fields: object) -> Record:
@@ -137,7 +137,7 @@ def test_an_abbreviation_does_not_end_a_sentence() -> None:
 
 def test_no_prompt_text_begins_with_a_date_fragment(corpus) -> None:  # type: ignore[no-untyped-def]
     """S/2018/785 read "…until Sept." and "30, 2019 the mandate…" as two sentences."""
-    from nationbias.stores.leak import context_for_prompt
+    from nationbias.stores.guard.leak import context_for_prompt
 
     fragments = [
         (record.id, sentence)

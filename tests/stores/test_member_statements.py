@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.countries import to_iso3
-from nationbias.stores.statements import (
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.countries import to_iso3
+from nationbias.stores.text.statements import (
     all_statements_for,
     delegation_summaries,
     filtered_statements,

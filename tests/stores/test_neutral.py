@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nationbias.graphs.vote import vote_messages
-from nationbias.stores.leak import context_for_prompt
-from nationbias.stores.neutral import base_form, neutralise_sentence
+from nationbias.stores.guard.leak import context_for_prompt
+from nationbias.stores.guard.neutral import base_form, neutralise_sentence
 from nationbias.stores.records import Record
 
 
@@ -24,7 +24,7 @@ from nationbias.stores.records import Record
         (
             "If adopted, the resolution — presented by the United Arab Emirates — would have also demanded "
             "the release of all hostages held in Atlantis.",
-            # who presented it is a fact of the sentence: kept (stores/content_kept.py)
+            # who presented it is a fact of the sentence: kept (stores/guard/content_kept.py)
             "The draft — presented by the United Arab Emirates — would also demand the release of all "
             "hostages held in Atlantis.",
         ),

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from nationbias.retrievers import get_retriever
-from nationbias.stores.augment import Augmented, OfflineAugmenter, augmented_for
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.leak import title_description
-from nationbias.stores.offline_fields import topic_keyword
+from nationbias.stores.corpora.augment import Augmented, OfflineAugmenter, augmented_for
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.offline_fields import topic_keyword
+from nationbias.stores.guard.leak import title_description
 
 
 @pytest.fixture(scope="module")

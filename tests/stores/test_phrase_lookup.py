@@ -1,9 +1,9 @@
-"""Phrase lookup by first word (stores/keywords.py: phrases_in) finds exactly what a count of every
+"""Phrase lookup by first word (stores/corpora/keywords.py: phrases_in) finds exactly what a count of every
 phrase in the text finds, in the same order: the offline keywords depend on it."""
 
 from __future__ import annotations
 
-from nationbias.stores.keywords import content_words, phrases_in
+from nationbias.stores.corpora.keywords import content_words, phrases_in
 
 
 def _every_phrase_counted(text: str, phrases: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ from nationbias.graphs.labels.parsing import VOTE_SCHEMA
 from nationbias.graphs.model.breaker import EndpointUnreachable
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.model.retry import RetryPolicy
-from nationbias.stores.cache import ResponseCache, cache_key
+from nationbias.stores.state.cache import ResponseCache, cache_key
 
 MESSAGES = [{"role": "user", "content": "Vote on the draft."}]
 

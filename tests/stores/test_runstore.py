@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nationbias.stores.runstore import RunNotFoundError, RunStore, SampleRow, check_run_id
+from nationbias.stores.state.runstore import RunNotFoundError, RunStore, SampleRow, check_run_id
 
 
 def _row(i: int, writer: str) -> SampleRow:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nationbias.graphs.model.providers.openai import OpenAISettings
-from nationbias.stores.settings import read_settings, settings
+from nationbias.stores.config.settings import read_settings, settings
 
 
 def test_a_changed_variable_is_seen_and_an_unchanged_environment_reuses_the_object(

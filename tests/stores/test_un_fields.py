@@ -1,13 +1,12 @@
-"""The augmented fields and retrieval texts drawn from the UN's own texts (stores/un_fields.py)."""
+"""The augmented fields and retrieval texts drawn from the UN's own texts (stores/corpora/un_fields.py)."""
 
 from __future__ import annotations
 
 from nationbias.retrievers.text import record_text
-from nationbias.stores.augment import offline_augment
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.leak import context_for_prompt, find_outcome_language
-from nationbias.stores.offline_fields import topic_keyword
-from nationbias.stores.un_fields import (
+from nationbias.stores.corpora.augment import offline_augment
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.offline_fields import topic_keyword
+from nationbias.stores.corpora.un_fields import (
     build_phrase_table,
     clipped,
     extract_key_phrases,
@@ -18,7 +17,8 @@ from nationbias.stores.un_fields import (
     un_operative_text,
     un_text_of,
 )
-from nationbias.stores.un_texts import un_texts
+from nationbias.stores.corpora.un_texts import un_texts
+from nationbias.stores.guard.leak import context_for_prompt, find_outcome_language
 
 
 def test_the_packaged_phrase_table_is_what_yake_draws_from_the_current_texts(corpus: Corpus) -> None:

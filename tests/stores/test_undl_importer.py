@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.stores.bundled import data_file
-from nationbias.stores.corpus import p5_vote
-from nationbias.stores.undl import UndlImport, import_undl
-from nationbias.stores.validate import validate_file
+from nationbias.stores.corpora.bundled import data_file
+from nationbias.stores.corpora.corpus import p5_vote
+from nationbias.stores.corpora.undl import UndlImport, import_undl
+from nationbias.stores.corpora.validate import validate_file
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from nationbias.stores.bundled import data_file, using_data
-from nationbias.stores.countries import is_iso3
-from nationbias.stores.unga import (
+from nationbias.stores.corpora.bundled import data_file, using_data
+from nationbias.stores.corpora.countries import is_iso3
+from nationbias.stores.corpora.unga import (
     ISSUES_FILE,
     ROLL_CALLS,
     VOTES_FILE,

@@ -1,7 +1,7 @@
 """What the speed work leans on in libraries' private parts, checked against the installed versions.
 
-``stores/checkpoints.py``'s ``InlineSqliteSaver`` overrides ``SqliteSaver`` internals (pyproject bounds
-``langgraph-checkpoint-sqlite>=3.0,<3.2``), ``stores/sqlite.py`` uses ``asyncio._get_running_loop`` and
+``stores/state/checkpoints.py``'s ``InlineSqliteSaver`` overrides ``SqliteSaver`` internals (pyproject bounds
+``langgraph-checkpoint-sqlite>=3.0,<3.2``), ``stores/state/sqlite.py`` uses ``asyncio._get_running_loop`` and
 ``graphs/study/chain_end.py`` wraps langchain_core's shielded ``on_chain_end``.
 A release that renames, re-signs or reroutes any of these fails here, not in a study.
 """
@@ -21,8 +21,8 @@ import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from nationbias.stores.checkpoints import InlineSqliteSaver
-from nationbias.stores.sqlite import running_loop
+from nationbias.stores.state.checkpoints import InlineSqliteSaver
+from nationbias.stores.state.sqlite import running_loop
 
 # Each async method InlineSqliteSaver overrides, and the synchronous upstream method it calls instead.
 SYNC_OF = {

@@ -10,9 +10,9 @@ from typing import Any
 
 from nationbias.evals.report.writer import write_report
 from nationbias.evals.style_audit import style_audit
-from nationbias.stores.corpus import Corpus
-from nationbias.stores.runstore import RunStore
-from nationbias.stores.unga import assembly_votes
+from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.unga import assembly_votes
+from nationbias.stores.state.runstore import RunStore
 
 
 def style_audit_fixture(corpus: Corpus) -> Any:
@@ -58,6 +58,6 @@ def learned_baseline_imported_by_name() -> Any:
 
 
 def a_cheap_module_imported_in_the_test() -> Any:
-    import nationbias.stores.countries as countries
+    import nationbias.stores.corpora.countries as countries
 
     return countries.is_iso3("USA")

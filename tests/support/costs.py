@@ -483,7 +483,7 @@ SHARED_SESSION_FIXTURES = ("llama_server", "browser_study_report", "strategies",
 SAME_GROUP = {"embedded_directqa": "llama_server"}
 
 # tests that read the General Assembly: the process builds its records, their offline fields (about
-# 10 s of CPU for 6,202 roll calls, kept per process by stores/augment.py) and the loaded votes once,
+# 10 s of CPU for 6,202 roll calls, kept per process by stores/corpora/augment.py) and the loaded votes once,
 # so these run in one xdist worker rather than each worker paying for them
 ASSEMBLY = re.compile(r"[\"']unga[\"']|\bassembly_(corpus|votes|precedents)\(|\bload_assembly\(")
 ASSEMBLY_GROUP = "assembly"

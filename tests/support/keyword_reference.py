@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 
 from nationbias.retrievers.base import PoolName, Precedent, Scored, retrieve_per_part
 from nationbias.retrievers.keyword import KEYWORD_THRESHOLD, keyword_match
-from nationbias.stores.augment import Augmented, augmented_for
-from nationbias.stores.corpus import Corpus
+from nationbias.stores.corpora.augment import Augmented, augmented_for
+from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.records import Record
 
 

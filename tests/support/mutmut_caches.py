@@ -10,7 +10,7 @@ against that function's mutants. Emptied before each test, every test computes w
 
 The caches are found, not listed: a module is mutated when mutmut's trampoline put ``x_<name>__mutmut_<n>``
 functions in it, and a cache is anything in its namespace with a ``cache_clear`` (``functools.cache``,
-``lru_cache``, and :class:`nationbias.stores.leak`'s memo, which has one for this).
+``lru_cache``, and :class:`nationbias.stores.guard.leak`'s memo, which has one for this).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ def corpus_groups(run: Run) -> dict[str, dict[str, str]] | None:
     items are not the corpus's drafts (the Assembly's roll calls)."""
     if (run.config.get("sample") or {}).get("body") == "unga":
         return None
-    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.corpora.corpus import load_corpus
 
     drafts = {d.id: d for d in load_corpus().drafts}
     items = set(run.samples["item"])

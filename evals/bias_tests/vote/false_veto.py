@@ -45,7 +45,7 @@ def _shown(table: pd.DataFrame) -> pd.DataFrame:
 
 def record() -> str:
     """Each permanent member's abstentions on every adopted resolution of the corpus, as a phrase."""
-    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.corpora.corpus import load_corpus
 
     counts = record_adopted_votes(load_corpus().records).set_index("persona")["abstention"]
     return ", ".join(f"{persona} {count}" for persona, count in counts.items())

@@ -155,7 +155,7 @@ def precedents_section(ctx: Context) -> None:
         return
     from nationbias.evals.baselines.precedent_features import member_name, member_vote
     from nationbias.evals.baselines.precedent_model import model_for
-    from nationbias.stores.corpus import load_corpus
+    from nationbias.stores.corpora.corpus import load_corpus
 
     corpus = load_corpus()
     drafts = {d.id: d for d in corpus.drafts}

@@ -35,7 +35,7 @@ def _confusion(ctx: Context) -> None:
     """Per persona a compact truth × answer grid, shaded by count; past ``F.MANY`` personas (the
     Assembly) one grid and one heatmap panel per regional group, its members pooled."""
     from nationbias.evals.report.confusion_grid import confusion_grids
-    from nationbias.stores.regions import regional_group
+    from nationbias.stores.corpora.regions import regional_group
 
     for run in ctx.of(*VOTE_TESTS):
         confusion = run.tables["confusion"]

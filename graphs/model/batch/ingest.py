@@ -20,9 +20,9 @@ from nationbias.graphs.model.answer_shape import body_budget
 from nationbias.graphs.model.batch.calls import Endpoint
 from nationbias.graphs.model.call_result import Answer, CallResult, answer_from_json
 from nationbias.graphs.model.retry import CallError
-from nationbias.stores.batches import BatchStore, Outcome
-from nationbias.stores.cache import ResponseCache
 from nationbias.stores.errors import InputError
+from nationbias.stores.state.batches import BatchStore, Outcome
+from nationbias.stores.state.cache import ResponseCache
 
 
 class BatchFileError(InputError):

@@ -6,7 +6,7 @@ answers is
 answered from it (its real answer, so the steps after it are the real ones) and costs nothing. Any
 other call is counted and priced, and answered with a placeholder of the schema's shape instead of
 leaving; an identical call later in the run is then free, as the cache would make it. Nothing is
-sent and nothing is written to the real stores (the command runs under stores/scratch.py).
+sent and nothing is written to the real stores (the command runs under stores/state/scratch.py).
 
 What is exact and what is not: the number of calls (but see below) and, with the model's tokenizer
 (graphs/model/cost/tokens.py), the prompt tokens of every prompt that depends only on the data. A prompt built
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from nationbias.graphs.model.call_result import Answer
 from nationbias.graphs.model.cost.meter import METER, Ask, Meter
 from nationbias.graphs.model.schema_fill import fill_schema
-from nationbias.stores.cache import ResponseCache
+from nationbias.stores.state.cache import ResponseCache
 
 if TYPE_CHECKING:
     from nationbias.graphs.model.client_view import ClientView

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from nationbias.graphs.model.call_result import Answer
 from nationbias.graphs.model.cost.tokens import TokenCounter
 from nationbias.graphs.model.providers.base import counter_for
-from nationbias.stores.faults import RunFault
-from nationbias.stores.prices import Price, PriceBook
+from nationbias.stores.config.prices import Price, PriceBook
+from nationbias.stores.state.faults import RunFault
 
 if TYPE_CHECKING:
     from nationbias.graphs.model.client_view import ClientView
-    from nationbias.stores.runstore import RunStore
+    from nationbias.stores.state.runstore import RunStore
 
 Ask = Callable[[list[dict[str, str]], dict[str, Any]], Awaitable[Answer]]
 

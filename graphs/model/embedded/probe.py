@@ -23,8 +23,8 @@ from typing import Any
 
 from nationbias.graphs.model.embedded.gguf import DEFAULT_N_CTX, llama_threads, smollm2_path
 from nationbias.graphs.model.embedded.worker import EmbeddedBackendCrashed, WorkerConfig, get_worker
+from nationbias.stores.config.paths import home
 from nationbias.stores.errors import InputError
-from nationbias.stores.paths import home
 
 PROBE_FILE = "embedded-probe.json"
 PROBE_MESSAGES = [{"role": "user", "content": "Reply with one word: ready."}]

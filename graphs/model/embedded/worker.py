@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from nationbias.graphs.model.errors import BackendFatalError
+from nationbias.stores.config.settings import settings
 from nationbias.stores.errors import InputError
-from nationbias.stores.settings import settings
 
 DEFAULT_WORKER = "nationbias.graphs.model.embedded.llama_worker"
 PORTABLE_FIX = (

@@ -19,9 +19,9 @@ from pydantic import SecretStr
 
 from nationbias.graphs.model.budget import is_reasoning_name
 from nationbias.graphs.model.cost.tokens import Estimate, TokenCounter
+from nationbias.stores.config.prices import Price, provide_prices
 from nationbias.stores.errors import InputError
-from nationbias.stores.prices import Price, provide_prices
-from nationbias.stores.sqlite import running_loop
+from nationbias.stores.state.sqlite import running_loop
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -87,7 +87,7 @@ class Provider:
 
     Subclasses set the class attributes and override what differs. ``direct`` providers are asked
     through :meth:`transport` (the study hot path); the others through :meth:`chat_model`. Each reads
-    its own settings (an :class:`~nationbias.stores.settings.EnvSettings` of its variables) when asked.
+    its own settings (an :class:`~nationbias.stores.config.settings.EnvSettings` of its variables) when asked.
     """
 
     name: ClassVar[str]
@@ -103,7 +103,7 @@ class Provider:
     batch_purpose: ClassVar[str | None] = None
     batch_probe: ClassVar[bool] = False  # a server of one's own: ask it for /batches before a batch run
     # its own list prices, USD per 1M (prompt, completion) tokens by model name ("*": every model);
-    # the packaged price table and the user's file win over them (stores/prices.py)
+    # the packaged price table and the user's file win over them (stores/config/prices.py)
     prices: ClassVar[Mapping[str, tuple[float, float]]] = {}
 
     def base_url(self, given: str | None) -> str | None:

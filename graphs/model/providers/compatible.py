@@ -12,7 +12,7 @@ from pydantic_settings import SettingsConfigDict
 
 from nationbias.graphs.model.providers.base import ModelSpec, ModelSpecError
 from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.settings import EnvSettings, read_settings
+from nationbias.stores.config.settings import EnvSettings, read_settings
 
 
 class CompatibleSettings(EnvSettings):

@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field, SecretStr
 from nationbias.graphs.model.cost.tokens import TokenCounter, openai_counter
 from nationbias.graphs.model.providers.base import ModelSpec, ModelSpecError, require
 from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.settings import EnvSettings, read_settings
+from nationbias.stores.config.settings import EnvSettings, read_settings
 
 _UNSUPPORTED_IN_STRICT = {"maxLength", "minLength", "minItems", "maxItems", "uniqueItems"}
 

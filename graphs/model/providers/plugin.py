@@ -20,9 +20,9 @@ from nationbias.graphs.model.providers.base import (
     require,
 )
 from nationbias.graphs.model.providers.wire import OpenAIWire
-from nationbias.stores.entry_points import installed, load_entry
+from nationbias.stores.config.entry_points import installed, load_entry
+from nationbias.stores.config.settings import EnvSettings, read_settings
 from nationbias.stores.errors import InputError
-from nationbias.stores.settings import EnvSettings, read_settings
 
 ENTRY_POINTS = "nationbias.providers"
 """An installed package's providers: ``name = "module:Class"`` lines, the name being the provider's."""

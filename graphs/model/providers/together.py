@@ -9,7 +9,7 @@ from pydantic import Field, SecretStr
 from nationbias.graphs.model.providers.base import ModelSpec, Provider, require
 from nationbias.graphs.model.providers.wire import langchain_http
 from nationbias.graphs.model.retry import RetryPolicy
-from nationbias.stores.settings import EnvSettings, read_settings
+from nationbias.stores.config.settings import EnvSettings, read_settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
