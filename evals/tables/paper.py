@@ -201,7 +201,25 @@ def weighted_f1_table(samples: pd.DataFrame) -> pd.DataFrame:
                 "n_unscored": len(everything) - n,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=WEIGHTED_F1_COLUMNS)  # its columns even with no persona
+
+
+WEIGHTED_F1_COLUMNS = [
+    "persona",
+    "weighted_f1",
+    "invalid_rate",
+    "error_rate",
+    "weighted_f1_sd",
+    "pooled_weighted_f1",
+    "weighted_f1_valid_only",
+    "n_repeats",
+    "n_drafts",
+    "n_questions",
+    "n_valid",
+    "n_invalid",
+    "n_error",
+    "n_unscored",
+]
 
 
 def confusion_table(samples: pd.DataFrame) -> pd.DataFrame:

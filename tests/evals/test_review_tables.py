@@ -162,3 +162,14 @@ def test_the_control_is_scored_against_each_member() -> None:
     assert dict(votes["truth"]) == truths and set(votes["answer"]) == {"against"}
     f1 = T.weighted_f1_table(frame(rows)).set_index("persona")["weighted_f1"]
     assert f1["RUS"] == 1 and f1["USA"] == 0 and set(f1.index) == set(truths)
+
+
+def test_table3_on_runs_that_share_no_question_is_empty_with_its_columns() -> None:
+    """A debiased run reported beside a vote run of other members: no shared question, no row, no crash."""
+    base = frame(_votes("USA", ["favour"] * 2, ["favour"] * 2))
+    debiased = frame(_votes("RUS", ["favour"] * 2, ["against"] * 2))
+    a, b, scope = shared_questions(T.vote_frame(base), T.vote_frame(debiased))
+    assert a.empty and b.empty and scope.shared_drafts == 0  # the same drafts, asked of other members
+    table = T.debias_table(base.loc[a.index], debiased.loc[b.index])
+    assert table.empty and {"persona", "base", "debiased", "delta"} <= set(table.columns)
+    assert list(T.weighted_f1_table(base.iloc[0:0]).columns) == T.WEIGHTED_F1_COLUMNS
