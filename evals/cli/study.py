@@ -27,7 +27,7 @@ from nationbias.evals.cli.common import (
 from nationbias.evals.cli.cost import dry_running
 from nationbias.evals.cli.table_output import print_table
 from nationbias.evals.report.study import write_study_report
-from nationbias.evals.study import Cell, StudyPlan, astudy, demo_limits, describe
+from nationbias.evals.study import Cell, StudyPlan, astudy, demo_limits, describe, paper_cells
 from nationbias.evals.study import ablate as ablate_runs
 from nationbias.graphs.terminal_text import plain
 from nationbias.stores.domain import slug
@@ -139,13 +139,18 @@ def register(app: typer.Typer) -> None:
         frame.insert(0, "run_id", frame.pop("run_id"))
         console.print(frame.to_string(index=False))
 
-    @app.command("study")
+    @app.command(
+        "study",
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+        epilog=GRID_HELP,
+    )
     @cli_errors
     @shared_options(
-        "model", "judge", "base_url", "limit", "repeats", "seed", "personas", "body", "years", "targets",
-        "texts", *RUN, "languages", "reasoning_max_tokens",
+        "ctx", "model", "judge", "base_url", "limit", "repeats", "seed", "personas", "body", "years",
+        "targets", "texts", *RUN, "languages", "reasoning_max_tokens",
     )  # fmt: skip
     def study(
+        ctx: typer.Context,
         model: Annotated[
             list[str], typer.Option("--model", "-m", help="Model spec; repeat for several models.")
         ],
@@ -164,10 +169,12 @@ def register(app: typer.Typer) -> None:
         **options: Any,
     ) -> None:
         """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report; with
-        --body unga the vote and the ablation on the Assembly's states (default: a seeded sample of 20)."""
+        --body unga the vote and the ablation on the Assembly's states (default: a seeded sample of 20).
+        The ablation is the paper's three cells, or the grid given as to `ablate` (--retriever newest)."""
         from nationbias.evals.cli.outcome import offer_resume_id
         from nationbias.graphs.model.budget import check_budget
 
+        cells = grid_cells(parse_grid(list(ctx.args))) if ctx.args else paper_cells()
         grid = tuple(code.strip() for code in (languages or "").split(",") if code.strip())
         for code in grid:
             check_prompts(options["prompts"], language=code)
@@ -182,7 +189,9 @@ def register(app: typer.Typer) -> None:
             make_client(judge, base_url=shared_url(judge, base_url), no_cache=no_cache)
         # every test the registry places in a study, each with --limit (the ablation too)
         plan = StudyPlan(
-            **given(study, locals() | options, drop=("model", "run_id", "languages")), languages=grid
+            **given(study, locals() | options, drop=("ctx", "model", "run_id", "languages")),
+            languages=grid,
+            cells=cells,
         )
         console.print(describe(plan), highlight=False, soft_wrap=True)
         hooks = cli_hooks()

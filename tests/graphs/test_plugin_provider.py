@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -192,3 +193,72 @@ def test_a_broken_provider_plugin_fails_with_one_line_naming_it(
     with pytest.raises(InputError, match=error):
         register_installed()
     assert "acme" not in PROVIDERS and "toyai" not in PROVIDERS
+
+
+def test_an_installed_provider_runs_a_study_in_two_languages_in_batches_and_in_a_dry_run(
+    batch_server, isolated_home: Path
+) -> None:
+    """Registered by its entry point alone, ``toyai:`` runs the whole study like a built-in provider:
+    ``--dry-run`` counts every run's calls with its own counter and prices and sends nothing;
+    ``--batch --languages en,fr`` sends every call of every run, the French ones and the ablation's
+    included, through its Files + Batches endpoints; and each run has its row on the report's first
+    screen, its tables and its claims in the significance section. Its key is in none of it."""
+    root = Path(__file__).resolve().parents[2]
+    server = batch_server()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(PLUGINS), str(root)]),
+        "TOYAI_API_KEY": KEY,
+        "TOYAI_BASE_URL": server.base_url,
+        "NATIONBIAS_BATCH_POLL_S": "0.05",
+        "COLUMNS": "200",
+    }
+    study = ["study", "-m", MODEL, "--limit", "1", "--repeats", "1", "--languages", "en,fr", "--k", "1"]
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "nationbias.evals.cli.main", *study, *args],
+            env=env,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert KEY not in done.stdout + done.stderr
+        return done
+
+    dry = " ".join(cli("--run-id", "dry", "--dry-run").stdout.split())
+    assert f"{MODEL}: $3 in / $6 out per 1M tokens; prompt tokens counted with toy words" in dry
+    for run in ("dry-vote", "dry-fr-vote", "dry-fr-directqa", "dry-debias-k1-rf-keyword"):
+        assert f"│ {run} │ {MODEL} │" in dry
+    assert "price unknown" not in dry
+    assert server.app.state.chat_calls == 0 and not server.submitted  # nothing was sent
+    assert not (isolated_home / "runs.sqlite").exists()  # nothing was stored
+
+    done = cli("--run-id", "st", "--batch")
+    store = RunStore(isolated_home / "runs.sqlite")
+    runs = store.runs_frame()
+    ids = list(runs["run_id"])
+    assert {"st-vote", "st-fr-vote", "st-fr-association", "st-debias-k1-rf-keyword"} <= set(ids)
+    assert set(runs["model"]) == {MODEL} and store.get_run("st-fr-vote")["language"] == "fr"
+    calls = sum(len(store.samples_frame(i)) for i in ids if not i.startswith("st-debias"))
+    assert calls > 0 and server.app.state.chat_calls == 0  # no call went online ...
+    assert len(server.submitted) > calls  # ... every one through /batches, the debias graph's rounds too
+    assert {r["status"] for i in ids for r in BatchStore().requests(i)} == {"done"}
+
+    page_path = Path(done.stdout.strip().splitlines()[-1])
+    page = page_path.read_text()
+    first_screen = page[page.index('id="headline"') :]
+    first_screen = first_screen[: first_screen.index("</table>")]
+    for run in ids:
+        assert f"<code>{run}</code>" in first_screen, run  # every run of the study has its row
+        assert f"invalid-{run}.csv" in page, run  # and its tables
+    assert all(
+        f'id="metrics-{run}"' in page for run in ids if run.startswith(("st-vote", "st-fr-vote", "st-de"))
+    )
+    claims = pd.read_csv(page_path.parent / "significance.csv")
+    assert {"st-vote", "st-fr-vote", "st-directqa", "st-debias-k1-rf-keyword"} <= set(claims["run"])
+    assert set(claims["model"]) == {MODEL} and claims["p_holm_report"].notna().any()
+    written = [f for f in page_path.parent.iterdir() if f.is_file()]
+    assert not [f.name for f in written if KEY in f.read_text("utf-8", "replace")]

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import nationbias
@@ -18,6 +19,7 @@ from nationbias.graphs.study.simulate import precedent_pool
 from nationbias.retrievers import RETRIEVERS, Retriever, check_retriever, get_retriever, register_retriever
 from nationbias.stores.corpora.corpus import load_corpus
 from nationbias.stores.errors import InputError
+from nationbias.stores.state.batches import BatchStore
 from nationbias.stores.state.runstore import RunStore
 
 PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"
@@ -120,3 +122,66 @@ def test_an_installed_packages_retriever_is_in_the_cli_help_and_runs(tmp_path: P
     assert {p["reason"] for e in samples["extra"] for p in e["precedents"]} == {
         "toy: the newest earlier item (threshold 4)"
     }
+
+
+def test_an_installed_retriever_runs_the_ablation_of_a_study_in_batches_and_in_a_dry_run(
+    batch_server, isolated_home: Path
+) -> None:
+    """``study --retriever newest`` (the ablation's grid, as ``ablate`` takes it) runs the debiased vote
+    with the retriever its entry point registers, beside every test asked in English and French:
+    ``--dry-run`` counts its calls and sends nothing, ``--batch`` sends them through the Files +
+    Batches endpoints, the retriever gets the run's threshold, and its run has its row on the report's
+    first screen, its Table 4 cell, its precedents table and its claims in the significance section.
+    The ablation stays in the study's own language (``--language``); ``--languages`` asks the tests."""
+    root = Path(__file__).resolve().parents[2]
+    server = batch_server()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(PLUGINS), str(root)]),
+        "NATIONBIAS_BATCH_POLL_S": "0.05",
+        "COLUMNS": "200",
+    }
+    study = ["study", "-m", "openai-compatible:m", "--base-url", server.base_url, "--limit", "1"]
+    study += ["--repeats", "1", "--languages", "en,fr", "--retriever", "newest"]
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "nationbias.evals.cli.main", *study, *args],
+            env=env,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    dry = " ".join(cli("--run-id", "dry", "--dry-run").split())
+    assert "then 1 debias cell(s)" in dry and "│ dry-debias-k1-rf-newest │ openai-compatible:m │" in dry
+    assert server.app.state.chat_calls == 0 and not server.submitted  # nothing was sent
+    assert not (isolated_home / "runs.sqlite").exists()  # nothing was stored
+
+    page_path = Path(cli("--run-id", "st", "--batch").strip().splitlines()[-1])
+    run = "st-debias-k1-rf-newest"
+    store = RunStore(isolated_home / "runs.sqlite")
+    assert [i for i in store.runs_frame()["run_id"] if "debias" in i] == [run]
+    assert store.get_run(run)["options"]["retriever"] == "newest"
+    samples = store.samples_frame(run)
+    assert len(samples) == 5 and samples["raw"].notna().all()
+    assert {p["reason"] for e in samples["extra"] for p in e["precedents"]} == {
+        "toy: the newest earlier item (threshold 3)"  # the run's threshold, DebiasOptions' default
+    }
+    assert server.app.state.chat_calls == 0 and len(server.submitted) >= 3 * len(samples)  # its rounds
+    assert {r["status"] for r in BatchStore().requests(run)} == {"done"}
+
+    page = page_path.read_text()
+    first_screen = page[page.index('id="headline"') :]
+    first_screen = first_screen[: first_screen.index("</table>")]
+    assert f"<code>{run}</code>" in first_screen and "<code>st-fr-vote</code>" in first_screen
+    assert f'id="metrics-{run}"' in page and f"precedents-{run}.csv" in page  # its tables
+    ablation = pd.read_csv(page_path.parent / "table4-ablation.csv")
+    assert "newest" in set(ablation["retriever"])
+    claims = pd.read_csv(page_path.parent / "significance.csv")
+    mine = claims[claims["run"].eq(run)]
+    assert set(mine["test"]) == {"debias"} and "debias delta vs 0" in set(mine["claim"])
+    assert len(set(claims["test"])) > 1 and set(mine["m_report"]) == set(claims["m_report"])  # one family
