@@ -69,7 +69,11 @@ def test_ablate_one_run_per_cell_and_table4(fault_server) -> None:  # type: igno
     assert len(printed) == 4
 
 
-def test_bad_grid_exits_2_before_any_work(fault_server) -> None:  # type: ignore[no-untyped-def]
-    result = CliRunner().invoke(app, ["ablate", "--model", "fake:hash", "--retriever", "nope"])
-    assert result.exit_code == 2 and "unknown retriever" in result.output
+@pytest.mark.parametrize("command", ["ablate", "study"])
+def test_bad_grid_exits_2_before_any_work(command: str, isolated_home: Path) -> None:
+    """`study` takes the ablation's grid as `ablate` does; a bad one fails before anything runs."""
+    result = CliRunner().invoke(app, [command, "--model", "fake:hash", "--retriever", "nope"])
+    assert result.exit_code == 2 and "unknown retriever(s) ['nope']" in result.output
+    typo = CliRunner().invoke(app, [command, "--model", "fake:hash", "--limt", "1"])
+    assert typo.exit_code == 2 and "unknown option '--limt'" in typo.output
     assert not (Path(RunStore().path)).exists() or RunStore().runs_frame().empty
