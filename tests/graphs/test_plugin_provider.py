@@ -230,7 +230,7 @@ def test_an_installed_provider_runs_a_study_in_two_languages_in_batches_and_in_a
 
     dry = " ".join(cli("--run-id", "dry", "--dry-run").stdout.split())
     assert f"{MODEL}: $3 in / $6 out per 1M tokens; prompt tokens counted with toy words" in dry
-    for run in ("dry-vote", "dry-fr-vote", "dry-fr-directqa", "dry-debias-k1-rf-keyword"):
+    for run in ("dry-vote", "dry-fr-vote", "dry-fr-directqa", "dry-fr-toy", "dry-debias-k1-rf-keyword"):
         assert f"│ {run} │ {MODEL} │" in dry
     assert "price unknown" not in dry
     assert server.app.state.chat_calls == 0 and not server.submitted  # nothing was sent
@@ -241,6 +241,7 @@ def test_an_installed_provider_runs_a_study_in_two_languages_in_batches_and_in_a
     runs = store.runs_frame()
     ids = list(runs["run_id"])
     assert {"st-vote", "st-fr-vote", "st-fr-association", "st-debias-k1-rf-keyword"} <= set(ids)
+    assert {"st-toy", "st-fr-toy"} <= set(ids)  # the plugin bias test (its dist-info is beside) too
     assert set(runs["model"]) == {MODEL} and store.get_run("st-fr-vote")["language"] == "fr"
     calls = sum(len(store.samples_frame(i)) for i in ids if not i.startswith("st-debias"))
     assert calls > 0 and server.app.state.chat_calls == 0  # no call went online ...
@@ -258,7 +259,7 @@ def test_an_installed_provider_runs_a_study_in_two_languages_in_batches_and_in_a
         f'id="metrics-{run}"' in page for run in ids if run.startswith(("st-vote", "st-fr-vote", "st-de"))
     )
     claims = pd.read_csv(page_path.parent / "significance.csv")
-    assert {"st-vote", "st-fr-vote", "st-directqa", "st-debias-k1-rf-keyword"} <= set(claims["run"])
+    assert {"st-vote", "st-fr-vote", "st-directqa", "st-toy", "st-debias-k1-rf-keyword"} <= set(claims["run"])
     assert set(claims["model"]) == {MODEL} and claims["p_holm_report"].notna().any()
     written = [f for f in page_path.parent.iterdir() if f.is_file()]
     assert not [f.name for f in written if KEY in f.read_text("utf-8", "replace")]
