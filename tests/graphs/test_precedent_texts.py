@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nationbias.evals.report.leak import shown_text_rows
-from nationbias.graphs.debias import DebiasDeps, DebiasOptions
+from nationbias.graphs.debias import DebiasContext, DebiasOptions
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import precedent_texts
 from nationbias.retrievers import get_retriever
@@ -12,10 +12,10 @@ from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.text.un_prompt import with_un_text
 
 
-def _deps(corpus: Corpus, mode: str) -> DebiasDeps:
+def _deps(corpus: Corpus, mode: str) -> DebiasContext:
     augmented = augmented_for(corpus)
     options = DebiasOptions(k=1, reflexion=False)
-    return DebiasDeps(
+    return DebiasContext(
         client=ModelClient.from_spec("fake:hash"),
         records={r.id: r for r in corpus.records},
         pool=[r for r in corpus.records if r.adopted or r.is_non_adopted_draft],
