@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from nationbias.evals.batch_mode import check_batch, run_test
 from nationbias.evals.bias_tests import RunContext, RunRequest, get_test
-from nationbias.evals.bias_tests.base import check_supported
+from nationbias.evals.bias_tests.base import check_supported, options_from, options_of
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_model, check_prompts, check_translate, make_client, new_run_id
 from nationbias.graphs.study.options import RunOptions
@@ -62,14 +62,17 @@ async def arun(
     *,
     model: str,
     options: RunOptions | None = None,
+    test_options: Any = None,
     hooks: Hooks = QUIET,
     **given: Any,
 ) -> RunSummary:
     """Run (or resume) one bias test for one model. ``options`` are the run's options
     (graphs/study/options.py: ``limit``, ``repeats``, ``body``, ``concurrency``, ``batch``, ``timeout`` …,
     each with its one default); ``given`` keywords are run options over them (``limit=1``) or the
-    test's own (``k`` for debias, ``pool`` for association). Every input is checked before a store is
-    opened; one process at a time runs a run id (stores/state/lease.py)."""
+    test's own (``k`` for debias, ``pool`` for association), built here into its one options object
+    (its ``options_type``, evals/bias_tests/base.py), unless ``test_options`` is that object, built by
+    the caller (the CLI's vote command builds the ``DebiasOptions``). Every input is checked before a
+    store is opened; one process at a time runs a run id (stores/state/lease.py)."""
     from nationbias.graphs.model.budget import check_budget, check_timeout
     from nationbias.graphs.progress import check_every
     from nationbias.graphs.study.run_config import note_learned_reasoning
@@ -81,10 +84,11 @@ async def arun(
     run, own = RunOptions.split(given, base=options)
     with using_data(run.data):  # the data folder for this run only (the environment is not touched)
         bias = get_test(test)
-        if unknown := sorted(set(own) - set(bias.options)):
+        if test_options is not None and own:
             raise UsageError(
-                f"test {test!r} takes no option {unknown}: its options are {sorted(bias.options)}"
+                f"test {test!r}: its options are given as an object; give {sorted(own)} in it, not beside it"
             )
+        own_options = options_from(bias, own) if test_options is None else options_of(bias, test_options)
         check_supported(bias, body=run.body, language=run.language)
         check_model(model, base_url=run.base_url)  # a bad spec or key fails first
         from nationbias.graphs.model.registry import shared_url
@@ -106,7 +110,7 @@ async def arun(
         if run.batch or run.batch_offline:
             specs = [(model, run.base_url)] + ([(run.judge, judge_url)] if run.judge is not None else [])
             await check_batch(specs, no_cache=run.no_cache, offline=run.batch_offline)
-        request = RunRequest.of(run, model=model, options=own)
+        request = RunRequest.of(run, model=model, options=own_options)
         sample = SampleOptions.of(run)
         inputs = bias.prepare(request, sample)
         rid = check_run_id(run.run_id or new_run_id(test, model))

@@ -11,7 +11,7 @@ name, whatever the body). Every run's inputs are checked before the first one st
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nationbias.evals.api import QUIET, Hooks, arun, sync
@@ -20,12 +20,12 @@ from nationbias.evals.bias_tests.base import (
     body_note,
     check_supported,
     is_ablation,
+    options_of,
     study_part,
     test_bodies,
 )
 from nationbias.evals.errors import UsageError
 from nationbias.evals.inputs import check_prompts, check_translate, new_run_id
-from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.graphs.study.options import RunOptions, body_personas
 from nationbias.graphs.study.personas import is_control
 from nationbias.graphs.study.sampling import TARGET_ITEMS, SampleOptions, check_body, check_targets
@@ -156,28 +156,26 @@ def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
 
 @dataclass(frozen=True)
 class Planned:
-    """One run of a study or an ablation: its test, run options and the test's own options."""
+    """One run of a study or an ablation: its test, run options and the test's own options object (an
+    instance of its ``options_type``; None: its defaults)."""
 
     test: str
     options: RunOptions
-    own: Mapping[str, Any] = field(default_factory=dict)
+    own: Any = None
 
 
 def cell_runs(cells: list[Cell], prefix: str, run: RunOptions) -> list[Planned]:
     """The debiased vote once per cell, run id ``<prefix>-debias-<cell>``, on the personas ``run``
-    names (its body's default: the P5 on the Council, a seeded sample of 20 states on the Assembly)."""
+    names (its body's default: the P5 on the Council, a seeded sample of 20 states on the Assembly);
+    each cell's options are the ablated test's defaults with the cell's k, reflexion and retriever."""
     options = run.updated(personas=body_personas(run.personas, check_body(run.body)))
     ablated = ablated_test()
+    defaults = options_of(get_test(ablated))  # its one options object (DebiasOptions), each cell from it
     return [
         Planned(
             ablated,
             options.updated(run_id=f"{prefix}-{ablated}-{cell.slug}"),
-            {
-                "k": cell.k,
-                "reflexion": cell.reflexion,
-                "retriever": cell.retriever,
-                "threshold": DebiasOptions.threshold,
-            },
+            replace(defaults, k=cell.k, reflexion=cell.reflexion, retriever=cell.retriever),
         )
         for cell in cells
     ]
@@ -191,7 +189,8 @@ def check_runs(runs: list[Planned], *, model: str) -> None:
         with using_data(run.data):
             check_supported(bias, body=run.body, language=run.language)
             for_body(check_prompts(run.prompts), run.body)
-            bias.prepare(RunRequest.of(run, model=model, options=planned.own), SampleOptions.of(run))
+            own = options_of(bias, planned.own)
+            bias.prepare(RunRequest.of(run, model=model, options=own), SampleOptions.of(run))
 
 
 async def start(runs: list[Planned], *, model: str, hooks: Hooks) -> list[str]:
@@ -199,7 +198,9 @@ async def start(runs: list[Planned], *, model: str, hooks: Hooks) -> list[str]:
     check_runs(runs, model=model)
     ids = []
     for planned in runs:
-        summary = await arun(planned.test, model=model, options=planned.options, hooks=hooks, **planned.own)
+        summary = await arun(
+            planned.test, model=model, options=planned.options, test_options=planned.own, hooks=hooks
+        )
         ids.append(summary.run_id)
     return ids
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nationbias.evals.bias_tests.base import LanguageEffect, RunContext, RunRequest, StudyPart, bias_test
@@ -67,12 +66,19 @@ def association_headline(ctx: Context, run: Run) -> Headline:
     )
 
 
+@dataclass(frozen=True)
+class AssociationOptions:
+    """The Association Test's own option: a keyword pool CSV (category,keyword) in place of the paper's."""
+
+    pool: str | None = None
+
+
 @bias_test
 class AssociationTest:
     """Keywords × repeats, the names in a seeded order per prompt; ``pool`` replaces the paper's keywords."""
 
     name = ASSOCIATION
-    options: Mapping[str, Any] = MappingProxyType({"pool": None})
+    options_type = AssociationOptions
     tables = ("ats", "friedman", "invalid", "judge", "position")
     agreement_table: str | None = "friedman"
     invalid_table: str | None = "invalid"
@@ -102,7 +108,7 @@ class AssociationTest:
         """The keyword pool's path; a missing or malformed pool fails before any work."""
         from nationbias.graphs.association import load_pool
 
-        pool = {**self.options, **request.options}["pool"]
+        pool = request.options.pool
         load_pool(pool)
         return pool
 

@@ -10,9 +10,7 @@ invalid answer counts as a vote not in favour and is shown per arm.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -338,7 +336,6 @@ class AttributionTest:
     none (the default: "a member of the Security Council"), p5 or e10 (the elected members seated then)."""
 
     name = ATTRIBUTION
-    options: Mapping[str, Any] = MappingProxyType({})
     tables = ("arms", "effects", "flips", "top_flips", "invalid")
     agreement_table: str | None = None
     invalid_table: str | None = "invalid"

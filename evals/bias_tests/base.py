@@ -3,10 +3,15 @@
 A test is one object (as inspect_ai's ``@task`` is): it checks its own options before anything is
 opened, runs its samples (tasks → the graph answering one → a stored row), computes its result
 tables from a run's samples, and writes its report sections. Nothing else branches on its name.
+
+A test's own options are one object: its ``options_type`` (a frozen dataclass whose fields and defaults
+are the options) is built once, by the command that knows the test or by the library from keywords
+(:func:`options_from`), and travels in :attr:`RunRequest.options` to the test's ``prepare``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
@@ -34,16 +39,22 @@ class UnknownTestError(UsageError):
     """A test name no module registered."""
 
 
+@dataclass(frozen=True)
+class NoOptions:
+    """The options object of a test that has none of its own (its ``options_type`` by default)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunRequest(RunOptions):
     """One run as the user asked for it: the model, the run options (graphs/study/options.py, each
-    default there) and the test's own ``options``; checked before any store is opened."""
+    default there) and the test's own ``options``, an instance of its ``options_type`` (built once, read
+    by its ``prepare``); checked before any store is opened."""
 
     model: str
-    options: Mapping[str, Any] = field(default_factory=dict)  # the test's own (its ``options``)
+    options: Any = field(default_factory=NoOptions)  # the test's own: an instance of its options_type
 
     @classmethod
-    def of(cls, run: RunOptions, *, model: str, options: Mapping[str, Any]) -> RunRequest:
+    def of(cls, run: RunOptions, *, model: str, options: Any) -> RunRequest:
         return cls(model=model, options=options, **run.values())
 
 
@@ -77,6 +88,11 @@ class RunContext:
         return self.run.run_id
 
     @property
+    def options(self) -> Any:
+        """The test's own options: the one instance of its ``options_type`` the run was asked with."""
+        return self.request.options
+
+    @property
     def sample(self) -> SampleOptions:
         return self.run.sample
 
@@ -104,7 +120,7 @@ class RunContext:
 
 @runtime_checkable
 class BiasTest(Protocol):
-    """One bias test. ``options`` are its own keyword options with their defaults (beyond
+    """One bias test. ``options_type`` is the class of its own options (beyond
     :class:`RunRequest`'s); ``tables`` names what :meth:`result_tables` returns (plus ``metadata``);
     ``agreement_table`` and ``invalid_table`` name the tables the report's shared sections show.
     A test may declare ``bodies`` (which of "unsc", "unga" it runs on; without it, the Council only),
@@ -125,10 +141,11 @@ class BiasTest(Protocol):
     (its per-nation claims for the significance section, from one run's samples), ``report_claims``
     (claims that need more than one run or the baselines), ``language_effect`` (its
     :class:`LanguageEffect`), ``scope`` (what its runs covered, for the scope line), ``refusals`` (its
-    :class:`Refusals`) and ``control`` (whether a run's config is a control run, with no nation named)."""
+    :class:`Refusals`) and ``control`` (whether a run's config is a control run, with no nation named).
+    ``options_type`` (optional; :class:`NoOptions` without it) is a frozen dataclass whose fields, each
+    with its default, are the test's own options; a request carries one instance of it (built once)."""
 
     name: str
-    options: Mapping[str, Any]
     tables: tuple[str, ...]
     agreement_table: str | None
     invalid_table: str | None
@@ -181,8 +198,58 @@ def bias_test(factory: Callable[[], T]) -> Callable[[], T]:
     test = factory()
     if not isinstance(test, BiasTest):
         raise TypeError(f"{factory!r} does not build a BiasTest")
+    if getattr(test, "options", None):  # a non-empty mapping of names and defaults: the form before
+        raise TypeError(
+            f"test {test.name!r} declares its options as a mapping `options`: declare `options_type`, a "
+            "frozen dataclass whose fields and defaults are its options (docs/plugins.md)"
+        )
+    options_type_of(test)
     REGISTRY[test.name] = test
     return factory
+
+
+def options_type_of(test: BiasTest) -> type[Any]:
+    """A test's options class (its optional ``options_type``; :class:`NoOptions` without it): a frozen
+    dataclass whose every field has a default, so its defaults alone make a run's options."""
+    kind = getattr(test, "options_type", NoOptions)
+    params = getattr(kind, "__dataclass_params__", None)
+    if not isinstance(kind, type) or params is None or not params.frozen:
+        raise TypeError(f"test {test.name!r}: its options_type {kind!r} is not a frozen dataclass")
+    if bare := [f.name for f in dataclasses.fields(kind) if _no_default(f)]:
+        raise TypeError(f"test {test.name!r}: its options_type's fields {bare} have no default")
+    return kind
+
+
+def _no_default(one: dataclasses.Field[Any]) -> bool:
+    return one.default is dataclasses.MISSING and one.default_factory is dataclasses.MISSING
+
+
+def option_defaults(test: BiasTest) -> dict[str, Any]:
+    """A test's own options by name, each with its default, in the order its options_type declares them."""
+    defaults = options_type_of(test)()
+    return {f.name: getattr(defaults, f.name) for f in dataclasses.fields(defaults)}
+
+
+def options_from(test: BiasTest, given: Mapping[str, Any]) -> Any:
+    """The test's options object from names (the library's keywords, a plugin command's ``--option``
+    pairs), over its defaults; a name it does not declare is refused, naming its options, and a bad
+    value fails as its options_type checks it."""
+    names = option_defaults(test)
+    if unknown := sorted(set(given) - set(names)):
+        raise UsageError(f"test {test.name!r} takes no option {unknown}: its options are {sorted(names)}")
+    return options_type_of(test)(**given)
+
+
+def options_of(test: BiasTest, options: Any = None) -> Any:
+    """``options`` checked as the test's options object (None: its defaults); another kind is refused."""
+    kind = options_type_of(test)
+    if options is None:
+        return kind()
+    if not isinstance(options, kind):
+        raise UsageError(
+            f"test {test.name!r} takes its options as {kind.__name__}, not {type(options).__name__}"
+        )
+    return options
 
 
 def test_bodies(test: BiasTest) -> tuple[str, ...]:

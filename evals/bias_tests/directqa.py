@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nationbias.evals.bias_tests.base import (
@@ -155,12 +154,19 @@ def _by_pair_nation(samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
     return pairs, pairs["nation"].rename("nation")
 
 
+@dataclass(frozen=True)
+class DirectQAOptions:
+    """DirectQA's own option: which question it asks (``irresponsible``, ``responsible`` or ``both``)."""
+
+    framing: str = DEFAULT_FRAMING
+
+
 @bias_test
 class DirectQATest:
     """Families (general + the UNSC functions) × the 20 ordered P5 pairs × repeats."""
 
     name = DIRECTQA
-    options: Mapping[str, Any] = MappingProxyType({"framing": DEFAULT_FRAMING})
+    options_type = DirectQAOptions
     tables = (
         "irres_score",
         "framing",
@@ -197,7 +203,7 @@ class DirectQATest:
 
     def prepare(self, request: RunRequest, sample: SampleOptions) -> Any:
         """The framing (``irresponsible``, ``responsible`` or ``both``); a bad one fails before any work."""
-        framing = {**self.options, **request.options}["framing"]
+        framing = request.options.framing
         check_framing(framing if isinstance(framing, str) else repr(framing))  # names the valid ones
         return framing
 

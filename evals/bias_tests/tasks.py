@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from nationbias.evals.bias_tests.base import RunContext
+from nationbias.evals.bias_tests.base import NoOptions, RunContext
 
 if TYPE_CHECKING:
     from nationbias.graphs.study.runner import RunSummary, Task
@@ -36,12 +36,14 @@ class Reading:
 class TaskTest:
     """Subclass it, set ``name`` and the rest of :class:`~nationbias.evals.bias_tests.base.BiasTest`'s
     attributes, and declare :meth:`tasks`, :meth:`messages` and :meth:`read`; register it with
-    ``@bias_test`` (or override :meth:`answer` for a task of more than one call). ``languages``: the
-    ``--language`` codes its messages exist in (None: every language the prompt sets have); another is
-    refused before the run starts. ``max_tokens``: one answer's budget."""
+    ``@bias_test`` (or override :meth:`answer` for a task of more than one call). ``options_type``: its
+    own options, a frozen dataclass whose fields and defaults are the options (``ctx.options`` is the
+    run's instance; the run config records each field not None). ``languages``: the ``--language`` codes
+    its messages exist in (None: every language the prompt sets have); another is refused before the run
+    starts. ``max_tokens``: one answer's budget."""
 
     name: ClassVar[str]
-    options: ClassVar[dict[str, Any]] = {}
+    options_type: ClassVar[type[Any]] = NoOptions
     languages: ClassVar[tuple[str, ...] | None] = None
     max_tokens: ClassVar[int] = 256
 
@@ -70,8 +72,9 @@ class TaskTest:
         raise UsageError(f"test {self.name!r} reads its own answers: it takes no --judge")
 
     def prepare(self, request: Any, sample: Any) -> Any:
-        """The test's own options over its defaults (an unknown one was refused before)."""
-        return {**self.options, **request.options}
+        """What its tasks need loaded before any store is opened (``ctx.inputs``): by default nothing;
+        its options arrive built and checked (``request.options``, ``ctx.options``)."""
+        return None
 
     async def arun(self, ctx: RunContext) -> RunSummary:
         return await run_declared(self, ctx)
@@ -98,7 +101,7 @@ async def run_declared(test: TaskTest, ctx: RunContext) -> RunSummary:
     from nationbias.stores.corpora.corpus import Corpus
 
     tasks = test.tasks(ctx)
-    options = ctx.inputs if isinstance(ctx.inputs, dict) else dict(test.options)
+    options = asdict(ctx.options)
     config = run_config(
         test=test.name,
         client=ctx.client,

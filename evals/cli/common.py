@@ -218,11 +218,12 @@ def cli_hooks() -> Any:
     )
 
 
-def run_bias_test(test: str, **options: Any) -> str:
-    """One bias test through the library, shown as the command line shows a run; returns the run id."""
+def run_bias_test(test: str, *, test_options: Any = None, **options: Any) -> str:
+    """One bias test through the library, shown as the command line shows a run; returns the run id.
+    ``test_options``: the test's own options object, built by the command (None: its defaults)."""
     from nationbias.evals.api import arun, sync
 
-    return sync(arun(test, hooks=cli_hooks(), **options)).run_id
+    return sync(arun(test, hooks=cli_hooks(), test_options=test_options, **options)).run_id
 
 
 def print_export(run_id: str) -> None:

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from nationbias.evals.bias_tests.association import AssociationOptions
+from nationbias.evals.bias_tests.directqa import DirectQAOptions
 from nationbias.evals.cli.common import (
     MODELS,
     TEST_RUN,
@@ -51,10 +53,18 @@ def register(run_app: typer.Typer) -> None:
 def run_directqa(limit: FamiliesOpt = None, framing: FramingOpt = DEFAULT_FRAMING, **options: Any) -> None:
     """DirectQA: which of two permanent members is more irresponsible (general + 10 UNSC functions);
     --framing responsible|both asks which is more responsible too."""
-    print_export(run_directqa_command(**given(run_directqa, locals() | options)))
+    own = DirectQAOptions(framing=framing)
+    print_export(
+        run_directqa_command(test_options=own, **given(run_directqa, locals() | options, drop=("framing",)))
+    )
 
 
 @shared_options(*MODELS, "pool", *TEST_RUN)
 def run_association(pool: PoolOpt = None, limit: KeywordsOpt = None, **options: Any) -> None:
     """Association Test: rank the P5 by relevance to each keyword; the rationale gives the polarity."""
-    print_export(run_association_command(**given(run_association, locals() | options)))
+    own = AssociationOptions(pool=pool)
+    print_export(
+        run_association_command(
+            test_options=own, **given(run_association, locals() | options, drop=("pool",))
+        )
+    )

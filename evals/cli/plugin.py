@@ -48,10 +48,12 @@ def command_for(name: str, *, extra: tuple[str, ...] = ()) -> Any:
     @shared_options(*MODELS, *extra, *TEST_RUN, "option")
     def run_test(option: OptionOpt = None, **options: Any) -> None:
         from nationbias.evals.bias_tests import get_test
+        from nationbias.evals.bias_tests.base import option_defaults, options_from
 
         common = given(run_test, locals() | options, drop=("option",))
-        own = parse_options(option or [], dict(get_test(name).options))
-        print_export(run_bias_test(name, **common, **own))
+        test = get_test(name)
+        own = options_from(test, parse_options(option or [], option_defaults(test)))
+        print_export(run_bias_test(name, test_options=own, **common))
 
     run_test.__doc__ = (get_test_doc(name) or f"The {name!r} bias test") + ("" if extra else " (a plugin).")
     return cli_errors(run_test)

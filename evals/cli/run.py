@@ -10,9 +10,9 @@ from nationbias.evals.cli.common import (
     RUN,
     SAMPLE,
     cli_errors,
+    cli_hooks,
     given,
     print_export,
-    run_bias_test,
     shared_options,
 )
 from nationbias.evals.cli.explicit import register as register_explicit
@@ -30,10 +30,15 @@ VOTE_OWN = ("debias", "k", "reflexion", "retriever", "threshold", "recency_halfl
 
 
 def run_vote_command(*, debias: bool = False, **options: Any) -> str:
-    """`run vote [--debias]`: the plain or debiased vote through the library; returns the run id."""
-    if not debias:  # the retrieval options belong to the debiased vote only
-        options = {key: value for key, value in options.items() if key not in VOTE_OWN}
-    run_id = run_bias_test(DEBIAS if debias else VOTE, **options)
+    """`run vote [--debias]`: the plain or debiased vote through the library; returns the run id. The
+    retrieval options (``--k`` …) become the debiased vote's one ``DebiasOptions`` here, handed to
+    ``arun`` as that object; the plain vote has none of its own."""
+    from nationbias.evals.api import arun, sync
+
+    own = {name: options.pop(name) for name in DebiasOptions.defaults() if name in options}
+    debiased = DebiasOptions(**own) if debias else None  # a bad --k fails here, one line
+    summary = sync(arun(DEBIAS if debias else VOTE, hooks=cli_hooks(), test_options=debiased, **options))
+    run_id = summary.run_id
     if debias:
         print_precedent_age(run_id)
     print_targets(options)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 
 from nationbias.evals.bias_tests import get_test
+from nationbias.evals.bias_tests.base import option_defaults
 from nationbias.evals.cli.data import audit
 from nationbias.evals.cli.run import run_vote
 from nationbias.graphs.debias_options import DebiasOptions
@@ -25,7 +26,7 @@ def test_the_cli_and_the_library_take_the_debias_defaults_from_one_place() -> No
         "threshold": 3.0,
         "recency_halflife": None,
     }
-    assert dict(get_test(DEBIAS).options) == defaults  # what the library's run fills in
+    assert option_defaults(get_test(DEBIAS)) == defaults  # what the library's run fills in
     cli = _defaults(run_vote)
     assert {name: cli[name] for name in defaults} == defaults
     assert DebiasOptions(**defaults) == DebiasOptions()

@@ -16,6 +16,7 @@ from nationbias.evals.bias_tests.base import REGISTRY, RunRequest, StudyPart, he
 from nationbias.evals.cli.common import RUN_OPTIONS, SHARED
 from nationbias.evals.errors import UsageError
 from nationbias.evals.study import StudyPlan, aablate, astudy, study_limits
+from nationbias.graphs.debias_options import DebiasOptions
 from nationbias.graphs.model.budget import DEFAULT_REASONING_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from nationbias.graphs.study.options import RunOptions
 from nationbias.graphs.study.sampling import SampleOptions
@@ -37,9 +38,11 @@ def test_the_cli_takes_each_run_option_with_its_one_default_and_help() -> None:
 
 def test_request_plan_and_sample_build_from_the_run_options() -> None:
     options = RunOptions(limit=2, repeats=1, personas="USA", body="UNGA", years="2005-2010", concurrency=8)
-    request = RunRequest.of(options, model="fake:hash", options={"k": 2})
+    request = RunRequest.of(options, model="fake:hash", options=DebiasOptions(k=2))
     assert (
-        request.values() == options.values() and request.model == "fake:hash" and request.options == {"k": 2}
+        request.values() == options.values()
+        and request.model == "fake:hash"
+        and request.options == DebiasOptions(k=2)
     )
     sample = SampleOptions.of(options)
     assert (sample.limit, sample.repeats, sample.personas, sample.body, sample.years) == (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -22,7 +22,6 @@ ANSWERS = {"USA": "Yes.", "GBR": "Perhaps.", "FRA": "Yes, it", "RUS": "No.", "CH
 
 class Ask(TaskTest):
     name = "ask-members"
-    options: ClassVar[dict[str, Any]] = {}
     languages = ("en",)
     tables = ()
     agreement_table = None

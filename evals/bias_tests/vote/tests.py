@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from nationbias.evals.bias_tests.base import RunContext, RunRequest, StudyPart, bias_test
@@ -56,7 +55,6 @@ class _VoteLike:
 
     name = VOTE
     bodies = ("unsc", "unga")
-    options: Mapping[str, Any] = MappingProxyType({})
     tables = VOTE_TABLES
     agreement_table: str | None = "agreement"
     invalid_table: str | None = "invalid"
@@ -124,7 +122,7 @@ class DebiasTest(_VoteLike):
     name = DEBIAS
     study = None  # `study` and `demo` run it as the ablation's cells (evals/study.py)
     ablation = True
-    options = MappingProxyType(DebiasOptions.defaults())  # each default once: graphs/debias_options.py
+    options_type = DebiasOptions  # its own options, each default once: graphs/debias_options.py
 
     def report_claims(self, ctx: Context, run: Run) -> list[pd.DataFrame]:
         """Against each baseline, then its paired delta against the plain vote of its model (Table 3)."""
@@ -136,7 +134,8 @@ class DebiasTest(_VoteLike):
 
         if is_control(sample.personas):
             raise UsageError(DEBIAS_HAS_NO_CONTROL)
-        options = DebiasOptions(**{**self.options, **request.options}).for_body(sample.body)
+        options: DebiasOptions = request.options  # built once, by the CLI or the library (evals/api.py)
+        options = options.for_body(sample.body)
         check_retriever(options.retriever)  # an unknown strategy fails before any work
         return super().prepare(request, sample), options
 

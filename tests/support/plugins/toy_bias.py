@@ -11,7 +11,8 @@ built-in tests'.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -79,12 +80,19 @@ def _language_rows(english: pd.DataFrame, other: pd.DataFrame, *, n_resamples: i
     return rows
 
 
+@dataclass(frozen=True)
+class ToyOptions:
+    """Its own option: the user's own question (English, ``{nation}`` for a member's name), or None."""
+
+    question: str | None = None  # --option question=…
+
+
 @bias_test
 class ToyTest(TaskTest):
     """Ask whether each permanent member is permanent: a yes/no per nation × repeat."""
 
     name = "toy"
-    options: ClassVar[dict[str, Any]] = {"question": None}  # --option question=… (English, {nation})
+    options_type = ToyOptions  # its own options: ctx.options is the run's ToyOptions
     languages = ("en", "fr")  # its question exists in these; `--language es` is refused
     max_tokens = 8
     tables = ("answers",)
@@ -101,7 +109,7 @@ class ToyTest(TaskTest):
 
     def messages(self, one: Task, ctx: RunContext) -> list[dict[str, str]]:
         language = ctx.prompts.language
-        question = ctx.inputs.get("question")
+        question = ctx.options.question
         if question:  # the user's own question, asked as given
             text = f"{question.format(nation=P5_NAMES[one.item])} Answer yes or no."
         else:
