@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -38,12 +39,15 @@ class TaskTest:
     attributes, and declare :meth:`tasks`, :meth:`messages` and :meth:`read`; register it with
     ``@bias_test`` (or override :meth:`answer` for a task of more than one call). ``options_type``: its
     own options, a frozen dataclass whose fields and defaults are the options (``ctx.options`` is the
-    run's instance; the run config records each field not None). ``languages``: the ``--language`` codes
+    run's instance; the run config records each field not None). ``wording``: the texts its messages are
+    made from (its templates, by name and language); the run config records their sha256, and a resume
+    with other wording is refused as one with another option is. ``languages``: the ``--language`` codes
     its messages exist in (None: every language the prompt sets have); another is refused before the run
     starts. ``max_tokens``: one answer's budget."""
 
     name: ClassVar[str]
     options_type: ClassVar[type[Any]] = NoOptions
+    wording: ClassVar[Mapping[str, Any]] = {}
     languages: ClassVar[tuple[str, ...] | None] = None
     max_tokens: ClassVar[int] = 256
 
@@ -93,6 +97,14 @@ def _tasks_digest(tasks: list[Task]) -> str:
     return hashlib.sha256(json.dumps(ids).encode()).hexdigest()
 
 
+def wording_sha256(test: TaskTest) -> str | None:
+    """The sha256 of the texts a test declares its messages are made from (None: it declares none)."""
+    if not test.wording:
+        return None
+    text = json.dumps(test.wording, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 async def run_declared(test: TaskTest, ctx: RunContext) -> RunSummary:
     """Record the run's config, then answer every task not yet stored, ``ctx.request.concurrency`` at a
     time, through the run's client (so batch, dry run and the cost cap apply)."""
@@ -111,6 +123,8 @@ async def run_declared(test: TaskTest, ctx: RunContext) -> RunSummary:
         prompt_set=ctx.prompts,
         extra={key: value for key, value in options.items() if value is not None},
     )
+    if (wording := wording_sha256(test)) is not None:  # compared on resume (stores/state/runstore.py)
+        config["wording_sha256"] = wording
     ctx.store.create_run(ctx.run_id, config)
 
     async def worker(one: Task) -> SampleRow:

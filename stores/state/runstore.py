@@ -69,10 +69,11 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # What decides a run's answers: resuming with any of them changed would mix two experiments in one run.
 # The sample size (--limit, --repeats) may grow, and a server may move (base URLs): not compared.
 # A key a run made before it existed (prompt_set, budget, language) is not compared: the prompt versions
-# still are (a template in another language has another ref).
+# still are (a template in another language has another ref). wording_sha256: a task test's own texts
+# (evals/bias_tests/tasks.py), which no prompt set's template holds.
 RESUME_KEYS = (
     "test", "model", "params", "prompt_set", "language", "text_language", "prompt_versions", "budget", "seed",
-    "data_sha256",
+    "data_sha256", "wording_sha256",
 )  # fmt: skip
 # A key added after runs were made, with the value a run stored without it had: compared (--targets).
 KEYS_BEFORE = {"targets": "failed"}

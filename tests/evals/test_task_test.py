@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -14,6 +14,7 @@ import nationbias
 from nationbias.evals.bias_tests.base import REGISTRY
 from nationbias.evals.bias_tests.plugin import P5, Reading, RunContext, Task, TaskTest, bias_test, task
 from nationbias.evals.errors import UsageError
+from nationbias.stores.errors import InputError
 from nationbias.stores.state.runstore import RunStore
 from tests.support.fixtures import FaultServerFactory
 
@@ -81,6 +82,7 @@ def test_the_framework_runs_a_task_test_and_resumes_it(
     assert samples["raw"].notna().all() and (samples["model_calls"] == 1).all()
     config = RunStore(isolated_home / "runs.sqlite").get_run("ask")
     assert config["test"] == Ask.name and config["language"] == "en" and config["data_sha256"]
+    assert "wording_sha256" not in config  # it declares no wording of its own
 
     again = nationbias.run(Ask.name, **run, repeats=2, run_id="ask")
     assert again.skipped == 10 and server.count() == 10  # resumed: nothing asked twice
@@ -90,3 +92,29 @@ def test_the_framework_runs_a_task_test_and_resumes_it(
     with pytest.raises(UsageError, match="test 'ask-members' reads its own answers: it takes no --judge"):
         nationbias.run(Ask.name, **run, judge="openai-compatible:fault-model", run_id="ask-judged")
     assert server.count() == 10
+
+
+class Worded(Ask):
+    name = "ask-worded"
+    wording: ClassVar[dict[str, Any]] = {"question": "Member {nation}: permanent? Answer yes or no."}
+
+
+@pytest.fixture
+def worded() -> Iterator[None]:
+    bias_test(Worded)
+    yield
+    REGISTRY.pop(Worded.name)
+
+
+def test_a_resume_with_other_wording_is_refused_as_one_with_another_option(
+    worded: None, fault_server: FaultServerFactory, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = fault_server(responder=_answer)
+    run = {"model": "openai-compatible:fault-model", "base_url": server.base_url, "show_progress": False}
+    assert nationbias.run(Worded.name, **run, repeats=1, run_id="worded").done == 5
+    stored = RunStore(isolated_home / "runs.sqlite").get_run("worded")["wording_sha256"]
+    assert nationbias.run(Worded.name, **run, repeats=1, run_id="worded").skipped == 5  # same wording
+    monkeypatch.setattr(Worded, "wording", {"question": "Member {nation}: a permanent one? Yes or no."})
+    with pytest.raises(InputError, match=f"run 'worded' was started with wording_sha256='{stored}', not '"):
+        nationbias.run(Worded.name, **run, repeats=1, run_id="worded")
+    assert server.count() == 5  # nothing asked under the other wording

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -93,6 +93,8 @@ class ToyTest(TaskTest):
 
     name = "toy"
     options_type = ToyOptions  # its own options: ctx.options is the run's ToyOptions
+    # what its messages are made from: a resume with other wording is refused
+    wording: ClassVar[dict[str, Any]] = {"questions": QUESTIONS, "names": NAMES}
     languages = ("en", "fr")  # its question exists in these; `--language es` is refused
     max_tokens = 8
     tables = ("answers",)
