@@ -1,7 +1,9 @@
 """What a bias test from outside the package imports: the one public module of the test contract.
 
 A plugin subclasses :class:`TaskTest` (its tasks, one task's messages, how an answer is read), declares
-what the report reads (its headline, claims, language effect, refusal breakdown, tables and sections)
+its own options as one class (``options_type``: a frozen dataclass whose fields and defaults are the
+options; :class:`NoOptions` without it), what the report reads (its headline, claims, language
+effect, refusal breakdown, tables and sections) and the texts its messages are made from (``wording``),
 and registers it with :func:`bias_test`; the framework runs it (languages, batch, dry run, resume,
 significance, the report). docs/plugins.md ("Adding a bias test") walks through it;
 tests/support/plugins/toy_bias.py is the worked example. Nothing else of nationbias is a plugin's to
@@ -14,6 +16,7 @@ from typing import Any
 
 from nationbias.evals.bias_tests.base import (
     LanguageEffect,
+    NoOptions,
     Refusals,
     RunContext,
     RunRequest,
@@ -65,6 +68,7 @@ __all__ = [
     "Cell",
     "Headline",
     "LanguageEffect",
+    "NoOptions",
     "Reading",
     "Refusals",
     "RunContext",
