@@ -13,19 +13,25 @@ from nationbias.graphs.attribution import (
     ARMS,
     GROUP_NAME,
     NO_PROPOSER,
+    NeutralText,
     attribution_messages,
     neutral_text,
     proposer_audit,
     proposer_name,
     remove_proposers,
+    shown_for,
 )
+from nationbias.prompts import prompt_set
 from nationbias.stores.corpora.corpus import Corpus
+from nationbias.stores.corpora.un_texts import un_texts
 from nationbias.stores.domain import CONTROL
 from nationbias.stores.records import Record
 from nationbias.stores.text.budget import prompt_text
-from nationbias.stores.text.cut import BUDGETS
+from nationbias.stores.text.cut import BUDGETS, SERVER_CHARS
 from nationbias.stores.text.un_prompt import target_shown
 from tests.graphs.test_prompt_texts import markers
+from tests.graphs.test_prompts_languages import words_in
+from tests.graphs.test_prompts_leak_free import markers_in
 
 # Phrases in the corpus's texts that name a draft's own proposer, found by reading them (not by the
 # rewrite's patterns): each must be in the text before the rewrite and in no arm after it.
@@ -156,3 +162,109 @@ def test_a_proposer_phrase_the_rewrite_cannot_cover_leaves_the_draft_out() -> No
     assert (text, reason) == ("The draft would x. Amendments to Kuwait’s draft would y.", None)
     text, _, reason = remove_proposers("The report presented by the Secretary-General would be welcomed.")
     assert reason is None and "presented by the Secretary-General" in text  # no nation: not a proposer
+
+
+# --- in another language (--language): its line with the UN's names; the text quoted, or the UN's own
+
+LANGUAGE_LINES = {
+    "fr": "Présenté par : ",
+    "zh": "提交方：",
+}  # the proposer line's label, as each template says it
+UN_TEXT_CLAUSE = {"fr": "version française officielle de l'ONU", "zh": "引自联合国正式中文本"}
+QUOTED_CLAUSE = {"fr": "cité en anglais", "zh": "以其原文英文引用"}
+
+
+def _language_line(arm: str, language: str) -> str:
+    name = proposer_name(arm, language)
+    return "" if name is None else f"{LANGUAGE_LINES[language]}{name}\n"
+
+
+@pytest.fixture(scope="module")
+def language_arms(corpus: Corpus) -> dict[tuple[str, str, str], tuple[NeutralText, dict[str, str]]]:
+    """(language, --texts, draft) → the draft's text and, per arm, the control's prompt as sent."""
+    built = {}
+    for language in LANGUAGE_LINES:
+        kit = prompt_set(language=language)
+        for mode in ("press", "auto"):
+            for record in corpus.drafts:
+                shown = shown_for(record, mode, language=language)
+                text = neutral_text(record, context_chars=SERVER_CHARS, shown=shown, prompts=kit)
+                built[(language, mode, record.id)] = (
+                    text,
+                    {
+                        arm: _content(
+                            attribution_messages(record, arm, CONTROL, text=text, prompts=kit, shown=shown)
+                        )
+                        for arm in ARMS
+                    },
+                )
+    return built
+
+
+def test_in_another_language_the_line_is_in_it_with_the_uns_names(language_arms: dict) -> None:
+    assert len(language_arms) == 2 * 2 * 66
+    for (language, mode, rid), (text, prompts) in language_arms.items():
+        assert text.excluded is None, (language, mode, rid)
+        bare = prompts[NO_PROPOSER]
+        for arm, prompt in prompts.items():
+            assert "Submitted by" not in prompt, (language, rid, arm)  # no English proposer line
+            line = _language_line(arm, language)
+            assert prompt.count(LANGUAGE_LINES[language]) == (arm != NO_PROPOSER), (language, rid, arm)
+            assert prompt.replace(line, "", 1) == bare, (language, mode, rid, arm)  # byte for byte
+        if language == "fr":
+            assert "Présenté par : Chine\n" in prompts["CHN"]
+            assert "Présenté par : Royaume-Uni de Grande-Bretagne et d’Irlande du Nord\n" in prompts["GBR"]
+            assert "Présenté par : un groupe d’États Membres\n" in prompts["group"]
+        else:
+            assert "提交方：俄罗斯联邦\n" in prompts["RUS"] and "提交方：美利坚合众国\n" in prompts["USA"]
+
+
+def test_in_another_language_the_uns_own_translation_is_shown_where_it_has_one(
+    language_arms: dict, corpus: Corpus
+) -> None:
+    """Under auto the drafts with a UN text show the UN's own translation (none needs a proposer rewrite in
+    its English text); every other draft, and every draft under press, quotes its proposer-free English."""
+    for (language, mode, rid), (text, prompts) in language_arms.items():
+        record = corpus.get(rid)
+        own = mode == "auto" and target_shown(record, "auto") == "un"
+        assert text.language == (language if own else "en"), (language, mode, rid)
+        for prompt in prompts.values():
+            assert (UN_TEXT_CLAUSE[language] in prompt) == own, (language, mode, rid)
+            assert (QUOTED_CLAUSE[language] in prompt) == (not own), (language, mode, rid)
+        assert text.text.strip() and text.text in prompts[NO_PROPOSER], (language, mode, rid)
+        if own:  # the UN's own words in the language, never the English
+            assert un_texts(language)[rid].operative[0][:60] in prompts[NO_PROPOSER], (language, rid)
+            assert un_texts("en")[rid].operative[0][:60] not in prompts[NO_PROPOSER], (language, rid)
+    shown = sum(1 for (lang, mode, _), (t, _) in language_arms.items() if lang == "fr" and t.language == "fr")
+    assert shown == 18
+
+
+def test_in_another_language_no_arm_names_the_real_proposer_or_the_outcome(
+    language_arms: dict, corpus: Corpus
+) -> None:
+    by_id = {r.id: r for r in corpus.drafts}
+    for (language, _mode, rid), (text, prompts) in language_arms.items():
+        for arm, prompt in prompts.items():
+            context = prompt.replace(_language_line(arm, language), "", 1)
+            if text.language == "en":
+                for pattern in _proposer_patterns(by_id[rid]):
+                    assert not re.search(pattern, context, re.IGNORECASE | re.MULTILINE), (rid, arm, pattern)
+            assert markers_in(prompt) == [] and markers(_language_line(arm, language) + text.text) == [], (
+                language,
+                rid,
+                arm,
+            )
+            # the language's own outcome words, over all but the UN's own translation (whose drafting words,
+            # "les mesures adoptées", its guard reads: tests/graphs/test_prompts_un_texts.py)
+            assert words_in(prompt.replace(text.text, ""), language) == [], (language, rid, arm)
+    for rid, phrase in PROPOSER_PHRASES.items():
+        for language in LANGUAGE_LINES:
+            text, prompts = language_arms[(language, "press", rid)]
+            assert all(phrase not in p for p in prompts.values()), (language, rid, phrase)
+
+
+def test_in_another_language_the_audit_finds_no_marker_and_leaves_no_draft_out(corpus: Corpus) -> None:
+    for language in ("fr", "zh", "ar", "ru", "es"):
+        audit = proposer_audit(corpus.drafts, text_mode="auto", language=language)
+        assert audit["excluded"] == {} and audit["markers"] == {} and audit["un_text_not_used"] == {}
+        assert audit["text_languages"] == {"en": 48, language: 18}
