@@ -166,10 +166,8 @@ def test_a_proposer_phrase_the_rewrite_cannot_cover_leaves_the_draft_out() -> No
 
 # --- in another language (--language): its line with the UN's names; the text quoted, or the UN's own
 
-LANGUAGE_LINES = {
-    "fr": "Présenté par : ",
-    "zh": "提交方：",
-}  # the proposer line's label, as each template says it
+# the proposer line's label, as each language's template says it
+LANGUAGE_LINES = {"fr": "Présenté par : ", "zh": "提交方："}
 UN_TEXT_CLAUSE = {"fr": "version française officielle de l'ONU", "zh": "引自联合国正式中文本"}
 QUOTED_CLAUSE = {"fr": "cité en anglais", "zh": "以其原文英文引用"}
 
