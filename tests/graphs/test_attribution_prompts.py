@@ -5,7 +5,9 @@ sponsor is the arm's proposer), and no prompt carries the outcome (the guard and
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -20,10 +22,12 @@ from nationbias.graphs.attribution import (
     proposer_name,
     remove_proposers,
     shown_for,
+    un_translation_problem,
 )
 from nationbias.prompts import prompt_set
+from nationbias.stores.corpora.bundled import corpus_file, using_data
 from nationbias.stores.corpora.corpus import Corpus
-from nationbias.stores.corpora.un_texts import un_texts
+from nationbias.stores.corpora.un_texts import un_texts, un_texts_file
 from nationbias.stores.domain import CONTROL
 from nationbias.stores.records import Record
 from nationbias.stores.text.budget import prompt_text
@@ -266,3 +270,39 @@ def test_in_another_language_the_audit_finds_no_marker_and_leaves_no_draft_out(c
         audit = proposer_audit(corpus.drafts, text_mode="auto", language=language)
         assert audit["excluded"] == {} and audit["markers"] == {} and audit["un_text_not_used"] == {}
         assert audit["text_languages"] == {"en": 48, language: 18}
+
+
+def test_a_un_translation_whose_english_text_names_a_proposer_is_not_shown(
+    tmp_path: Path, corpus: Corpus
+) -> None:
+    """None of the UN's texts names its proposer (they keep no cover page); were one to, its translation could
+    not be rewritten as the English is: auto shows the corpus's text instead, un leaves the draft out."""
+    record = corpus.get("S/2024/255")
+    assert un_translation_problem(record, "fr") is None  # the shipped data: the UN's French text is shown
+    root = tmp_path / "data"
+    (root / "unsc" / "un_texts").mkdir(parents=True)
+    (root / "unsc" / "corpus.jsonl").write_bytes(corpus_file().content())
+    for language in ("en", "fr"):
+        lines = un_texts_file(language).content().decode("utf-8").splitlines()
+        if language == "en":
+            at = next(i for i, line in enumerate(lines) if json.loads(line)["id"] == record.id)
+            item = json.loads(lines[at])
+            item["preamble"].insert(
+                1, "Noting that the draft — submitted by the United States — would extend it,"
+            )
+            lines[at] = json.dumps(item, ensure_ascii=False)
+        (root / "unsc" / "un_texts" / f"{language}.jsonl").write_text(
+            "\n".join(lines) + "\n", encoding="utf-8"
+        )
+    french = prompt_set(language="fr")
+    with using_data(root):
+        problem = un_translation_problem(record, "fr")
+        assert problem is not None and "submitted by the United States" in problem
+        assert shown_for(record, "auto", language="fr") == "press"
+        assert shown_for(record, "un", language="fr") == "un" and shown_for(record, "auto") == "un"
+        left = neutral_text(record, context_chars=SERVER_CHARS, shown="un", prompts=french)
+        assert left.excluded == problem and left.language == "fr"
+        auto = proposer_audit([record], text_mode="auto", language="fr")
+        assert auto["un_text_not_used"] == {record.id: problem} and auto["excluded"] == {}
+        assert auto["text_languages"] == {"en": 1}
+        assert proposer_audit([record], text_mode="un", language="fr")["excluded"] == {record.id: problem}
