@@ -150,6 +150,11 @@ _PHRASES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     ),
 )
 _POSSESSIVE = re.compile(rf"(?P<who>{_NAME})(?:’s|'s|’|') (?P<noun>draft|text|proposal)")
+# "The Russian text would", "By the Russian text,": a nation's demonym (or US, UK) before the noun
+_DEMONYM = re.compile(
+    r"\b(?P<who>[A-Z][a-z]+(?:ian|ean|ese|ish|ch|i)|American|U\.S\.|US|UK) "
+    r"(?P<noun>draft(?: resolution)?|text|resolution|proposal)\b"
+)
 _OTHER_DRAFT = re.compile(r"\b(?:amendments? to|amend(?:ing)?|competing|rival|instead of)\s*$", re.I)
 _SPONSORS_LINE = re.compile(r"^Sponsors: .*(?:\n|$)", re.M)
 # After the rewrite nothing of this kind may remain; a text that keeps one is left out.
@@ -216,6 +221,15 @@ def remove_proposers(text: str) -> tuple[str, tuple[ProposerRewrite, ...], str |
         return new
 
     text = _POSSESSIVE.sub(possessive, text)
+
+    def demonym(match: re.Match[str]) -> str:
+        before = re.sub(r"\b[Tt]he\s*$", "", text[: match.start()])
+        if to_iso3(match["who"]) is None or _OTHER_DRAFT.search(before):
+            return match[0]  # no nation, or another draft's author (the text amends it)
+        rewrites.append(ProposerRewrite(match[0], match["noun"], "a proposer's demonym"))
+        return match["noun"]
+
+    text = _DEMONYM.sub(demonym, text)
     left = [
         m[0]
         for m in _RESIDUE.finditer(text)

@@ -53,6 +53,15 @@ PROPOSER_PHRASES = {
     "S/2024/239": "presented by the United States",
     "S/2024/255": "presented by the United States",
 }
+# …and by a demonym ("the Russian text"). No text of the corpus names another draft so, so none may stay.
+DEMONYM_PHRASES = {
+    "S/2020/683": "By the Russian text",
+    "S/2023/795": "The Russian resolution",
+    "S/2024/383": "The Russian text",
+}
+P5_DEMONYM = (
+    r"\b(?:Russian|American|US|U\.S\.|Chinese|French|British|UK) (?:draft|text|resolution|proposal)\b"
+)
 # A nation in another role stays: the author of the draft S/2018/520 amends, a party named in a text.
 OTHER_ROLES = {"S/2018/520": "Kuwait’s draft"}
 
@@ -103,7 +112,7 @@ def test_a_drafts_arms_differ_only_in_the_proposer_line(arms: dict) -> None:
 
 def test_no_arm_names_the_real_proposer(arms: dict, corpus: Corpus) -> None:
     by_id = {r.id: r for r in corpus.drafts}
-    for rid, phrase in PROPOSER_PHRASES.items():
+    for rid, phrase in [*PROPOSER_PHRASES.items(), *DEMONYM_PHRASES.items()]:
         assert phrase in prompt_text(by_id[rid], budget=3000).text, rid  # the check can fail
         for (draft, *_), prompts in arms.items():
             if draft == rid:
@@ -117,7 +126,7 @@ def _proposer_patterns(record: Record) -> list[str]:
     names = {n for s in record.sponsors for n in re.split(r",? and |, ", s) if n.strip()}
     names |= {"Russia"} if "Russian Federation" in names else set()
     names |= {"United States"} if any("United States" in n for n in names) else set()
-    out = [r"^Sponsors:"]
+    out = [r"^Sponsors:", P5_DEMONYM]
     for name in names:
         who = re.escape(name.strip())
         out += [
@@ -152,9 +161,9 @@ def test_no_prompt_carries_the_outcome(arms: dict, corpus: Corpus) -> None:
 
 def test_the_rewrites_are_counted_per_draft(corpus: Corpus) -> None:
     audit = proposer_audit(corpus.drafts, text_mode="press")
-    assert set(PROPOSER_PHRASES) <= {rid for rid, found in audit["rewrites"].items() if found}
+    assert {*PROPOSER_PHRASES, *DEMONYM_PHRASES} <= {rid for rid, found in audit["rewrites"].items() if found}
     assert audit["drafts_rewritten"] == sum(1 for found in audit["rewrites"].values() if found)
-    assert audit["phrases_rewritten"] >= len(PROPOSER_PHRASES)
+    assert audit["phrases_rewritten"] >= len(PROPOSER_PHRASES) + len(DEMONYM_PHRASES)
 
 
 def test_a_proposer_phrase_the_rewrite_cannot_cover_leaves_the_draft_out() -> None:
@@ -166,6 +175,9 @@ def test_a_proposer_phrase_the_rewrite_cannot_cover_leaves_the_draft_out() -> No
     assert (text, reason) == ("The draft would x. Amendments to Kuwait’s draft would y.", None)
     text, _, reason = remove_proposers("The report presented by the Secretary-General would be welcomed.")
     assert reason is None and "presented by the Secretary-General" in text  # no nation: not a proposer
+    text, rewrites, _ = remove_proposers("By the Russian text, it would x. Amendments to the French draft y.")
+    assert text == "By the text, it would x. Amendments to the French draft y." and len(rewrites) == 1
+    assert remove_proposers("The Syria text would x.")[0] == "The Syria text would x."  # a topic, no demonym
 
 
 # --- in another language (--language): its line with the UN's names; the text quoted, or the UN's own
