@@ -16,6 +16,7 @@ from nationbias.graphs.attribution import (
     GROUP_NAME,
     NO_PROPOSER,
     NeutralText,
+    added_members,
     attribution_messages,
     neutral_text,
     proposer_audit,
@@ -318,3 +319,24 @@ def test_a_un_translation_whose_english_text_names_a_proposer_is_not_shown(
         assert auto["un_text_not_used"] == {record.id: problem} and auto["excluded"] == {}
         assert auto["text_languages"] == {"en": 1}
         assert proposer_audit([record], text_mode="un", language="fr")["excluded"] == {record.id: problem}
+
+
+def test_a_member_a_translation_names_and_its_english_text_does_not_is_found() -> None:
+    """What leaves a translated draft out: a permanent member named in the translation alone."""
+    english = "The draft would demand that all parties protect civilians in Darfur."
+    assert added_members(english, "Le projet, présenté par la Chine, exigerait …", "fr") == ["CHN"]
+    assert added_members(english, "该草案由美利坚合众国提交。", "zh") == ["USA"]
+    assert added_members(english, "Проект, внесённый Российской Федерацией, …", "ru") == ["RUS"]
+    assert (
+        added_members(english, "Le projet exigerait que toutes les parties protègent les civils.", "fr") == []
+    )
+    # Chinese words that hold a name's characters and are no name: 其中国际 (among them, international),
+    # 合法国家 (a lawful state)
+    assert added_members(english, "其中国际社会应支持合法国家机构。", "zh") == []
+    named = "The Russian Federation and China would be asked to report."
+    assert (
+        added_members(
+            named, "Il serait demandé à la Fédération de Russie et à la Chine de faire rapport.", "fr"
+        )
+        == []
+    )
