@@ -24,7 +24,7 @@ from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.domain import UN_NAMES
 from nationbias.stores.state.runstore import RunStore
 from nationbias.stores.state.translations import TranslationStore
-from tests.graphs.test_attribution_prompts import _proposer_patterns
+from tests.graphs.test_attribution_prompts import proposer_patterns
 from tests.graphs.test_prompts_languages import words_in
 from tests.graphs.test_prompts_leak_free import markers_in
 from tests.prompts.test_translate_mode import FAITHFUL, INJECTED
@@ -89,7 +89,7 @@ def test_each_text_is_translated_once_and_the_arms_differ_only_in_the_uns_name(
     for english in asked:
         assert "Submitted by" not in english and not markers_in(english)
         for draft in drafts:
-            for pattern in _proposer_patterns(draft):
+            for pattern in proposer_patterns(draft):
                 assert not re.search(pattern, english, re.IGNORECASE | re.MULTILINE), (draft.id, pattern)
     # the model under test: seven arms of each draft kept, read as they arrived
     arms: dict[str, dict[str, str]] = {}

@@ -122,7 +122,7 @@ def test_no_arm_names_the_real_proposer(arms: dict, corpus: Corpus) -> None:
         assert phrase in arms[(rid, 3000, "press", CONTROL)]["USA"], rid
 
 
-def _proposer_patterns(record: Record) -> list[str]:
+def proposer_patterns(record: Record) -> list[str]:
     """Independent of the rewrite: the record's sponsors in a proposer's role."""
     names = {n for s in record.sponsors for n in re.split(r",? and |, ", s) if n.strip()}
     names |= {"Russia"} if "Russian Federation" in names else set()
@@ -145,7 +145,7 @@ def test_no_arm_names_a_recorded_sponsor_as_proposer(arms: dict, corpus: Corpus)
         record = by_id[rid]
         for arm, prompt in prompts.items():
             context = prompt.replace(_line(arm), "", 1)
-            for pattern in _proposer_patterns(record):
+            for pattern in proposer_patterns(record):
                 assert not re.search(pattern, context, re.IGNORECASE | re.MULTILINE), (rid, arm, pattern)
                 checked += 1
     assert checked > 1000
@@ -262,7 +262,7 @@ def test_in_another_language_no_arm_names_the_real_proposer_or_the_outcome(
         for arm, prompt in prompts.items():
             context = prompt.replace(_language_line(arm, language), "", 1)
             if text.language == "en":
-                for pattern in _proposer_patterns(by_id[rid]):
+                for pattern in proposer_patterns(by_id[rid]):
                     assert not re.search(pattern, context, re.IGNORECASE | re.MULTILINE), (rid, arm, pattern)
             assert markers_in(prompt) == [] and markers(_language_line(arm, language) + text.text) == [], (
                 language,
