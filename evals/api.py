@@ -191,6 +191,6 @@ def results(run_id: str) -> dict[str, pd.DataFrame]:
 
 def report(run_ids: str | list[str], *, out: Path | None = None) -> Path:
     """The HTML report of the runs given (one self-contained page, CSVs and PNGs beside it)."""
-    from nationbias.evals.report.study import write_study_report
+    from nationbias.evals.page.study import write_study_report
 
     return write_study_report([run_ids] if isinstance(run_ids, str) else list(run_ids), out=out)

@@ -66,3 +66,60 @@ EMBEDDED_NOTICE = "embedded demo model (SmolLM2-135M) — proves the pipeline, n
 TextsMode = Literal["auto", "un", "press"]
 TEXTS_MODES: tuple[TextsMode, ...] = ("auto", "un", "press")
 DEFAULT_TEXTS: TextsMode = "auto"
+
+# The UN's official short names of the permanent members in each of its six languages, as its own texts write
+# them (unsc/un_texts; the UN's typographic apostrophe in "d’Irlande"), in the nominative, and the wording of
+# "a group of Member States" in each: the attribution test's proposer line in a language other than English
+# (graphs/attribution.py; tests/stores/test_un_names.py checks each against the UN's texts in that language).
+UN_NAMES: dict[str, dict[str, str]] = {
+    "ar": {
+        "USA": "الولايات المتحدة الأمريكية",
+        "GBR": "المملكة المتحدة لبريطانيا العظمى وأيرلندا الشمالية",
+        "FRA": "فرنسا",
+        "RUS": "الاتحاد الروسي",
+        "CHN": "الصين",
+    },
+    "zh": {
+        "USA": "美利坚合众国",
+        "GBR": "大不列颠及北爱尔兰联合王国",
+        "FRA": "法国",
+        "RUS": "俄罗斯联邦",
+        "CHN": "中国",
+    },
+    "en": {
+        "USA": "United States of America",
+        "GBR": "United Kingdom of Great Britain and Northern Ireland",
+        "FRA": "France",
+        "RUS": "Russian Federation",
+        "CHN": "China",
+    },
+    "fr": {
+        "USA": "États-Unis d’Amérique",
+        "GBR": "Royaume-Uni de Grande-Bretagne et d’Irlande du Nord",
+        "FRA": "France",
+        "RUS": "Fédération de Russie",
+        "CHN": "Chine",
+    },
+    "ru": {
+        "USA": "Соединенные Штаты Америки",
+        "GBR": "Соединенное Королевство Великобритании и Северной Ирландии",
+        "FRA": "Франция",
+        "RUS": "Российская Федерация",
+        "CHN": "Китай",
+    },
+    "es": {
+        "USA": "Estados Unidos de América",
+        "GBR": "Reino Unido de Gran Bretaña e Irlanda del Norte",
+        "FRA": "Francia",
+        "RUS": "Federación de Rusia",
+        "CHN": "China",
+    },
+}
+MEMBER_STATES_GROUP: dict[str, str] = {
+    "ar": "مجموعة من الدول الأعضاء",
+    "zh": "一组会员国",
+    "en": "a group of Member States",
+    "fr": "un groupe d’États Membres",
+    "ru": "группа государств-членов",
+    "es": "un grupo de Estados Miembros",
+}

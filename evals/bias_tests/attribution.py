@@ -341,6 +341,7 @@ class AttributionTest:
     invalid_table: str | None = "invalid"
     sections = (_attribution,)
     cli_options = ("personas", "targets", "texts")  # its `run` command's shared options beyond every test's
+    translates = True  # --translate-with: a draft's proposer-free text, once (graphs/attribution.py)
     # Not in `study` or `demo`: a study's voters are the P5, so even one draft is 7 arms × 5 voters × the
     # repeats, several minutes on the embedded model; run it with `nationbias run attribution`
     study: StudyPart | None = None

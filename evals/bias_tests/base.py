@@ -167,7 +167,7 @@ class BiasTest(Protocol):
 @dataclass(frozen=True, kw_only=True)
 class LanguageEffect:
     """A test's headline number asked in another language against English, for the report's language
-    section (evals/report/languages.py). ``rows(english, other, n_resamples=, seed=)`` takes the two runs'
+    section (evals/page/languages.py). ``rows(english, other, n_resamples=, seed=)`` takes the two runs'
     samples and returns one row per subject (a persona or a nation): ``subject``, ``metric``, ``english``,
     ``value``, ``delta`` (value − english), ``low``, ``high`` (its paired 95 % interval) and ``n_items``
     (the items both runs asked); ``effect_row`` (evals/tables/languages.py) builds one. ``good``: +1.0

@@ -26,7 +26,7 @@ from nationbias.evals.cli.common import (
 )
 from nationbias.evals.cli.cost import dry_running
 from nationbias.evals.cli.table_output import print_table
-from nationbias.evals.report.study import write_study_report
+from nationbias.evals.page.study import write_study_report
 from nationbias.evals.study import Cell, StudyPlan, astudy, demo_limits, describe, paper_cells
 from nationbias.evals.study import ablate as ablate_runs
 from nationbias.graphs.terminal_text import plain

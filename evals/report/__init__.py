@@ -1,6 +1,6 @@
-"""The self-contained HTML report: its context, sections, tables, figures and the sample browser.
+"""The report's parts: its context, figures, tables, headline rows and the sample browser.
 
-May import: the result tables (evals/tables/ and the registry's lookup beside evals/api.py),
-evals/stats/, evals/baselines/, evals/bias_tests/ (the registry, for each test's sections), graphs/,
-stores/; never evals/cli/. A test owns its headline (its ``headline``, made with headline.py).
+A test's sections are made of them; the page that lays the sections out is evals/page/. May import:
+evals/tables/, evals/stats/, evals/baselines/, graphs/, stores/; never evals/bias_tests/, evals/page/ or
+evals/cli/. A test owns its headline (its ``headline``, made with headline.py).
 """

@@ -20,7 +20,7 @@ class Run:
     config: dict[str, Any]
     samples: pd.DataFrame
     tables: dict[str, pd.DataFrame]
-    # the registered test the run belongs to (evals/bias_tests/base.py's BiasTest; evals/report/sections.py's
+    # the registered test the run belongs to (evals/bias_tests/base.py's BiasTest; evals/page/sections.py's
     # load_runs sets it): what the shared sections read from it; None reads as a test declaring nothing
     kind: Any = None
 

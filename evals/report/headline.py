@@ -1,6 +1,6 @@
 """A test's row on the report's first screen: what it measures, the figure with its interval, the bar it
 has to clear and the paper's number. Each test makes its own (its ``headline``, evals/bias_tests/base.py);
-evals/report/first_screen.py lays the rows out."""
+evals/page/first_screen.py lays the rows out."""
 
 from __future__ import annotations
 

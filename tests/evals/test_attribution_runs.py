@@ -139,20 +139,21 @@ def test_what_it_refuses(isolated_home: Path) -> None:
         nationbias.run("attribution", model="fake:favour", personas="all", limit=1)
 
 
-def test_in_another_language_the_english_text_is_quoted_with_its_english_proposer_line(
-    isolated_home: Path,
-) -> None:
-    """The proposer line belongs to the quoted English record: the UN's own translation is not used, since
-    its words would sit beside a line in English."""
+def test_in_another_language_the_proposer_line_is_in_it_beside_the_uns_own_text(isolated_home: Path) -> None:
+    """The line is the language's template with the UN's official name; a draft with the UN's own French text
+    shows it (its English text needs no proposer rewrite), as the vote does."""
     nationbias.run(
         "attribution", model="fake:favour", language="fr", texts="auto", years="2024", limit=1, repeats=1,
         personas="FRA", run_id="fr", show_progress=False,
     )  # fmt: skip
     frame = RunStore().samples_frame("fr")
-    assert len(frame) == 7 and frame["extra"].map(lambda e: e["context_kind"]).ne("un_text").all()
+    assert len(frame) == 7 and frame["extra"].map(lambda e: e["context_kind"]).eq("un_text").all()
     prompts = frame.set_index("persona")["messages"].map(lambda m: m[-1]["content"])
-    assert "Submitted by: China\n" in prompts["CHN|FRA"] and "France" in prompts["CHN|FRA"]
-    assert "Submitted by:" not in prompts["none|FRA"]
+    assert "Présenté par : Chine\n" in prompts["CHN|FRA"] and "version française" in prompts["CHN|FRA"]
+    assert "Présenté par : États-Unis d’Amérique\n" in prompts["USA|FRA"]
+    assert "Présenté par" not in prompts["none|FRA"] and not prompts.str.contains("Submitted by").any()
+    audit = RunStore().get_run("fr")["attribution_audit"]
+    assert audit["text_languages"] == {"fr": 1} and audit["un_text_not_used"] == {}
 
 
 def test_in_batches_the_rows_are_the_online_ones(

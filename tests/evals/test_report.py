@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from nationbias.evals.page.writer import BANNER, write_report
 from nationbias.evals.report.figures import DEMO_CAPTION
-from nationbias.evals.report.writer import BANNER, write_report
 from nationbias.stores.domain import P5
 from nationbias.stores.state.runstore import RunStore, SampleRow
 

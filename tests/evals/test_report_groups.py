@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from nationbias.evals.report.writer import write_report
+from nationbias.evals.page.writer import write_report
 from nationbias.stores.corpora.regions import regional_group
 from nationbias.stores.corpora.unga import assembly_votes
 from nationbias.stores.domain import VOTES

@@ -24,7 +24,7 @@ import pytest
 from sklearn.metrics import f1_score
 
 import nationbias
-from nationbias.evals.report.study import write_study_report
+from nationbias.evals.page.study import write_study_report
 from nationbias.stores.domain import P5
 from nationbias.stores.state.runstore import RunStore
 from tests.support.fault_server import FaultConfig, FaultServer

@@ -19,9 +19,9 @@ import nationbias
 from nationbias.evals.baselines.precedent_features import member_name, member_vote
 from nationbias.evals.baselines.precedent_model import NAMES, PrecedentModel
 from nationbias.evals.bias_tests.vote.precedents import EXPORT, TOP, precedents_section
+from nationbias.evals.page.writer import write_report
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.html import Page
-from nationbias.evals.report.writer import write_report
 from nationbias.stores.corpora.corpus import load_corpus
 from nationbias.stores.domain import slug
 from nationbias.stores.state.runstore import RunStore

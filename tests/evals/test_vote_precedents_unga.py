@@ -18,7 +18,7 @@ import pytest
 import nationbias
 from nationbias.evals.baselines.assembly_explain import explain_assembly
 from nationbias.evals.bias_tests.vote.precedents_unga import EXPORT
-from nationbias.evals.report.writer import write_report
+from nationbias.evals.page.writer import write_report
 from nationbias.stores.domain import slug
 from nationbias.stores.state.runstore import RunStore
 

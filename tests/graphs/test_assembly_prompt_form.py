@@ -91,7 +91,7 @@ def test_assembly_debias_prompts_say_the_date_once_without_blank_lines_or_missin
     assert config["precedent_age"]["recency_halflife"] == 10.0
 
     from nationbias.evals.bias_tests.vote.assembly import precedent_age_note
-    from nationbias.evals.report.sections import load_runs
+    from nationbias.evals.page.sections import load_runs
 
     (run,) = load_runs([summary.run_id], RunStore())
     note = precedent_age_note(run)

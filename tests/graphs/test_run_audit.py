@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nationbias.evals.report.writer import write_report
+from nationbias.evals.page.writer import write_report
 from nationbias.graphs.debias import DebiasOptions
 from nationbias.graphs.model.client import ModelClient
 from nationbias.graphs.study.audit import leak_audit, precedent_coverage

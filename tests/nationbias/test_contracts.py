@@ -150,15 +150,19 @@ FORBIDDEN = {
         "nationbias.evals.bias_tests",
         "nationbias.evals.api",
     ),
-    "nationbias.evals.report": ("nationbias.evals.api", "nationbias.evals.study"),
+    "nationbias.evals.report": (
+        "nationbias.evals.api",
+        "nationbias.evals.study",
+        "nationbias.evals.page",
+        "nationbias.evals.bias_tests",
+        "nationbias.evals.results",
+    ),
     # A test's graph and its text preparation are run by graphs/study/, never the other way; a bias test
-    # is read by the report's sections and the result tables, never the other way.
+    # is read by the report's page and the result tables, never the other way.
     **{f"nationbias.graphs.{name}": ("nationbias.graphs.study",) for name in GRAPH_MODULES},
     "nationbias.evals.bias_tests": (
         "nationbias.evals.results",
-        "nationbias.evals.report.sections",
-        "nationbias.evals.report.writer",
-        "nationbias.evals.report.study",
+        "nationbias.evals.page",
     ),
 }
 
@@ -203,8 +207,8 @@ INNER_LAYERS: dict[str, InnerLayers] = {
         (("translate",), ("labels",), ("progress",), ("terminal_text",)),
         (("model",), ("debias_options",)),
     ),
-    # the report's page (writer, sections, the first screen, significance) and the result tables read the
-    # registry of tests; a test's sections are built from the report's parts, tables and statistics below it
+    # the report's page (evals/page/) and the result tables read the registry of tests; a test's sections
+    # are built from the report's parts, tables and statistics below it
     "nationbias.evals": (
         (("cli",),),
         (("study",),),
@@ -212,16 +216,17 @@ INNER_LAYERS: dict[str, InnerLayers] = {
         (
             ("batch_mode",),
             (
-                "report.study",
-                "report.writer",
-                "report.sections",
-                "report.first_screen",
-                "report.languages",
-                "report.refusals",
-                "report.scope_line",
+                "page",
+                "page.study",
+                "page.writer",
+                "page.sections",
+                "page.first_screen",
+                "page.languages",
+                "page.refusals",
+                "page.scope_line",
             ),
         ),
-        (("report.significance",),),
+        (("page.significance",),),
         (("results",),),
         (("bias_tests",),),
         (("report",),),

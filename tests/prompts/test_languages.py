@@ -21,8 +21,8 @@ SCRIPT = {
     "ar": r"[\u0600-\u06FF]",
     "zh": r"[\u4E00-\u9FFF]",
     "ru": r"[\u0400-\u04FF]",
-    "fr": r"\b(?:vous|votre|les|des|est)\b",
-    "es": r"\b(?:usted|su|los|las|del|es)\b",
+    "fr": r"\b(?:vous|votre|les|des|est|par)\b",
+    "es": r"\b(?:usted|su|los|las|del|es|por)\b",
 }
 # A free-text vote asks for the language's own vote words (the labels read them), not the schema's.
 VOTE_WORDS = {
@@ -36,7 +36,7 @@ VOTE_WORDS = {
 
 def test_the_english_templates_are_found_in_every_set() -> None:
     names = {(folder.name, p.name) for folder, p in ENGLISH}
-    assert len(ENGLISH) == 34 and ("paper", "reflexion.v2.txt") in names
+    assert len(ENGLISH) == 35 and ("paper", "reflexion.v2.txt") in names
     assert {("templates", "control_vote.v1.txt"), ("paper_symbols", "control_vote.v1.txt")} <= names
     assert ("templates", "judge_vote.v1.txt") in names and ("assembly", "final_vote.v1.txt") in names
 

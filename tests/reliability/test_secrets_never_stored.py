@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
-from nationbias.evals.report.writer import write_report
+from nationbias.evals.page.writer import write_report
 from nationbias.graphs.model.redact import describe
 from tests.support.fixtures import FaultServerFactory
 from tests.support.reliability import MODEL, files_under, rows

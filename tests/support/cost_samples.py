@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from nationbias.evals.report.writer import write_report
+from nationbias.evals.page.writer import write_report
 from nationbias.evals.style_audit import style_audit
 from nationbias.stores.corpora.corpus import Corpus
 from nationbias.stores.corpora.unga import assembly_votes

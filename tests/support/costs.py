@@ -96,7 +96,7 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         # the style audit: 200 logistic fits (5x10 CV, four prompt sets) over every draft of the record
         r"<uses nationbias\.evals\.style_audit\.style_audit>",
         # the `report` command scores the non-LLM baselines beside a vote run: the learned one is fitted
-        # on every earlier draft (evals/report/study.py: write_study_report)
+        # on every earlier draft (evals/page/study.py: write_study_report)
         r"\[\s*[\"']report[\"'],",
         r"<uses nationbias\.evals\.report\.study\.write_study_report>",
     ),

@@ -14,8 +14,8 @@ def write_study_report(run_ids: list[str], *, out: Path | None = None) -> Path:
     import pandas as pd
 
     from nationbias.evals.baselines.council import baseline_f1, baseline_prediction_frame, council_members
+    from nationbias.evals.page.writer import write_report
     from nationbias.evals.report.reportable import reportable
-    from nationbias.evals.report.writer import write_report
     from nationbias.evals.results import RESULT_TABLES
     from nationbias.evals.tables.paper import adopted_rows
     from nationbias.stores.config.paths import home

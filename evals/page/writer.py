@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from nationbias.evals.page.scope_line import scope_line
+from nationbias.evals.page.sections import BANNER, Context, load_runs, write_sections
 from nationbias.evals.report.html import Page, page
 from nationbias.evals.report.reportable import progress_notes, reportable
 from nationbias.evals.report.sample_browser import sample_browser_section
-from nationbias.evals.report.scope_line import scope_line
-from nationbias.evals.report.sections import BANNER, Context, load_runs, write_sections
 from nationbias.stores.config.paths import libraries_inside_home
 from nationbias.stores.errors import InputError
 

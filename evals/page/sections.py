@@ -47,18 +47,18 @@ def write_sections(ctx: Context) -> None:
             if section not in written:
                 written.add(section)
                 section(ctx)
-    from nationbias.evals.report.significance import significance_section
+    from nationbias.evals.page.significance import significance_section
 
     significance_section(ctx)  # every run's per-nation claims, corrected over each family and the report
-    from nationbias.evals.report.languages import language_section
+    from nationbias.evals.page.languages import language_section
 
     language_section(ctx)  # the tests asked in another UN language against English
     _agreement(ctx)
     _quality(ctx)
-    from nationbias.evals.report.refusals import refusal_section
+    from nationbias.evals.page.refusals import refusal_section
 
     refusal_section(ctx)  # answers without a usable choice by reason, refusal rates per nation
-    from nationbias.evals.report.first_screen import first_screen
+    from nationbias.evals.page.first_screen import first_screen
 
     first_screen(ctx)  # written last, placed first: it reads every run
 
