@@ -1,6 +1,6 @@
 """`nationbias run <test>` for a test an installed package registered (entry points `nationbias.tests`).
 
-The built-in tests have their own commands (cli_run.py, cli_explicit.py); a plugin's gets the
+The built-in tests have their own commands (evals/cli/run.py, evals/cli/explicit.py); a plugin's gets the
 options every test shares, and ``--option key=value`` for its own.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
+from pydantic import TypeAdapter, ValidationError
 
 from nationbias.evals.cli.common import (
     MODELS,
@@ -33,11 +34,15 @@ def parse_options(pairs: list[str], defaults: dict[str, Any]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or key not in defaults:
             raise UsageError(f"--option takes key=value with a key among {sorted(defaults)}, got {pair!r}")
+        if defaults[key] is None:
+            options[key] = value
+            continue
         kind = type(defaults[key])
-        try:
-            options[key] = value if defaults[key] is None else kind(value)
-        except ValueError as exc:
-            raise UsageError(f"--option {key}: {exc}") from None
+        try:  # pydantic's lax mode reads "false", "0", "no" as False, where bool("false") is True
+            options[key] = TypeAdapter(kind).validate_python(value)
+        except ValidationError as exc:
+            reason = exc.errors()[0]["msg"]
+            raise UsageError(f"--option {key}: {reason}, got {value!r}") from None
     return options
 
 
