@@ -23,6 +23,8 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
+from nationbias.evals.report.html_table import Cell
+from nationbias.evals.report.sample_browser import samples_link
 from nationbias.evals.stats.bootstrap import CI, bootstrap_cis
 from nationbias.evals.tables import paper as T
 from nationbias.graphs.attribution import (
@@ -300,10 +302,14 @@ def _attribution(ctx: Context) -> None:
             + run.label,
             csvs={f"attribution-flips-{run.slug}": flips},
         )
+        top = run.tables["top_flips"]
+        items = [str(item) for item in top["item"]]
+        links = [Cell(item, href=samples_link(run_id=run.run_id, item=item)) for item in items]
         ctx.page.table(
-            run.tables["top_flips"],
+            top.assign(item=links),
             table_id=f"attribution-top-{run.slug}",
-            caption=f"The drafts with the highest flip rate: {run.label}",
+            caption=f"The drafts with the highest flip rate, each linked to its samples: {run.label}",
+            csvs={f"attribution-top-{run.slug}": top},
         )
         left_out = (run.config.get("attribution_audit") or {}).get("excluded") or {}
         rewritten = (run.config.get("attribution_audit") or {}).get("drafts_rewritten", 0)
@@ -344,9 +350,11 @@ class AttributionTest:
     invalid_table: str | None = "invalid"
     sections = (_attribution,)
     cli_options = ("personas", "targets", "texts")  # its `run` command's shared options beyond every test's
-    # Not in `study` or `demo`: a study's voters are the P5, so even one draft is 7 arms × 5 voters × the
-    # repeats, several minutes on the embedded model; run it with `nationbias run attribution`
-    study: StudyPart | None = None
+    # In a study: every target draft (the 66 by default, as `run attribution`), voted by its own default
+    # voters whatever the study's --personas (one voter, no nation named: 7 calls a draft and repeat, not
+    # 35 with the P5); in the demo one draft, after the vote
+    study: StudyPart | None = StudyPart(demo=1, order=2, personas=CONTROL)
+    body_note = "votes on the Council's own drafts, each under a permanent member as its proposer"
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return attribution_headline(ctx, run)

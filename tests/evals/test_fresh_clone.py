@@ -68,7 +68,7 @@ def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path, embedd
     assert "proves the pipeline, not a finding" in demo.stdout + demo.stderr
     assert "proves the pipeline, not a finding" in report.read_text(encoding="utf-8")
     runs = RunStore(home / "runs.sqlite").runs_frame()
-    assert set(runs["test"]) == {"directqa", "association", "vote", "debias"}
+    assert set(runs["test"]) == {"directqa", "association", "vote", "attribution", "debias"}
     # as said above: every DirectQA answer came from the cache the checkout's run filled (so the clone
     # built byte-identical prompts), and no other test's sample was answered from it (a debias cell may
     # still reuse a rehearsal the demo's other cell asked: that is the demo's own cache)
