@@ -321,6 +321,19 @@ def _attribution(ctx: Context) -> None:
     ctx.page.close("attribution", "Who proposed it — the same draft under each proposer")
 
 
+def attribution_scope(run: Run) -> str:
+    """The vote's scope of the run's drafts, its personas counted as what they are: arms × voters (a
+    sample's persona is its arm and its voter)."""
+    from nationbias.evals.report.scope import persona_scope, plural
+
+    covered = persona_scope(run)
+    pairs = [split_persona(str(p)) for p in run.samples["persona"]]
+    arms, voters = {arm for arm, _ in pairs}, {voter for _, voter in pairs}
+    kind = ((run.config.get("options") or {}).get("voters")) or ", ".join(sorted(voters))
+    shown = f"{plural(len(arms), 'arm')} × {plural(len(voters), 'voter')} ({kind})"
+    return covered.replace(plural(run.samples["persona"].nunique(), "persona"), shown, 1)
+
+
 def attribution_headline(ctx: Context, run: Run) -> Headline:
     """The East–West gap over all voters with its interval over drafts."""
     effects = run.tables["effects"]
@@ -358,6 +371,9 @@ class AttributionTest:
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return attribution_headline(ctx, run)
+
+    def scope(self, run: Run) -> str:
+        return attribution_scope(run)
 
     def check_judge(self, prompts: PromptSet) -> None:
         raise UsageError("attribution reads its votes by the vote's rules alone: run it without --judge")

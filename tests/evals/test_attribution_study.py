@@ -139,5 +139,7 @@ def test_study_personas_p5_leaves_attribution_s_voters_and_its_top_flips_link_to
         run, item = index["values"]["run"].index(wanted["run"]), index["values"]["item"].index(text)
         rows = zip(index["columns"]["run"], index["columns"]["item"], strict=True)
         assert sum(r == run and i == item for r, i in rows) == 7 * 2  # the link's filter: its 14 samples
+    scope = "attribution (st-attribution): 3 of 66 drafts, 7 arms × 1 voter (none), targets failed"
+    assert scope in page.read_text(encoding="utf-8")  # the report's scope line: arms and voters, not personas
     top = (page.parent / f"{table}.csv").read_text(encoding="utf-8")
     assert top.splitlines()[0].startswith("item,flip_rate") and "samples.html" not in top  # plain CSV
