@@ -201,7 +201,7 @@ def study_part(test: BiasTest) -> StudyPart | None:
     return part
 
 
-def study_personas(test: BiasTest, personas: str) -> str:
+def study_personas(test: BiasTest, personas: str | None) -> str | None:
     """Who votes in a test's study runs: the personas its study part declares, else the study's
     ``personas``."""
     part = study_part(test)
