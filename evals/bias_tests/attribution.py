@@ -306,7 +306,7 @@ def _attribution(ctx: Context) -> None:
         items = [str(item) for item in top["item"]]
         links = [Cell(item, href=samples_link(run_id=run.run_id, item=item)) for item in items]
         ctx.page.table(
-            top.assign(item=links),
+            top.assign(item=pd.Series(links, index=top.index, dtype=object)),
             table_id=f"attribution-top-{run.slug}",
             caption=f"The drafts with the highest flip rate, each linked to its samples: {run.label}",
             csvs={f"attribution-top-{run.slug}": top},
