@@ -2,7 +2,8 @@
 
 A study runs every test the registry places in it (a test's ``study``, evals/bias_tests/base.py), a
 plugin's too, the plain vote's control beside each Council vote run (``--personas none``), then the
-debiased vote once per ablation cell; every run shares the plan's run options
+debiased vote once per ablation cell; a test whose study part names its own voters (``personas``) keeps
+them whatever ``--personas`` says; every run shares the plan's run options
 (graphs/study/options.py). On the General Assembly (``body="unga"``) it runs the tests that run there
 (the vote; a test's ``bodies``) on the states ``personas`` names (default: a seeded sample of 20) and
 says which tests it leaves out (:func:`left_out`: DirectQA and the Association Test ask about the P5 by
@@ -22,6 +23,7 @@ from nationbias.evals.bias_tests.base import (
     is_ablation,
     options_of,
     study_part,
+    study_personas,
     test_bodies,
 )
 from nationbias.evals.errors import UsageError
@@ -136,7 +138,7 @@ def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
     where = {"unsc": "the Security Council", "unga": "the General Assembly"}[body]
     if ablation:
         return f"ablation on {where}{window}: {len(plan.cells)} debias cell(s); voting personas {personas}"
-    tests = ", ".join(plan.test_limits()) or "no test"
+    tests = ", ".join(map(named, plan.test_limits())) or "no test"
     cells = f"{len(plan.cells)} debias cell(s)"
     line = f"study on {where}{window}: {tests}, then {cells}; voting personas {personas}"
     if plan.limits is None and (left := left_out(body)):
@@ -152,6 +154,16 @@ def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
             f"{runs_on[0]}`, or " + " and ".join(f"`run {t}`" for t in left) + ")"
         )
     return line
+
+
+def named(test: str) -> str:
+    """A test as the plan line names it: with its own voters when its study part declares them (they
+    stand whatever ``--personas`` says)."""
+    part = study_part(get_test(test))
+    if part is None or part.personas is None:
+        return test
+    note = ": no nation named" if is_control(part.personas) else ""
+    return f"{test} (voting personas {part.personas}{note})"
 
 
 @dataclass(frozen=True)
@@ -237,7 +249,12 @@ def study_runs(plan: StudyPlan, prefix: str) -> list[Planned]:
     tests = [
         Planned(
             test,
-            plan.updated(judge=judge_for(test, plan.judge, chosen), limit=limit, run_id=f"{prefix}-{test}"),
+            plan.updated(
+                judge=judge_for(test, plan.judge, chosen),
+                limit=limit,
+                run_id=f"{prefix}-{test}",
+                personas=study_personas(get_test(test), plan.personas),  # a test's own voters, if it has them
+            ),
         )
         for test, limit in plan.test_limits().items()
     ]

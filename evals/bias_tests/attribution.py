@@ -21,6 +21,8 @@ from nationbias.evals.errors import UsageError
 from nationbias.evals.report import figures as F
 from nationbias.evals.report.context import Context, Run
 from nationbias.evals.report.headline import NOT_IN_PAPER, Headline, ci_cell
+from nationbias.evals.report.html_table import Cell
+from nationbias.evals.report.sample_browser import samples_link
 from nationbias.evals.stats.bootstrap import CI, bootstrap_cis
 from nationbias.evals.tables import paper as T
 from nationbias.graphs.attribution import (
@@ -298,10 +300,14 @@ def _attribution(ctx: Context) -> None:
             + run.label,
             csvs={f"attribution-flips-{run.slug}": flips},
         )
+        top = run.tables["top_flips"]
+        items = [str(item) for item in top["item"]]
+        links = [Cell(item, href=samples_link(run_id=run.run_id, item=item)) for item in items]
         ctx.page.table(
-            run.tables["top_flips"],
+            top.assign(item=pd.Series(links, index=top.index, dtype=object)),
             table_id=f"attribution-top-{run.slug}",
-            caption=f"The drafts with the highest flip rate: {run.label}",
+            caption=f"The drafts with the highest flip rate, each linked to its samples: {run.label}",
+            csvs={f"attribution-top-{run.slug}": top},
         )
         left_out = (run.config.get("attribution_audit") or {}).get("excluded") or {}
         rewritten = (run.config.get("attribution_audit") or {}).get("drafts_rewritten", 0)
@@ -311,6 +317,19 @@ def _attribution(ctx: Context) -> None:
             + ". Every arm of a draft shows the same text; only the proposer line differs."
         )
     ctx.page.close("attribution", "Who proposed it — the same draft under each proposer")
+
+
+def attribution_scope(run: Run) -> str:
+    """The vote's scope of the run's drafts, its personas counted as what they are: arms × voters (a
+    sample's persona is its arm and its voter)."""
+    from nationbias.evals.report.scope import persona_scope, plural
+
+    covered = persona_scope(run)
+    pairs = [split_persona(str(p)) for p in run.samples["persona"]]
+    arms, voters = {arm for arm, _ in pairs}, {voter for _, voter in pairs}
+    kind = ((run.config.get("options") or {}).get("voters")) or ", ".join(sorted(voters))
+    shown = f"{plural(len(arms), 'arm')} × {plural(len(voters), 'voter')} ({kind})"
+    return covered.replace(plural(run.samples["persona"].nunique(), "persona"), shown, 1)
 
 
 def attribution_headline(ctx: Context, run: Run) -> Headline:
@@ -342,12 +361,17 @@ class AttributionTest:
     sections = (_attribution,)
     cli_options = ("personas", "targets", "texts")  # its `run` command's shared options beyond every test's
     translates = True  # --translate-with: a draft's proposer-free text, once (graphs/attribution.py)
-    # Not in `study` or `demo`: a study's voters are the P5, so even one draft is 7 arms × 5 voters × the
-    # repeats, several minutes on the embedded model; run it with `nationbias run attribution`
-    study: StudyPart | None = None
+    # In a study: every target draft (the 66 by default, as `run attribution`), voted by its own default
+    # voters whatever the study's --personas (one voter, no nation named: 7 calls a draft and repeat, not
+    # 35 with the P5); in the demo one draft, after the vote
+    study: StudyPart | None = StudyPart(demo=1, order=2, personas=CONTROL)
+    body_note = "votes on the Council's own drafts, each under a permanent member as its proposer"
 
     def headline(self, ctx: Context, run: Run) -> Headline:
         return attribution_headline(ctx, run)
+
+    def scope(self, run: Run) -> str:
+        return attribution_scope(run)
 
     def check_judge(self, prompts: PromptSet) -> None:
         raise UsageError("attribution reads its votes by the vote's rules alone: run it without --judge")

@@ -72,6 +72,9 @@ class StudyPart:
     # (``--personas none``), so the report can show what naming each nation changes
     control: bool = False
     demo_option: str | None = None  # the `demo` option that sets its demo slice ("drafts", "keywords")
+    # who votes in its study runs: None, the study's personas (--personas, else its body's default); a
+    # spec (e.g. "none"), the test's own, whatever --personas says: a test whose voters are not the P5
+    personas: str | None = None
 
 
 @dataclass(kw_only=True)
@@ -263,6 +266,13 @@ def study_part(test: BiasTest) -> StudyPart | None:
     if part is not None and not isinstance(part, StudyPart):
         raise TypeError(f"test {test.name!r}: its study is {part!r}, not a StudyPart or None")
     return part
+
+
+def study_personas(test: BiasTest, personas: str | None) -> str | None:
+    """Who votes in a test's study runs: the personas its study part declares, else the study's
+    ``personas``."""
+    part = study_part(test)
+    return personas if part is None or part.personas is None else part.personas
 
 
 def headline_of(test: BiasTest) -> Callable[[Context, Run], Headline] | None:

@@ -168,9 +168,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
         **options: Any,
     ) -> None:
-        """The whole paper for each model (DirectQA, AT, vote, debias, ablation), then one report; with
-        --body unga the vote and the ablation on the Assembly's states (default: a seeded sample of 20).
-        The ablation is the paper's three cells, or the grid given as to `ablate` (--retriever newest)."""
+        """The whole paper for each model (DirectQA, AT, vote, debias, ablation) and who proposed it
+        (attribution, its voters naming no nation), then one report; with --body unga the vote and the
+        ablation on the Assembly's states (default: a seeded sample of 20). The ablation is the paper's
+        three cells, or the grid given as to `ablate` (--retriever newest)."""
         from nationbias.evals.cli.outcome import offer_resume_id
         from nationbias.graphs.model.budget import check_budget
 

@@ -18,11 +18,13 @@ import pandas as pd
 
 
 class Cell(NamedTuple):
-    """A figure as the page shows it: its text, an optional line under it (the interval) and a hover text."""
+    """A figure as the page shows it: its text, an optional line under it (the interval), a hover text and
+    a link (``href``: e.g. to the item's samples in the sample browser)."""
 
     text: str
     under: str | None = None
     title: str | None = None
+    href: str | None = None
 
 
 ELLIPSIS = "…"
@@ -112,6 +114,8 @@ def cell_html(value: Any, short: Callable[[str], str] | None, tag: str = "td") -
         title = f' title="{html.escape(value.title)}"' if value.title else ""
         under = f'<span class="ci">{html.escape(value.under)}</span>' if value.under else ""
         text = f'<span class="id">{html.escape(value.text)}</span>' if title else html.escape(value.text)
+        if value.href:
+            text = f'<a href="{html.escape(value.href)}">{text}</a>'
         return f"<{tag}{title}>{text}{under}</{tag}>"
     text = plain(value)
     shown = short(text) if short is not None and text != "—" else text

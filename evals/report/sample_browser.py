@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from nationbias.evals.report.html import section
 from nationbias.evals.report.sample_data import BrowserData, Chunk, build, js_call
@@ -26,7 +27,13 @@ INDEX = "samples-data.js"
 EXPLANATIONS = ("explained.jsonl", "explained-unga.jsonl")  # what the report's "Why" sections write
 _STALE = ("samples-detail-*.js", "samples-explained-*.js")
 
-__all__ = ["PAGE", "sample_browser_section", "write_sample_browser"]
+__all__ = ["PAGE", "sample_browser_section", "samples_link", "write_sample_browser"]
+
+
+def samples_link(*, run_id: str, item: str) -> str:
+    """The sample browser opened on one run's samples of one item (``samples.html#run=…&item=…``: the
+    page sets its filters from the fragment)."""
+    return f"{PAGE}#{urlencode({'run': run_id, 'item': item})}"
 
 
 def read_explanations(out_dir: Path) -> Iterator[dict[str, Any]]:

@@ -41,10 +41,10 @@ def _recorded(frame: pd.DataFrame, year: int) -> pd.Series:
 def test_a_study_on_the_assembly_runs_the_vote_and_the_cells_on_a_seeded_sample_of_20_states() -> None:
     plan = StudyPlan(body="unga", years="2019", limit=1, repeats=1, cells=ONE_CELL, show_progress=False)
     assert describe(plan).startswith("study on the General Assembly in 2019: vote, then 1 debias cell(s)")
-    assert "personas sample:20" in describe(plan) and "Not run on unga: directqa, association" in describe(
-        plan
-    )
-    assert left_out("unga") == ["directqa", "association"] and left_out("unsc") == []
+    line = describe(plan)
+    assert "personas sample:20" in line and "Not run on unga: directqa, association, attribution" in line
+    assert "attribution: votes on the Council's own drafts, each under a permanent member" in line
+    assert left_out("unga") == ["directqa", "association", "attribution"] and left_out("unsc") == []
 
     ids = nationbias.study(model="fake:hash", plan=plan, run_prefix="ga")
     assert ids == ["ga-vote", "ga-debias-k1-norf-bm25"]

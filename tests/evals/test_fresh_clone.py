@@ -8,9 +8,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from nationbias.stores.state.runstore import RunStore
+from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 from tests.support.embedded_runs import copy_home
 
 REPO = Path(__file__).resolve().parents[2]
@@ -68,7 +70,7 @@ def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path, embedd
     assert "proves the pipeline, not a finding" in demo.stdout + demo.stderr
     assert "proves the pipeline, not a finding" in report.read_text(encoding="utf-8")
     runs = RunStore(home / "runs.sqlite").runs_frame()
-    assert set(runs["test"]) == {"directqa", "association", "vote", "debias"}
+    assert set(runs["test"]) == {"directqa", "association", "vote", "attribution", "debias"}
     # as said above: every DirectQA answer came from the cache the checkout's run filled (so the clone
     # built byte-identical prompts), and no other test's sample was answered from it (a debias cell may
     # still reuse a rehearsal the demo's other cell asked: that is the demo's own cache)
@@ -76,3 +78,49 @@ def test_a_fresh_clone_runs_the_demo_on_the_packaged_data(tmp_path: Path, embedd
     for run_id, test in zip(runs["run_id"], runs["test"], strict=True):
         cached = store.samples_frame(run_id)["extra"].map(lambda extra: bool(extra.get("cached")))
         assert cached.all() if test == "directqa" else not cached.any(), (test, cached.tolist())
+    attribution = runs.loc[runs["test"].eq("attribution"), "run_id"].item()
+    _attribution_in_chromium(report, attribution, store.samples_frame(attribution))
+
+
+def _attribution_in_chromium(report: Path, run_id: str, samples: pd.DataFrame) -> None:
+    """The demo's report in real Chromium: the attribution section with its figure, its headline row on
+    the first screen, and a top-flip draft's link opening the sample browser on that draft's samples."""
+    browser_path = chromium_or_skip()
+    assert set(samples["persona"].str.split("|").str[1]) == {"none"}  # its own voters, not the demo's P5
+    assert len(samples) == 7 * samples["item"].nunique()  # one draft (its demo slice), seven arms, 1 repeat
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=browser_path, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(report.as_uri())
+        headline = page.eval_on_selector_all(
+            "#first-screen #headline tbody tr",
+            "trs => trs.map(tr => [tr.querySelector('th').innerText, tr.innerText.replace(/\\s+/g, ' ')])",
+        )
+        section = page.locator("#attribution")
+        assert section.locator("h2").inner_text().startswith("Who proposed it")
+        figure = section.locator("img").first
+        figure.scroll_into_view_if_needed()
+        page.wait_for_function(
+            "Array.from(document.querySelectorAll('#attribution img')).every(i => i.complete)"
+        )
+        width, src = figure.evaluate("i => i.naturalWidth"), figure.get_attribute("src") or ""
+        link = section.locator('table[id^="attribution-top-"] a[href^="samples.html#"]').first
+        item = link.inner_text()
+        link.click()
+        page.wait_for_selector("body[data-ready='1']")
+        rows = page.eval_on_selector_all(
+            "#list tbody tr", "trs => trs.map(tr => tr.cells[1].textContent + '|' + tr.cells[0].title)"
+        )
+        chosen = page.eval_on_selector("#filter-item", "s => s.selectedOptions[0].text")
+        url = page.url
+        browser.close()
+    assert not errors, errors
+    ours = [text for test, text in headline if test == "attribution"]  # its row of the first screen
+    assert len(ours) == 1 and run_id in ours[0] and "East–West proposer gap" in ours[0], headline
+    assert src.startswith("attribution-") and width > 0, (src, width)  # the figure, drawn
+    assert item in set(samples["item"]) and "samples.html#" in url and chosen.startswith(item + " (")
+    assert sorted(rows) == [f"{item}|{run_id}"] * int(samples["item"].eq(item).sum()), rows

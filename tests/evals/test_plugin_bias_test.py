@@ -93,9 +93,11 @@ def test_a_plugin_test_has_its_place_in_a_study_and_its_headline_in_the_report(i
     assert study.returncode == 0, study.stderr
     store = RunStore(isolated_home / "runs.sqlite")
     runs = store.runs_frame()
-    assert set(runs["test"]) == {"directqa", "association", "vote", "toy", "debias"}
-    # in the order the tests declare: the explicit tests, the vote, then the plugin, then the ablation
-    assert list(runs["run_id"][:4]) == ["st-directqa", "st-association", "st-vote", "st-toy"]
+    assert set(runs["test"]) == {"directqa", "association", "vote", "attribution", "toy", "debias"}
+    # in the order the tests declare: the explicit tests, the vote, then the built-in attribution and the
+    # plugin (the same order: the registry's), then the ablation
+    first = ["st-directqa", "st-association", "st-vote", "st-attribution", "st-toy"]
+    assert list(runs["run_id"][:5]) == first
     assert list(store.samples_frame("st-toy")["item"]) == ["USA"]  # --limit 1 reached it
     page = Path(study.stdout.strip().splitlines()[-1]).read_text()
     first_screen = page[page.index('id="headline"') :]
@@ -133,7 +135,8 @@ def test_a_plugin_test_has_its_place_in_a_study_and_its_headline_in_the_report(i
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(PLUGINS), str(ROOT)])},
         timeout=300,
     )
-    assert plan.stdout.strip() == "{'directqa': 1, 'association': 3, 'vote': 3, 'toy': 2}", plan.stderr
+    limits = "{'directqa': 1, 'association': 3, 'vote': 3, 'attribution': 1, 'toy': 2}"
+    assert plan.stdout.strip() == limits, plan.stderr
 
 
 def test_a_plugin_test_runs_in_batch_mode_and_in_a_dry_run_in_the_languages_it_declares(

@@ -66,7 +66,7 @@ def test_report_fits_1400px_and_reads_like_the_paper(browser_study_report: Path)
 
     assert shapes["first"] == "first-screen", "the first screen opens the report"
     headline = {row["test"]: row["cells"] for row in shapes["headline"]}
-    assert set(headline) == set(meta["test"]) == {"vote", "debias", "directqa", "association"}
+    assert set(headline) == set(meta["test"]) == {"vote", "debias", "directqa", "association", "attribution"}
     for test, cells in headline.items():
         assert any(FIGURE.match(c) for c in cells), (test, cells)  # the figure with its interval
     assert all("best of" in c for t in ("vote", "debias") for c in headline[t][5:6]), headline

@@ -82,9 +82,10 @@ def test_ablate_refuses_an_option_that_is_no_run_option() -> None:
 
 
 def test_a_plan_runs_the_registry_tests_in_their_study_order() -> None:
-    assert study_limits() == {"directqa": None, "association": None, "vote": None}  # debias: the cells
-    assert study_limits(demo=True) == {"directqa": 1, "association": 3, "vote": 3}
-    assert StudyPlan(limit=2).test_limits() == {"directqa": 2, "association": 2, "vote": 2}
+    every = {"directqa": None, "association": None, "vote": None, "attribution": None}  # debias: the cells
+    assert study_limits() == every
+    assert study_limits(demo=True) == {"directqa": 1, "association": 3, "vote": 3, "attribution": 1}
+    assert StudyPlan(limit=2).test_limits() == dict.fromkeys(every, 2)
     assert StudyPlan(limits={"vote": 1}).test_limits() == {"vote": 1}
     assert (
         StudyPlan(limit=2).ablation_limit() == 2 and StudyPlan(limit=2, debias_limit=1).ablation_limit() == 1
@@ -112,7 +113,7 @@ def test_a_test_without_a_place_joins_the_study_after_the_papers_tests(
 ) -> None:
     monkeypatch.setitem(REGISTRY, "plain", _Plain())
     assert study_part(get_test("plain")) == StudyPart() and headline_of(get_test("plain")) is None
-    assert list(study_limits()) == ["directqa", "association", "vote", "plain"]
+    assert list(study_limits()) == ["directqa", "association", "vote", "attribution", "plain"]
     assert study_limits(demo=True)["plain"] == 1
     broken = _Plain()
     broken.study = 3  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from nationbias.evals.cli.main import app
+from nationbias.evals.report.sample_browser import samples_link
 from nationbias.stores.state.runstore import RunStore
 from tests.support.browser import CHROMIUM_ARGS, chromium_or_skip
 from tests.support.fake_answers import default_content, schema_of
@@ -168,5 +169,17 @@ def test_filter_open_and_compare_with_the_store(fault_server, tmp_path: Path) ->
             f" the real vote {h['truth']}"
             for h in extra["history"]
         ]
+
+        # a link to one run's samples of one item (as the report's sections make) opens the page filtered
+        item = str(frame["item"].iloc[-1])
+        page.goto(report.as_uri())
+        page.goto(f"{report.parent.as_uri()}/{samples_link(run_id='plain', item=item)}")
+        page.wait_for_selector("body[data-ready='1']")
+        linked = frame[frame["run_id"].eq("plain") & frame["item"].eq(item)]
+        assert len(linked) and shown_count(page) == len(linked) and set(column(page, 2)) == {item}
+        assert page.eval_on_selector("#filter-item", "s => s.selectedOptions[0].text").startswith(item + " (")
+        page.goto(f"{report.parent.as_uri()}/{samples_link(run_id='plain', item='S/1900/0')}")  # no such item
+        page.wait_for_function("document.getElementById('count').textContent === 'no sample matches'")
+        assert page.eval_on_selector("#filter-item", "s => s.selectedOptions[0].text") == "S/1900/0 (0)"
         browser.close()
     assert not errors, errors

@@ -117,7 +117,8 @@ def test_study_runs_every_test_with_the_chosen_set(
     assert out.exit_code == 0, out.output
     store = RunStore()
     configs = {rid: store.get_run(rid) for rid in store.runs_frame()["run_id"]}
-    assert {c["test"] for c in configs.values()} == {"directqa", "association", "vote", "debias"}
+    tests = {"directqa", "association", "vote", "attribution", "debias"}
+    assert {c["test"] for c in configs.values()} == tests
     assert {c["prompt_set"] for c in configs.values()} == {"paper"}
     assert configs["st-vote"]["options"]["judge"] == "openai-compatible:judge"
     cells = [c for c in configs.values() if c["test"] == "debias"]

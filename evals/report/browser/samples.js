@@ -116,9 +116,25 @@
       const tr = event.target.closest("tr");
       if (tr && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); open(Number(tr.dataset.row)); }
     });
+    fromHash();
+    window.addEventListener("hashchange", () => { fromHash(); filter(); });
     filter();
     document.body.dataset.loadMs = performance.now().toFixed(1); // since navigation start
     document.body.dataset.ready = "1";
+  }
+
+  // A link such as samples.html#run=ID&item=S%2F2020%2F1 (the report's links to an item's samples) sets
+  // those filters; a value no sample has matches nothing rather than everything.
+  function fromHash() {
+    const wanted = new URLSearchParams(window.location.hash.slice(1));
+    for (const [name] of FILTERS) {
+      if (!wanted.has(name)) continue;
+      const select = state.selects[name], code = state.values[name].indexOf(wanted.get(name));
+      let missing = select.querySelector('option[value="-2"]');
+      if (code < 0 && !missing) select.appendChild((missing = el("option", { value: "-2" })));
+      if (code < 0) missing.textContent = wanted.get(name) + " (0)";
+      select.value = String(code < 0 ? -2 : code);
+    }
   }
 
   function filter() {
@@ -126,12 +142,12 @@
     const pick = (name) => Number(state.selects[name].value);
     const test = pick("test"), model = pick("model"), only = pick("run");
     const runOk = Uint8Array.from(index.runs, (_, r) =>
-      (only < 0 || only === r) && (test < 0 || state.runTest[r] === test) && (model < 0 || state.runModel[r] === model));
+      (only === -1 || only === r) && (test === -1 || state.runTest[r] === test) && (model === -1 || state.runModel[r] === model));
     const active = [];
     for (const [name] of FILTERS) {
       if (["run", "test", "model"].includes(name)) continue;
       const code = pick(name);
-      if (code >= 0) active.push([state.cols[name], code]);
+      if (code !== -1) active.push([state.cols[name], code]); // -2: a linked value no sample has
     }
     const run = state.cols.run, out = new Int32Array(count);
     let m = 0;
