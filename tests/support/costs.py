@@ -98,7 +98,7 @@ SOURCE_RULES: dict[str, tuple[str, ...]] = {
         # the `report` command scores the non-LLM baselines beside a vote run: the learned one is fitted
         # on every earlier draft (evals/page/study.py: write_study_report)
         r"\[\s*[\"']report[\"'],",
-        r"<uses nationbias\.evals\.report\.study\.write_study_report>",
+        r"<uses nationbias\.evals\.page\.study\.write_study_report>",
     ),
 }
 # marks earned by several things together, each anywhere in what the test reaches (its own source, a
@@ -109,7 +109,7 @@ ALL_OF_RULES: dict[str, tuple[tuple[str, ...], ...]] = {
         (r"[\"']hybrid[\"']", r"[\"']unga[\"']"),
         # a report of an Assembly run: its anchor section builds the Assembly baselines' features over
         # every roll call of the record (evals/baselines/assembly.py: prepared_features)
-        (r"<uses nationbias\.evals\.report\.writer\.write_report>", r"[\"']unga[\"']"),
+        (r"<uses nationbias\.evals\.page\.writer\.write_report>", r"[\"']unga[\"']"),
     ),
 }
 FIXTURE_RULES: dict[str, set[str]] = {
