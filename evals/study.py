@@ -159,11 +159,11 @@ def describe(plan: StudyPlan, *, ablation: bool = False) -> str:
 def named(test: str) -> str:
     """A test as the plan line names it: with its own voters when its study part declares them (they
     stand whatever ``--personas`` says)."""
-    part = study_part(get_test(test))
-    if part is None or part.personas is None:
+    own = study_personas(get_test(test), None)
+    if own is None:
         return test
-    note = ": no nation named" if is_control(part.personas) else ""
-    return f"{test} (voting personas {part.personas}{note})"
+    note = ": no nation named" if is_control(own) else ""
+    return f"{test} (voting personas {own}{note})"
 
 
 @dataclass(frozen=True)
